@@ -1,0 +1,65 @@
+"""The one entry point: ``layout(graph, engine=..., direction=..., ...)``.
+
+>>> from layouts.graph import Graph, Node, Edge
+>>> g = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
+>>> result = layout(g, engine="grandalf", direction="TB")
+>>> result.node("a").y < result.node("b").y
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layouts.errors import ProviderUnavailableError
+from layouts.graph import Graph
+from layouts.options import LayoutOptions
+from layouts.registry import DEFAULT_ENGINE, Availability, get_provider, provider_names
+from layouts.result import LayoutResult
+
+
+def layout(
+    graph: Graph,
+    *,
+    engine: str = DEFAULT_ENGINE,
+    options: LayoutOptions | None = None,
+    **option_values: object,
+) -> LayoutResult:
+    """Lay out ``graph`` with the named engine.
+
+    Options come from ``options`` updated by ``option_values`` (any name or alias of
+    :data:`layouts.options.OPTION_TABLE`). Raises :class:`InvalidGraphError`,
+    :class:`InvalidOptionError`, :class:`UnknownEngineError`,
+    :class:`ProviderUnavailableError` or :class:`LayoutTimeoutError`; never falls back
+    to another engine. The caller's graph is never changed.
+    """
+    graph.validate()
+    base = options or LayoutOptions()
+    resolved = base.with_changes(**option_values) if option_values else base
+    provider = get_provider(engine)
+    availability = provider.availability()
+    if not availability.available:
+        missing, _, hint = availability.reason.partition(";")
+        raise ProviderUnavailableError(engine, missing.strip(), hint.strip() or "see README")
+    return provider.layout(graph, resolved)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """One row of :func:`engines`."""
+
+    name: str
+    available: bool
+    reason: str
+
+
+def engines() -> list[EngineInfo]:
+    """Every registered engine, available or not and why."""
+    rows = []
+    for name in provider_names():
+        try:
+            status = get_provider(name).availability()
+        except Exception as exc:  # a broken third-party provider is reported, not raised
+            status = Availability(False, f"cannot load provider: {exc}")
+        rows.append(EngineInfo(name, status.available, status.reason))
+    return rows

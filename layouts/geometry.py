@@ -1,0 +1,130 @@
+"""Outline geometry shared by providers, metrics and writers.
+
+Node outlines: ``rect`` is its box; ``diamond`` has its four tips at the midpoints of the
+box's sides; ``circle`` is centred in the box with radius ``min(width, height) / 2``.
+
+>>> from layouts.graph import Shape
+>>> d = NodeBox("d", 0, 0, 40, 40, Shape.DIAMOND)
+>>> clip_to_outline(d, Point(20, 20), Point(20, 100))
+Point(x=20.0, y=40.0)
+>>> on_outline(d, Point(10, 30))
+True
+"""
+
+from __future__ import annotations
+
+import math
+
+from layouts.graph import Shape
+from layouts.result import NodeBox, Point, Side
+
+OUTLINE_TOLERANCE = 0.5
+
+
+def _diamond_level(node: NodeBox, p: Point) -> float:
+    """|dx|/hw + |dy|/hh: 1 on the diamond outline, < 1 inside."""
+    c = node.center
+    return abs(p.x - c.x) / (node.width / 2) + abs(p.y - c.y) / (node.height / 2)
+
+
+def radius(node: NodeBox) -> float:
+    """Radius of a circle node."""
+    return min(node.width, node.height) / 2
+
+
+def distance_to_outline(node: NodeBox, p: Point) -> float:
+    """Euclidean distance from ``p`` to the node's outline (0 when on it)."""
+    c = node.center
+    if node.shape is Shape.CIRCLE:
+        return abs(math.hypot(p.x - c.x, p.y - c.y) - radius(node))
+    if node.shape is Shape.DIAMOND:
+        hw, hh = node.width / 2, node.height / 2
+        dx, dy = abs(p.x - c.x), abs(p.y - c.y)
+        # distance to the line x/hw + y/hh = 1 in the first quadrant, or to a tip
+        norm = math.hypot(1 / hw, 1 / hh)
+        t = (dx / hw + dy / hh - 1) / norm
+        fx, fy = dx - t / hw / norm, dy - t / hh / norm
+        if fx < 0:
+            return math.hypot(dx, dy - hh)
+        if fy < 0:
+            return math.hypot(dx - hw, dy)
+        return abs(t)
+    x0, y0, x1, y1 = node.x, node.y, node.x + node.width, node.y + node.height
+    if x0 <= p.x <= x1 and y0 <= p.y <= y1:
+        return min(p.x - x0, x1 - p.x, p.y - y0, y1 - p.y)
+    dx = max(x0 - p.x, 0.0, p.x - x1)
+    dy = max(y0 - p.y, 0.0, p.y - y1)
+    return math.hypot(dx, dy)
+
+
+def on_outline(node: NodeBox, p: Point, tolerance: float = OUTLINE_TOLERANCE) -> bool:
+    """Whether ``p`` lies on the node's outline within ``tolerance`` px."""
+    return distance_to_outline(node, p) <= tolerance
+
+
+def strictly_inside(node: NodeBox, p: Point, margin: float = OUTLINE_TOLERANCE) -> bool:
+    """Whether ``p`` is inside the outline and farther than ``margin`` from it."""
+    c = node.center
+    if node.shape is Shape.CIRCLE:
+        return math.hypot(p.x - c.x, p.y - c.y) < radius(node) - margin
+    if node.shape is Shape.DIAMOND:
+        return _diamond_level(node, p) < 1 and distance_to_outline(node, p) > margin
+    return (node.x + margin < p.x < node.x + node.width - margin
+            and node.y + margin < p.y < node.y + node.height - margin)
+
+
+def _inside_closed(node: NodeBox, p: Point) -> bool:
+    c = node.center
+    if node.shape is Shape.CIRCLE:
+        return math.hypot(p.x - c.x, p.y - c.y) <= radius(node)
+    if node.shape is Shape.DIAMOND:
+        return _diamond_level(node, p) <= 1
+    return node.x <= p.x <= node.x + node.width and node.y <= p.y <= node.y + node.height
+
+
+def clip_to_outline(node: NodeBox, inside: Point, outside: Point) -> Point:
+    """The point where the segment from ``inside`` to ``outside`` leaves the outline.
+
+    If ``inside`` is already outside the node, the point of the segment nearest the
+    outline crossing is still found by bisection; when the segment never meets the
+    outline, the outline point nearest ``outside`` along the ray from the centre is used.
+    """
+    if not _inside_closed(node, inside):
+        if _inside_closed(node, outside):
+            inside, outside = outside, inside
+        else:
+            return project_to_outline(node, outside)
+    lo, hi = 0.0, 1.0  # fraction along inside -> outside; lo inside, hi outside
+    if _inside_closed(node, outside):
+        return project_to_outline(node, outside)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        p = Point(inside.x + (outside.x - inside.x) * mid, inside.y + (outside.y - inside.y) * mid)
+        if _inside_closed(node, p):
+            lo = mid
+        else:
+            hi = mid
+    t = (lo + hi) / 2
+    return Point(inside.x + (outside.x - inside.x) * t, inside.y + (outside.y - inside.y) * t)
+
+
+def project_to_outline(node: NodeBox, p: Point) -> Point:
+    """The outline point on the ray from the node's centre through ``p``."""
+    c = node.center
+    if p == c:
+        return Point(c.x, node.y)
+    far = max(node.width, node.height) * 4 + math.hypot(p.x - c.x, p.y - c.y)
+    length = math.hypot(p.x - c.x, p.y - c.y)
+    target = Point(c.x + (p.x - c.x) / length * far, c.y + (p.y - c.y) / length * far)
+    return clip_to_outline(node, c, target)
+
+
+def side_of(node: NodeBox, p: Point) -> Side:
+    """The face of the node's box that ``p`` is nearest to, judged from the centre
+    with the box's aspect ratio (so a point on the top face of a wide box is ``top``)."""
+    c = node.center
+    dx = (p.x - c.x) / (node.width / 2)
+    dy = (p.y - c.y) / (node.height / 2)
+    if abs(dy) >= abs(dx):
+        return Side.BOTTOM if dy > 0 else Side.TOP
+    return Side.RIGHT if dx > 0 else Side.LEFT

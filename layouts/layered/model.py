@@ -1,0 +1,109 @@
+"""Typed data handed between the phases of the layered engine.
+
+The pipeline works in one canonical frame: layers run top to bottom (TopToBottom).
+For LeftToRight the pipeline swaps every width and height on the way in and transposes
+the routed result on the way out (``x`` <-> ``y``, top <-> left, bottom <-> right), so no
+phase needs to know the direction.
+
+Hand-off from placement to routing is a :class:`Placement`; routing returns a
+:class:`Routing` in the same canonical frame.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from layouts.graph import Shape
+from layouts.result import EdgeRoute, NodeBox
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedNode:
+    """A node (real or dummy) after placement, in the canonical frame.
+
+    ``x``/``y`` are the top-left corner; ``layer`` counts from 0 at the top; ``order`` is
+    the 0-based position in its layer, left to right. Dummy nodes have zero width and
+    height and stand for the points where a long edge crosses a layer.
+    """
+
+    id: str
+    layer: int
+    order: int
+    x: float
+    y: float
+    width: float
+    height: float
+    shape: Shape = Shape.RECT
+    dummy: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChainEdge:
+    """An input edge after layering, in flow orientation.
+
+    ``upper``/``lower`` are the real node ids on the lower-numbered and higher-numbered
+    layer; ``chain`` lists the dummy node ids between them, top to bottom. ``reversed``
+    is true when the input edge points from ``lower`` to ``upper`` (a declared loop-back
+    or an edge of the feedback set); the routed polyline must still run from the input
+    edge's source to its target. ``loop_back`` is the input's declared flag. A
+    self-loop has ``upper == lower`` and an empty chain.
+    """
+
+    id: str
+    source: str
+    target: str
+    upper: str
+    lower: str
+    chain: tuple[str, ...]
+    reversed: bool
+    loop_back: bool
+    label_width: float = 0.0
+    label_height: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Everything routing needs: every node (real and dummy) with its box, the layers
+    as ordered id tuples, the edges with their dummy chains, and the spacings used."""
+
+    nodes: Mapping[str, PlacedNode]
+    layers: tuple[tuple[str, ...], ...]
+    edges: tuple[ChainEdge, ...]
+    node_spacing: float
+    layer_spacing: float
+
+
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """Routing's output in the canonical frame: final node boxes (routing may move whole
+    layers apart to make room for channels), routed edges in input order, drawing size."""
+
+    nodes: tuple[NodeBox, ...]
+    edges: tuple[EdgeRoute, ...]
+    width: float
+    height: float
+
+
+class Deadline:
+    """A time budget shared by the phases: phases that iterate check :meth:`expired`
+    between iterations and stop early, keeping their best result so far.
+
+    >>> Deadline(60).expired()
+    False
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self._clock = time.perf_counter
+        self._end = self._clock() + seconds
+        self.exhausted = False
+
+    def expired(self) -> bool:
+        """True once the budget has run out (and remembers that it did)."""
+        if self._clock() >= self._end:
+            self.exhausted = True
+        return self.exhausted
+
+    def remaining(self) -> float:
+        return max(0.0, self._end - self._clock())

@@ -1,0 +1,109 @@
+"""Providers behind one narrow protocol, found through a registry.
+
+Built-in providers are registered here by import path, so importing the registry never
+imports an optional dependency. Third-party packages add providers through the
+entry-point group ``workflow_renderer.layouts``; the entry point names a provider class
+or a zero-argument factory.
+
+>>> "graphviz" in provider_names()
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Protocol, runtime_checkable
+
+from layouts.errors import UnknownEngineError
+from layouts.graph import Graph
+from layouts.options import LayoutOptions
+from layouts.result import LayoutResult
+
+ENTRY_POINT_GROUP = "workflow_renderer.layouts"
+DEFAULT_ENGINE = "layered"
+
+
+@dataclass(frozen=True, slots=True)
+class Availability:
+    """Whether a provider can run here. When it cannot, ``reason`` is
+    ``"<what is missing>; <how to install it>"``, e.g.
+    ``"Graphviz (dot) not found; apt-get install graphviz libgraphviz-dev"``."""
+
+    available: bool
+    reason: str = ""
+
+
+@runtime_checkable
+class LayoutProvider(Protocol):
+    """The one protocol every layout engine implements.
+
+    ``layout`` receives a validated graph and options, must not mutate the graph, must
+    raise :class:`layouts.errors.ProviderUnavailableError` when its dependency is
+    missing (never fall back to another engine), and must respect
+    ``options.time_budget``: return the best layout so far with
+    ``diagnostics.budget_exhausted`` set, or raise :class:`LayoutTimeoutError`.
+    """
+
+    name: str
+
+    def availability(self) -> Availability: ...
+
+    def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult: ...
+
+
+ProviderFactory = Callable[[], LayoutProvider]
+
+BUILTIN_PROVIDERS: dict[str, str] = {
+    "layered": "layouts.layered.provider:LayeredProvider",
+    "graphviz": "layouts.providers.graphviz:GraphvizProvider",
+    "elkjs": "layouts.providers.elkjs:ElkjsProvider",
+    "grandalf": "layouts.providers.grandalf:GrandalfProvider",
+}
+
+_registered: dict[str, ProviderFactory] = {}
+_instances: dict[str, LayoutProvider] = {}
+
+
+def register(name: str, factory: ProviderFactory) -> None:
+    """Register a provider factory under ``name`` (replacing any earlier one)."""
+    _registered[name] = factory
+    _instances.pop(name, None)
+
+
+def _load_path(path: str) -> ProviderFactory:
+    module_name, _, attribute = path.partition(":")
+    module = importlib.import_module(module_name)
+    factory: ProviderFactory = getattr(module, attribute)
+    return factory
+
+
+def _entry_point_factories() -> dict[str, str]:
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def provider_names() -> list[str]:
+    """Every known engine name: built-ins first (in a fixed order), then the rest sorted."""
+    names = list(BUILTIN_PROVIDERS)
+    extra = set(_registered) | set(_entry_point_factories())
+    names.extend(sorted(extra - set(names)))
+    return names
+
+
+def get_provider(name: str) -> LayoutProvider:
+    """The provider registered under ``name``; :class:`UnknownEngineError` if none is."""
+    if name in _instances:
+        return _instances[name]
+    factory: ProviderFactory | None = _registered.get(name)
+    if factory is None:
+        path = BUILTIN_PROVIDERS.get(name) or _entry_point_factories().get(name)
+        if path is None:
+            raise UnknownEngineError(
+                f"unknown layout engine {name!r}; known engines: {', '.join(provider_names())}"
+            )
+        factory = _load_path(path)
+    provider = factory()
+    _instances[name] = provider
+    return provider

@@ -1,0 +1,199 @@
+"""The typed result of every layout engine.
+
+Coordinates are pixels with the origin at the top-left of the drawing and y growing
+downwards. Node boxes are given by their top-left corner. Every edge route runs from a
+point on its source node's outline to a point on its target node's outline.
+
+>>> r = LayoutResult(
+...     nodes=(NodeBox("a", 0, 0, 10, 10, Shape.RECT),),
+...     edges=(),
+...     width=10, height=10,
+...     diagnostics=Diagnostics(engine="demo", effort="draft", direction="TopToBottom"),
+... )
+>>> r.node("a").center
+Point(x=5.0, y=5.0)
+>>> r.to_dict()["nodes"][0]["x"]
+0
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from layouts.graph import Shape
+
+
+class Side(StrEnum):
+    """Face of a node an edge end attaches to."""
+
+    TOP = "top"
+    BOTTOM = "bottom"
+    LEFT = "left"
+    RIGHT = "right"
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    x: float
+    y: float
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """An axis-aligned box given by its top-left corner and size."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def center(self) -> Point:
+        return Point(self.x + self.width / 2, self.y + self.height / 2)
+
+    @property
+    def right(self) -> float:
+        return self.x + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.height
+
+
+@dataclass(frozen=True, slots=True)
+class NodeBox:
+    """A placed node."""
+
+    id: str
+    x: float
+    y: float
+    width: float
+    height: float
+    shape: Shape = Shape.RECT
+
+    @property
+    def box(self) -> Box:
+        return Box(self.x, self.y, self.width, self.height)
+
+    @property
+    def center(self) -> Point:
+        return Point(self.x + self.width / 2, self.y + self.height / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeEnd:
+    """Where an edge end attaches: the node face and, for slot-based engines, the slot
+    index on that face (0 is the left-most / top-most slot); ``None`` when the engine
+    has no slots."""
+
+    side: Side | None = None
+    slot: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRoute:
+    """A routed edge: a polyline from the source outline to the target outline."""
+
+    id: str
+    source: str
+    target: str
+    points: tuple[Point, ...]
+    source_end: EdgeEnd = EdgeEnd()
+    target_end: EdgeEnd = EdgeEnd()
+    label_box: Box | None = None
+    loop_back: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostics:
+    """What the engine did: name, effort, direction, seconds in total and per phase,
+    and whether the time budget ran out (the layout is then the best found so far)."""
+
+    engine: str
+    effort: str
+    direction: str
+    seconds: float = 0.0
+    budget_exhausted: bool = False
+    phases: tuple[tuple[str, float], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutResult:
+    """Node boxes, edge routes, drawing size and diagnostics."""
+
+    nodes: tuple[NodeBox, ...]
+    edges: tuple[EdgeRoute, ...]
+    width: float
+    height: float
+    diagnostics: Diagnostics
+    _index: dict[str, NodeBox] = field(default_factory=dict, compare=False, repr=False)
+
+    def node(self, node_id: str) -> NodeBox:
+        """The placed node with ``node_id``; ``KeyError`` if absent."""
+        if not self._index:
+            self._index.update({n.id: n for n in self.nodes})
+        return self._index[node_id]
+
+    def to_dict(self, *, timings: bool = False) -> dict[str, Any]:
+        """Our JSON result schema. Numbers are rounded to 3 decimals; timings are left
+        out unless asked for, so the same input gives byte-identical JSON."""
+        return {
+            "width": _num(self.width),
+            "height": _num(self.height),
+            "nodes": [
+                {"id": n.id, "x": _num(n.x), "y": _num(n.y), "width": _num(n.width),
+                 "height": _num(n.height), "shape": n.shape.value}
+                for n in self.nodes
+            ],
+            "edges": [_edge_to_dict(e) for e in self.edges],
+            "diagnostics": _diagnostics_to_dict(self.diagnostics, timings),
+        }
+
+    def to_json(self, *, timings: bool = False) -> str:
+        """Deterministic JSON text of :meth:`to_dict` (sorted keys, 2-space indent)."""
+        return json.dumps(self.to_dict(timings=timings), indent=2, sort_keys=True) + "\n"
+
+
+def _num(value: float) -> float | int:
+    rounded = round(float(value), 3)
+    if rounded == 0:
+        return 0
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def _end_to_dict(end: EdgeEnd) -> dict[str, Any]:
+    return {"side": None if end.side is None else end.side.value, "slot": end.slot}
+
+
+def _edge_to_dict(e: EdgeRoute) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "source": e.source,
+        "target": e.target,
+        "points": [{"x": _num(p.x), "y": _num(p.y)} for p in e.points],
+        "sourceEnd": _end_to_dict(e.source_end),
+        "targetEnd": _end_to_dict(e.target_end),
+        "labelBox": None if e.label_box is None else {
+            "x": _num(e.label_box.x), "y": _num(e.label_box.y),
+            "width": _num(e.label_box.width), "height": _num(e.label_box.height),
+        },
+        "loopBack": e.loop_back,
+    }
+
+
+def _diagnostics_to_dict(d: Diagnostics, timings: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "engine": d.engine,
+        "effort": d.effort,
+        "direction": d.direction,
+        "budgetExhausted": d.budget_exhausted,
+        "notes": list(d.notes),
+    }
+    if timings:
+        out["seconds"] = round(d.seconds, 6)
+        out["phases"] = [{"name": n, "seconds": round(s, 6)} for n, s in d.phases]
+    return out

@@ -1,0 +1,85 @@
+"""What the renderer draws: a layout graph plus what each node shows.
+
+A :class:`Diagram` is read from a workflow definition, an ELK JSON graph, our graph JSON
+or a DOT file (see :mod:`renderer.readers`), laid out by any engine, and written by the
+writers. Runs add a state per step (see :class:`NodeView.state`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from layouts.graph import Graph
+
+
+class StepKind(StrEnum):
+    """Workflow step kinds; ``PLAIN`` marks nodes of graphs that are not workflows."""
+
+    AGENT = "Agent"
+    TOOL = "Tool"
+    HUMAN = "Human"
+    CONDITION = "Condition"
+    TIMER = "Timer"
+    SUB_WORKFLOW = "SubWorkflow"
+    FANOUT = "Fanout"
+    JOIN = "Join"
+    COMPENSATION = "Compensation"
+    PLAIN = "Plain"
+
+
+class StepState(StrEnum):
+    """Step-run states a run view colours nodes by."""
+
+    PENDING = "Pending"
+    READY = "Ready"
+    RUNNING = "Running"
+    WAITING = "Waiting"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    SKIPPED = "Skipped"
+    COMPENSATING = "Compensating"
+    COMPENSATED = "Compensated"
+    CANCELLED = "Cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeView:
+    """What one node shows: its kind marker, title, optional subtitle (agent or tool
+    name), and in a run view its state and attempt count."""
+
+    kind: StepKind
+    title: str
+    subtitle: str | None = None
+    state: StepState | None = None
+    attempts: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeView:
+    """What one edge shows: its guard label, and in a run view whether it was taken."""
+
+    label: str | None = None
+    taken: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Diagram:
+    """A layout graph with the views of its nodes and edges, keyed by id."""
+
+    name: str
+    graph: Graph
+    nodes: Mapping[str, NodeView] = field(default_factory=dict)
+    edges: Mapping[str, EdgeView] = field(default_factory=dict)
+
+    def node_view(self, node_id: str) -> NodeView:
+        """The view of a node; plain nodes default to their label (or id) as title."""
+        view = self.nodes.get(node_id)
+        if view is not None:
+            return view
+        node = self.graph.node(node_id)
+        return NodeView(StepKind.PLAIN, node.label or node.id)
+
+    def edge_view(self, edge_id: str) -> EdgeView:
+        return self.edges.get(edge_id, EdgeView())

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the layout providers and tests need, where they are missing.
+# As root it runs apt-get; otherwise it prints the exact command and exits 1.
+set -euo pipefail
+
+missing=()
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+[ -e /usr/include/graphviz/cgraph.h ] || missing+=(libgraphviz-dev)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "Missing system packages: ${missing[*]}" >&2
+    echo "Install them with: sudo sh -c '$cmd'" >&2
+    exit 1
+fi
+echo "Installing system packages: ${missing[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
