@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+PYTEST_ARGS ?=
 
 .PHONY: test run system-deps venv lint typecheck explicit bench stress clean
 
@@ -22,10 +23,10 @@ $(STAMP): pyproject.toml $(BIN)/python
 venv: system-deps $(STAMP)
 
 test: venv
-	$(BIN)/python -m pytest --timeout=180 --timeout-method=thread -q
+	$(BIN)/python -m pytest --timeout=180 --timeout-method=thread -q $(PYTEST_ARGS)
 
 explicit: venv
-	$(BIN)/python -m pytest --timeout=1800 --timeout-method=thread -q -m explicit
+	$(BIN)/python -m pytest --timeout=1800 --timeout-method=thread -q -m explicit $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .

@@ -1,0 +1,68 @@
+import math
+
+import pytest
+
+from layouts.geometry import (
+    clip_to_outline,
+    distance_to_outline,
+    on_outline,
+    side_of,
+    strictly_inside,
+)
+from layouts.graph import Shape
+from layouts.result import NodeBox, Point, Side
+
+RECT = NodeBox("r", 0, 0, 100, 40, Shape.RECT)
+DIAMOND = NodeBox("d", 0, 0, 40, 20, Shape.DIAMOND)
+CIRCLE = NodeBox("c", 0, 0, 40, 30, Shape.CIRCLE)  # radius min(40, 30) / 2 = 15
+
+
+def _close(p: Point, x: float, y: float) -> bool:
+    return math.isclose(p.x, x, abs_tol=1e-6) and math.isclose(p.y, y, abs_tol=1e-6)
+
+
+def test_clip_rect_straight_down() -> None:
+    assert _close(clip_to_outline(RECT, Point(50, 20), Point(50, 200)), 50, 40)
+
+
+def test_clip_diamond_on_diagonal() -> None:
+    # ray from centre (20, 10) towards +x,+y at 45 degrees meets |dx|/20 + |dy|/10 = 1
+    # where t/20 + t/10 = 1, t = 20/3
+    p = clip_to_outline(DIAMOND, Point(20, 10), Point(120, 110))
+    assert _close(p, 20 + 20 / 3, 10 + 20 / 3)
+
+
+def test_clip_circle_uses_short_side_radius() -> None:
+    p = clip_to_outline(CIRCLE, Point(20, 15), Point(100, 15))
+    assert _close(p, 20 + 15, 15)
+
+
+@pytest.mark.parametrize(
+    ("node", "point", "expected"),
+    [(RECT, Point(100, 20), 0.0), (RECT, Point(50, 30), 10.0), (RECT, Point(103, 44), 5.0),
+     (DIAMOND, Point(20, 0), 0.0), (DIAMOND, Point(20, -3), 3.0), (DIAMOND, Point(43, 10), 3.0),
+     (CIRCLE, Point(20, 15 - 20), 5.0)],
+)
+def test_distance_to_outline(node: NodeBox, point: Point, expected: float) -> None:
+    assert math.isclose(distance_to_outline(node, point), expected, abs_tol=1e-9)
+
+
+def test_diamond_edge_distance_is_perpendicular() -> None:
+    # the outline segment from the right tip (40, 10) to the bottom tip (20, 20) lies on the
+    # line x + 2y = 60; the point (40, 20) is |40 + 40 - 60| / sqrt(1 + 4) = 20 / sqrt(5) from
+    # it, with the foot (36, 12) inside that segment
+    assert math.isclose(distance_to_outline(DIAMOND, Point(40, 20)), 20 / math.sqrt(5))
+
+
+def test_on_outline_and_inside() -> None:
+    assert on_outline(DIAMOND, Point(30, 5))  # midway between the top and right tips
+    assert not on_outline(DIAMOND, Point(0, 0))  # box corner is outside a diamond
+    assert strictly_inside(RECT, Point(50, 20))
+    assert not strictly_inside(DIAMOND, Point(2, 2))
+
+
+def test_side_of_respects_aspect_ratio() -> None:
+    assert side_of(RECT, Point(90, 0)) is Side.TOP
+    assert side_of(RECT, Point(100, 20)) is Side.RIGHT
+    assert side_of(RECT, Point(0, 25)) is Side.LEFT
+    assert side_of(RECT, Point(10, 40)) is Side.BOTTOM
