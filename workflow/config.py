@@ -1,0 +1,77 @@
+"""The engine's defaults, declared once as data.
+
+Every default the engine applies (to steps the DSL leaves incomplete, to runs, to the
+durable queue) is a row of :data:`DEFAULTS_TABLE`; :data:`DEFAULTS` is the typed view.
+
+>>> DEFAULTS.max_fanout, DEFAULTS.default_max_loop_iterations
+(16, 10)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+STEP_KINDS: Final = (
+    "Agent", "Tool", "Human", "Condition", "Timer", "SubWorkflow", "Fanout", "Join", "Compensation",
+)
+FAILURE_POLICIES: Final = ("Fail", "Retry", "Escalate", "Compensate")
+GUARD_LITERALS: Final = ("true", "false", "else", "compensate")
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultEntry:
+    """One configurable default: its DSL/config name, value and meaning."""
+
+    name: str
+    value: object
+    description: str
+
+
+DEFAULTS_TABLE: Final = (
+    DefaultEntry("actionClass", "read", "action class of a step that names none"),
+    DefaultEntry("failurePolicy", "Fail", "failure policy of a step that names none (warned)"),
+    DefaultEntry("maxAttempts", 1, "attempts of a step that names none"),
+    DefaultEntry("DefaultStepTimeoutMinutes", 60.0, "timeout of an Agent/Tool/Human attempt"),
+    DefaultEntry("DefaultMaxLoopIterations", 10, "loop-back bound of a workflow naming none"),
+    DefaultEntry("MaxFanout", 16, "most branches one Fanout may start"),
+    DefaultEntry("MaxDeliveryAttempts", 5, "deliveries of a queued signal before dead letter"),
+    DefaultEntry("RetryBaseSeconds", 1.0, "first retry backoff; doubles per attempt"),
+    DefaultEntry("RetryJitterFraction", 0.25, "backoff jitter, a fraction of the backoff"),
+    DefaultEntry("LeaseSeconds", 30.0, "how long a pump's claim on a queue row lasts"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """Typed view of :data:`DEFAULTS_TABLE`."""
+
+    action_class: str
+    failure_policy: str
+    max_attempts: int
+    default_step_timeout_minutes: float
+    default_max_loop_iterations: int
+    max_fanout: int
+    max_delivery_attempts: int
+    retry_base_seconds: float
+    retry_jitter_fraction: float
+    lease_seconds: float
+
+
+def _defaults_from_table() -> Defaults:
+    values = {entry.name: entry.value for entry in DEFAULTS_TABLE}
+    return Defaults(
+        action_class=str(values["actionClass"]),
+        failure_policy=str(values["failurePolicy"]),
+        max_attempts=int(str(values["maxAttempts"])),
+        default_step_timeout_minutes=float(str(values["DefaultStepTimeoutMinutes"])),
+        default_max_loop_iterations=int(str(values["DefaultMaxLoopIterations"])),
+        max_fanout=int(str(values["MaxFanout"])),
+        max_delivery_attempts=int(str(values["MaxDeliveryAttempts"])),
+        retry_base_seconds=float(str(values["RetryBaseSeconds"])),
+        retry_jitter_fraction=float(str(values["RetryJitterFraction"])),
+        lease_seconds=float(str(values["LeaseSeconds"])),
+    )
+
+
+DEFAULTS: Final = _defaults_from_table()

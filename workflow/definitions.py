@@ -1,0 +1,141 @@
+"""Canonical form, graph hash and the immutable versions registry of workflow definitions.
+
+The canonical form is the DSL as plain JSON data with defaults left out and keys sorted;
+its SHA-256 is the definition's hash. A (workflow, version) pair, once registered, is
+immutable: registering a different graph under it is refused.
+
+>>> from workflow.dsl import load_definition_text
+>>> d = load_definition_text(
+...     "workflow: w\\nversion: '1.0'\\nsteps: [{id: a, kind: Timer, delayMinutes: 1}]")
+>>> canonical_json(d)
+'{"steps":[{"delayMinutes":1.0,"id":"a","kind":"Timer"}],"version":"1.0","workflow":"w"}'
+>>> registry = VersionRegistry()
+>>> registry.register(d).hash == definition_hash(d)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from workflow.dsl import STEP_FIELDS, Definition, definition_from_data
+from workflow.validation import require_valid
+
+
+class VersionConflictError(ValueError):
+    """A different graph was offered under an already registered workflow version."""
+
+
+class UnknownWorkflowError(LookupError):
+    """No registered workflow matches the requested name and version."""
+
+
+def canonical_form(definition: Definition) -> dict[str, Any]:
+    """The definition as DSL-shaped JSON data (``None`` fields and automatic edge ids left out)."""
+    form: dict[str, Any] = {"workflow": definition.workflow, "version": definition.version}
+    for key, value in (("input", definition.input), ("output", definition.output),
+                       ("maxLoopIterations", definition.max_loop_iterations)):
+        if value is not None:
+            form[key] = value
+    form["steps"] = [
+        {key: getattr(step, attribute) for key, attribute in STEP_FIELDS.items()
+         if getattr(step, attribute) is not None}
+        for step in definition.steps
+    ]
+    edges = []
+    for edge in definition.edges:
+        item: dict[str, Any] = {"from": edge.source, "to": edge.target}
+        base = f"{edge.source}->{edge.target}"
+        if edge.id != base and not edge.id.startswith(base + "#"):
+            item["id"] = edge.id
+        if edge.guard is not None:
+            item["guard"] = edge.guard
+        if edge.is_loop_back:
+            item["isLoopBack"] = True
+        edges.append(item)
+    if edges:
+        form["edges"] = edges
+    return form
+
+
+def canonical_json(definition: Definition) -> str:
+    """Compact, key-sorted JSON of :func:`canonical_form` (the hashed text)."""
+    return json.dumps(canonical_form(definition), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+
+
+def definition_hash(definition: Definition) -> str:
+    """SHA-256 (hex) of the canonical JSON form."""
+    return hashlib.sha256(canonical_json(definition).encode("utf-8")).hexdigest()
+
+
+def definition_from_json(text: str) -> Definition:
+    """Rebuild a definition from :func:`canonical_json` text."""
+    return definition_from_data(json.loads(text))
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredDefinition:
+    """A validated, immutable definition and its hash."""
+
+    definition: Definition
+    hash: str
+
+
+def version_matches(version: str, pattern: str) -> bool:
+    """Whether ``version`` satisfies ``pattern`` (exact, or ``1.x`` / ``1.2.x`` prefixes).
+
+    >>> [version_matches(v, p) for v, p in (("1.4.2", "1.x"), ("2.0.0", "1.x"), ("1.0", "1.0"))]
+    [True, False, True]
+    """
+    if pattern.endswith(".x"):
+        return version.startswith(pattern[:-1])
+    return version == pattern
+
+
+def _version_key(version: str) -> tuple[tuple[int, str], ...]:
+    return tuple((int(p), "") if p.isdigit() else (-1, p) for p in version.split("."))
+
+
+@dataclass(slots=True)
+class VersionRegistry:
+    """Registered definitions by (workflow, version); a version never changes once loaded."""
+
+    known_executors: Collection[str] = ()
+    _entries: dict[tuple[str, str], RegisteredDefinition] = field(default_factory=dict)
+
+    def register(self, definition: Definition) -> RegisteredDefinition:
+        """Validate and register; the same graph again is a no-op, a changed one is refused."""
+        require_valid(definition, known_executors=self.known_executors)
+        key = (definition.workflow, definition.version)
+        entry = RegisteredDefinition(definition, definition_hash(definition))
+        existing = self._entries.get(key)
+        if existing is not None and existing.hash != entry.hash:
+            raise VersionConflictError(
+                f"workflow '{key[0]}' version {key[1]} is already registered with a different "
+                f"graph (hash {existing.hash[:12]}, offered {entry.hash[:12]}); bump the version")
+        self._entries.setdefault(key, entry)
+        return self._entries[key]
+
+    def resolve(self, workflow: str, version: str | None = None) -> RegisteredDefinition:
+        """The highest registered version of ``workflow`` matching ``version`` (any if None)."""
+        matches = [v for (name, v) in self._entries if name == workflow
+                   and (version is None or version_matches(v, version))]
+        if not matches:
+            raise UnknownWorkflowError(f"no registered workflow '{workflow}' matching version "
+                                       f"{version or 'any'}")
+        return self._entries[(workflow, max(matches, key=_version_key))]
+
+    def by_hash(self, digest: str) -> RegisteredDefinition:
+        """The registered definition with this hash."""
+        for entry in self._entries.values():
+            if entry.hash == digest:
+                return entry
+        raise UnknownWorkflowError(f"no registered definition with hash {digest[:12]}")
+
+    def __iter__(self) -> Iterator[RegisteredDefinition]:
+        return iter(self._entries.values())

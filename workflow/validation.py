@@ -1,0 +1,210 @@
+"""Semantic validation of a workflow definition: every problem at once, each naming its place.
+
+Reading (:mod:`workflow.dsl`) only checks shape; this module checks meaning: step kinds,
+unique ids, edge ends, cycles made only of declared loop-back edges with a bound, JSONLogic
+guards and Condition expressions, Join quorums, Fanout width and compensation references.
+A step without a failure policy gets the default with a warning (an error under ``strict``).
+
+>>> from workflow.dsl import load_definition_text
+>>> d = load_definition_text('''
+... workflow: w
+... steps: [{id: a, kind: Tool, tool: t, failurePolicy: Fail}, {id: a, kind: Robot}]
+... edges: [{from: a, to: b}]
+... ''')
+>>> for problem in validate_definition(d):  # doctest: +ELLIPSIS
+...     print(problem.describe())
+error: step 'a': duplicate step id
+error: step 'a': unknown kind 'Robot' (known: Agent, Tool, Human, Condition, Timer, ...)
+error: edge 'a->b': target 'b' is not a step
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+import networkx as nx
+
+from workflow.config import DEFAULTS, FAILURE_POLICIES, GUARD_LITERALS, STEP_KINDS
+from workflow.dsl import Definition, Step, Transition
+from workflow.jsonlogic import JsonLogicError, parse_rule
+
+EXECUTING_KINDS = ("Agent", "Tool", "Human", "SubWorkflow", "Compensation")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One validation finding. ``subject`` names the step, edge or workflow."""
+
+    severity: str  # "error" or "warning"
+    subject: str
+    message: str
+
+    @property
+    def is_error(self) -> bool:
+        """Whether this problem makes the definition unusable."""
+        return self.severity == "error"
+
+    def describe(self) -> str:
+        """One printable line, e.g. ``error: step 'a': duplicate step id``."""
+        return f"{self.severity}: {self.subject}: {self.message}"
+
+
+class InvalidDefinitionError(ValueError):
+    """A definition has validation errors; ``problems`` lists all of them."""
+
+    def __init__(self, workflow: str, problems: tuple[Problem, ...]) -> None:
+        self.problems = problems
+        lines = "; ".join(p.describe() for p in problems if p.is_error)
+        super().__init__(f"workflow '{workflow}' is invalid: {lines}")
+
+
+def validate_definition(
+    definition: Definition, *, strict: bool = False, known_executors: Collection[str] = ()
+) -> tuple[Problem, ...]:
+    """Every problem of ``definition``, in a stable order (steps, edges, graph).
+
+    ``known_executors`` names executors a ``compensation`` may name instead of a step.
+    """
+    problems = [
+        *_step_problems(definition, known_executors),
+        *_edge_problems(definition),
+        *_graph_problems(definition),
+    ]
+    if strict:
+        problems = [Problem("error", p.subject, p.message) for p in problems]
+    return tuple(problems)
+
+
+def require_valid(definition: Definition, *, known_executors: Collection[str] = ()) -> None:
+    """Raise :class:`InvalidDefinitionError` when ``definition`` has any error."""
+    problems = validate_definition(definition, known_executors=known_executors)
+    if any(p.is_error for p in problems):
+        raise InvalidDefinitionError(definition.workflow, problems)
+
+
+def _step_problems(definition: Definition, known_executors: Collection[str]) -> Iterator[Problem]:
+    counts = Counter(step.id for step in definition.steps)
+    step_ids = set(counts)
+    reported: set[str] = set()
+    for step in definition.steps:
+        subject = f"step '{step.id}'"
+        if counts[step.id] > 1 and step.id not in reported:
+            reported.add(step.id)
+            yield Problem("error", subject, "duplicate step id")
+        for message in _step_messages(step, step_ids, known_executors):
+            yield Problem("error", subject, message)
+        if step.kind in EXECUTING_KINDS and step.failure_policy is None:
+            yield Problem("warning", subject,
+                          f"no failurePolicy; default '{DEFAULTS.failure_policy}' applies")
+
+
+def _step_messages(
+    step: Step, step_ids: set[str], known_executors: Collection[str]
+) -> Iterator[str]:
+    if step.kind not in STEP_KINDS:
+        yield f"unknown kind '{step.kind}' (known: {', '.join(STEP_KINDS)})"
+    required = {"Agent": "agent", "Tool": "tool", "Compensation": "tool",
+                "SubWorkflow": "workflow", "Timer": "delay_minutes", "Condition": "expression"}
+    field = required.get(step.kind)
+    if field is not None and getattr(step, field) is None:
+        yield f"a {step.kind} step needs '{_dsl_name(field)}'"
+    if step.failure_policy is not None and step.failure_policy not in FAILURE_POLICIES:
+        known = ", ".join(FAILURE_POLICIES)
+        yield f"unknown failurePolicy '{step.failure_policy}' (known: {known})"
+    if step.max_attempts is not None and step.max_attempts < 1:
+        yield f"maxAttempts must be at least 1, not {step.max_attempts}"
+    for name in ("timeout_minutes", "delay_minutes"):
+        value = getattr(step, name)
+        if value is not None and value < 0:
+            yield f"{_dsl_name(name)} must not be negative, not {value}"
+    if step.kind == "Condition" and step.expression is not None:
+        problem = _rule_problem(step.expression, allow_literals=False)
+        if problem:
+            yield f"expression is not valid JSONLogic: {problem}"
+    compensation = step.compensation
+    if compensation is not None and compensation not in step_ids | set(known_executors):
+        yield f"compensation '{compensation}' is not a step (nor a registered executor)"
+
+
+def _dsl_name(attribute: str) -> str:
+    head, *rest = attribute.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _rule_problem(text: str, *, allow_literals: bool) -> str | None:
+    if allow_literals and text in GUARD_LITERALS:
+        return None
+    try:
+        parse_rule(text)
+    except JsonLogicError as exc:
+        return str(exc)
+    return None
+
+
+def _edge_problems(definition: Definition) -> Iterator[Problem]:
+    step_ids = {step.id for step in definition.steps}
+    for edge in definition.edges:
+        subject = f"edge '{edge.id}'"
+        for end, name in ((edge.source, "source"), (edge.target, "target")):
+            if end not in step_ids:
+                yield Problem("error", subject, f"{name} '{end}' is not a step")
+        if edge.guard is not None:
+            problem = _rule_problem(edge.guard, allow_literals=True)
+            if problem:
+                yield Problem("error", subject, f"guard is not valid JSONLogic or one of "
+                              f"{', '.join(GUARD_LITERALS)}: {problem}")
+
+
+def _graph_problems(definition: Definition) -> Iterator[Problem]:
+    step_ids = {step.id for step in definition.steps}
+    edges = [e for e in definition.edges if e.source in step_ids and e.target in step_ids]
+    forward = nx.DiGraph()
+    forward.add_nodes_from(step.id for step in definition.steps)
+    forward.add_edges_from((e.source, e.target) for e in edges if not e.is_loop_back)
+    yield from _cycle_problems(forward)
+    yield from _loop_back_problems(definition, forward, [e for e in edges if e.is_loop_back])
+    yield from _fan_problems(definition, edges)
+
+
+def _cycle_problems(forward: nx.DiGraph) -> Iterator[Problem]:
+    order = {node: index for index, node in enumerate(forward.nodes)}
+    components = [sorted(c, key=order.__getitem__)
+                  for c in nx.strongly_connected_components(forward)]
+    for component in sorted(components, key=lambda c: order[c[0]]):
+        if len(component) > 1 or forward.has_edge(component[0], component[0]):
+            names = ", ".join(f"'{n}'" for n in component)
+            yield Problem("error", f"step '{component[0]}'",
+                          f"steps {names} form a cycle with no declared isLoopBack edge")
+
+
+def _loop_back_problems(
+    definition: Definition, forward: nx.DiGraph, loop_backs: list[Transition]
+) -> Iterator[Problem]:
+    bound = definition.max_loop_iterations
+    if loop_backs and bound is not None and bound < 1:
+        yield Problem("error", "workflow", f"maxLoopIterations must be at least 1, not {bound}")
+    if loop_backs and bound is None:
+        yield Problem("warning", "workflow", "loop-back edges without maxLoopIterations; default "
+                      f"{DEFAULTS.default_max_loop_iterations} applies")
+    for edge in loop_backs:
+        if not nx.has_path(forward, edge.target, edge.source):
+            yield Problem("error", f"edge '{edge.id}'",
+                          f"isLoopBack but '{edge.target}' does not lead back to '{edge.source}'")
+
+
+def _fan_problems(definition: Definition, edges: list[Transition]) -> Iterator[Problem]:
+    incoming = Counter(e.target for e in edges if not e.is_loop_back)
+    outgoing = Counter(e.source for e in edges if not e.is_loop_back)
+    for step in definition.steps:
+        subject = f"step '{step.id}'"
+        if step.kind == "Join" and step.quorum is not None:
+            if step.quorum < 1:
+                yield Problem("error", subject, f"quorum must be at least 1, not {step.quorum}")
+            elif step.quorum > incoming[step.id]:
+                yield Problem("error", subject, f"quorum {step.quorum} exceeds its "
+                              f"{incoming[step.id]} incoming branches")
+        if step.kind == "Fanout" and outgoing[step.id] > DEFAULTS.max_fanout:
+            yield Problem("error", subject, f"{outgoing[step.id]} branches exceed MaxFanout "
+                          f"{DEFAULTS.max_fanout}")
