@@ -188,7 +188,8 @@ def _task_fields(kind: str, rng: random.Random) -> dict[str, object]:
                 "timeout_minutes": 240.0}
     if kind == "Timer":
         return {"delay_minutes": float(rng.choice((5, 15, 30, 60)))}
-    return {"workflow": f"child-workflow-{rng.randint(1, 5)}", "version": "1.x"}
+    return {"workflow": f"child-workflow-{rng.randint(1, 5)}", "version": "1.x",
+            "failure_policy": "Fail"}
 
 
 def _condition(b: _Builder, size: int, before: str | None) -> _Fragment:
