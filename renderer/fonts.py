@@ -151,3 +151,14 @@ def measure_text(text: str, font_size: float, *, bold: bool = False) -> tuple[fl
     lines = text.split("\n")
     widest = max(_line_width_units(line, path) for line in lines)
     return widest * scale, len(lines) * metrics.line_height_units * scale
+
+
+def ascent(font_size: float, *, bold: bool = False) -> float:
+    """Distance in px from the top of a line box (as measured by :func:`measure_text`)
+    down to the baseline, for placing text by its line box.
+
+    >>> round(ascent(2048), 1)
+    1901.0
+    """
+    metrics = load_metrics(str(font_path(bold)))
+    return metrics.ascender * font_size / metrics.units_per_em

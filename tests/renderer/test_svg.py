@@ -1,0 +1,211 @@
+"""SVG writer tests on hand-built layouts (no engine involved)."""
+
+from __future__ import annotations
+
+import dataclasses
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
+from renderer.diagram import Diagram, EdgeView, NodeView, StepKind, StepState
+from renderer.from_definition import diagram_from_definition
+from renderer.styles import EDGE_STYLES, KIND_STYLES, STATE_STYLES
+from renderer.svg import MARGIN, write_svg
+from workflow.dsl import load_definition
+
+SVG = "{http://www.w3.org/2000/svg}"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+HOSTILE = "<script>&\"'"
+
+
+def _diagnostics() -> Diagnostics:
+    return Diagnostics(engine="hand", effort="draft", direction="TopToBottom")
+
+
+def _three_node_case() -> tuple[Diagram, LayoutResult]:
+    """a (rect, 120x40 at 0,0) -> d (diamond, 80x60 at 20,100) -> t (circle, 60x60 at 30,220);
+    d -> a is a loop-back. Routes are vertical lines between the outlines."""
+    graph = Graph(
+        nodes=(Node("a", 120, 40), Node("d", 80, 60, Shape.DIAMOND),
+               Node("t", 60, 60, Shape.CIRCLE)),
+        edges=(Edge("a->d", "a", "d"), Edge("d->t", "d", "t", HOSTILE, False, 50, 16),
+               Edge("d->a", "d", "a", None, True)),
+    )
+    views = {"a": NodeView(StepKind.AGENT, "a", "agent-name"),
+             "d": NodeView(StepKind.CONDITION, "d"),
+             "t": NodeView(StepKind.TIMER, "t", "30 min")}
+    diagram = Diagram("demo", graph, views, {"d->t": EdgeView(HOSTILE)})
+    result = LayoutResult(
+        nodes=(NodeBox("a", 0, 0, 120, 40), NodeBox("d", 20, 100, 80, 60, Shape.DIAMOND),
+               NodeBox("t", 30, 220, 60, 60, Shape.CIRCLE)),
+        edges=(
+            EdgeRoute("a->d", "a", "d", (Point(60, 40), Point(60, 100))),
+            EdgeRoute("d->t", "d", "t", (Point(60, 160), Point(60, 220))),
+            EdgeRoute("d->a", "d", "a", (Point(100, 130), Point(140, 130), Point(140, 20),
+                                          Point(120, 20)), loop_back=True),
+        ),
+        width=140, height=280, diagnostics=_diagnostics(),
+    )
+    return diagram, result
+
+
+def _parse(svg: bytes) -> ET.Element:
+    return ET.fromstring(svg)
+
+
+def _node_groups(root: ET.Element) -> list[ET.Element]:
+    nodes = root.find(f"{SVG}g[@id='nodes']")
+    assert nodes is not None
+    return list(nodes)
+
+
+def test_well_formed_with_one_group_and_shape_per_node() -> None:
+    diagram, result = _three_node_case()
+    groups = _node_groups(_parse(write_svg(diagram, result)))
+    assert [g.get("id") for g in groups] == ["node-a", "node-d", "node-t"]
+    outlines = [child.tag for g in groups for child in g
+                if child.tag in (f"{SVG}rect", f"{SVG}polygon", f"{SVG}circle")
+                and child.get("class") != "badge-box"]
+    assert outlines == [f"{SVG}rect", f"{SVG}polygon", f"{SVG}circle"]
+
+
+def test_diamond_polygon_has_tips_at_box_side_midpoints() -> None:
+    diagram, result = _three_node_case()
+    diamond = _node_groups(_parse(write_svg(diagram, result)))[1].find(f"{SVG}polygon")
+    assert diamond is not None
+    # box x 20..100, y 100..160: tips (60,100) (100,130) (60,160) (20,130)
+    assert diamond.get("points") == "60,100 100,130 60,160 20,130"
+
+
+def test_circle_radius_is_half_the_box() -> None:
+    diagram, result = _three_node_case()
+    circle = _node_groups(_parse(write_svg(diagram, result)))[2].find(f"{SVG}circle")
+    assert circle is not None
+    assert (circle.get("cx"), circle.get("cy"), circle.get("r")) == ("60", "250", "30")
+
+
+def test_one_path_per_edge_with_arrowhead() -> None:
+    diagram, result = _three_node_case()
+    root = _parse(write_svg(diagram, result))
+    paths = root.findall(f"{SVG}g[@id='edges']/{SVG}g/{SVG}path")
+    assert len(paths) == 3
+    marker_ids = {m.get("id") for m in root.iter(f"{SVG}marker")}
+    for path in paths:
+        reference = path.get("marker-end")
+        assert reference is not None and reference[5:-1] in marker_ids
+    assert paths[0].get("d") == "M 60 40 L 60 100"
+    assert paths[2].get("stroke-dasharray")  # the loop-back is dashed
+    assert paths[0].get("stroke-dasharray") is None
+
+
+def test_labels_are_present_and_escaped() -> None:
+    diagram, result = _three_node_case()
+    svg = write_svg(diagram, result, title=HOSTILE)
+    assert b"<script>" not in svg
+    root = _parse(svg)
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    assert HOSTILE in texts
+    assert {"a", "agent-name", "d", "t", "30 min"} <= set(texts)
+    title = root.find(f"{SVG}title")
+    assert title is not None and title.text == HOSTILE
+
+
+def test_hostile_node_ids_are_escaped() -> None:
+    graph = Graph((Node(HOSTILE, 60, 30),))
+    result = LayoutResult((NodeBox(HOSTILE, 0, 0, 60, 30),), (), 60, 30, _diagnostics())
+    svg = write_svg(Diagram(HOSTILE, graph), result)
+    assert b"<script>" not in svg
+    assert _node_groups(_parse(svg))[0].get("id") == "node-" + HOSTILE
+
+
+def test_label_without_engine_box_sits_on_longest_segment() -> None:
+    diagram, result = _three_node_case()
+    root = _parse(write_svg(diagram, result))
+    box = root.find(f"{SVG}g[@id='edge-labels']/{SVG}g/{SVG}rect")
+    assert box is not None
+    # d->t runs (60,160)-(60,220): middle (60,190); the box is centred there
+    x, y = float(box.get("x", "nan")), float(box.get("y", "nan"))
+    width, height = float(box.get("width", "nan")), float(box.get("height", "nan"))
+    assert (x + width / 2, y + height / 2) == pytest.approx((60, 190), abs=0.01)
+
+
+def test_label_uses_engine_label_box() -> None:
+    diagram, result = _three_node_case()
+    routed = dataclasses.replace(result.edges[1], label_box=Box(70, 180, 50, 16))
+    result = dataclasses.replace(result, edges=(result.edges[0], routed, result.edges[2]))
+    box = _parse(write_svg(diagram, result)).find(f"{SVG}g[@id='edge-labels']/{SVG}g/{SVG}rect")
+    assert box is not None
+    assert [box.get(k) for k in ("x", "y", "width", "height")] == ["70", "180", "50", "16"]
+
+
+def test_view_box_has_margin() -> None:
+    diagram, result = _three_node_case()
+    root = _parse(write_svg(diagram, result))
+    # content spans x 0..140 and y 0..280 (label box of 50x16 centred at (60,190) is inside)
+    m = MARGIN
+    assert root.get("viewBox") == f"{-m:g} {-m:g} {140 + 2 * m:g} {280 + 2 * m:g}"
+
+
+def test_byte_identical_twice_and_font_family_embedded() -> None:
+    diagram = diagram_from_definition(load_definition(FIXTURES / "document-processing.yaml"))
+    nodes = tuple(NodeBox(n.id, 0, 100 * i, n.width, n.height, n.shape)
+                  for i, n in enumerate(diagram.graph.nodes))
+    index = {n.id: n for n in nodes}
+    edges = tuple(
+        EdgeRoute(e.id, e.source, e.target,
+                  (index[e.source].center, Point(index[e.source].center.x + 0.123456, 1.0),
+                   index[e.target].center), loop_back=e.loop_back)
+        for e in diagram.graph.edges)
+    result = LayoutResult(nodes, edges, 200, 2400, _diagnostics())
+    first, second = write_svg(diagram, result), write_svg(diagram, result)
+    assert first == second
+    assert b"DejaVu Sans, Verdana, sans-serif" in first
+    assert b"0.123456" not in first and b"0.12" in first  # rounded to 2 decimals
+    root = _parse(first)
+    assert len(_node_groups(root)) == 24
+    assert len(root.findall(f"{SVG}g[@id='edges']/{SVG}g/{SVG}path")) == 31
+
+
+def test_run_state_colours_attempts_and_taken_edges() -> None:
+    diagram, result = _three_node_case()
+    views = dict(diagram.nodes)
+    views["a"] = dataclasses.replace(views["a"], state=StepState.FAILED, attempts=2)
+    views["d"] = dataclasses.replace(views["d"], state=StepState.SUCCEEDED, attempts=1)
+    edges = {"a->d": EdgeView(taken=True), "d->t": EdgeView(HOSTILE, taken=False)}
+    diagram = dataclasses.replace(diagram, nodes=views, edges=edges)
+    root = _parse(write_svg(diagram, result))
+    node_a, node_d, node_t = _node_groups(root)
+    outline_a = node_a.find(f"{SVG}rect")
+    assert outline_a is not None
+    assert outline_a.get("fill") == STATE_STYLES[StepState.FAILED].fill
+    assert outline_a.get("stroke") == STATE_STYLES[StepState.FAILED].stroke
+    assert "state-failed" in (node_a.get("class") or "")
+    attempts = ["".join(t.itertext()) for t in node_a.iter(f"{SVG}text")
+                if t.get("class") == "attempts"]
+    assert attempts == ["x2"]
+    assert not [t for t in node_d.iter(f"{SVG}text") if t.get("class") == "attempts"]
+    circle = node_t.find(f"{SVG}circle")
+    assert circle is not None and circle.get("fill") == KIND_STYLES[StepKind.TIMER].fill
+    paths = root.findall(f"{SVG}g[@id='edges']/{SVG}g/{SVG}path")
+    assert paths[0].get("marker-end") == f"url(#{EDGE_STYLES['taken'].marker_id})"
+    assert paths[1].get("stroke") == EDGE_STYLES["not-taken"].stroke
+    assert float(paths[0].get("stroke-width", "0")) > float(paths[2].get("stroke-width", "0"))
+
+
+def test_badges_per_kind() -> None:
+    diagram, result = _three_node_case()
+    groups = _node_groups(_parse(write_svg(diagram, result)))
+    glyphs = [["".join(t.itertext()) for t in g.iter(f"{SVG}text") if t.get("class") == "badge"]
+              for g in groups]
+    assert glyphs == [["A"], ["?"], ["◷"]]
+
+
+def test_edge_with_one_point_is_rejected() -> None:
+    diagram, result = _three_node_case()
+    broken = dataclasses.replace(result.edges[0], points=(Point(0, 0),))
+    result = dataclasses.replace(result, edges=(broken,))
+    with pytest.raises(ValueError, match="edge 'a->d' has 1 route points"):
+        write_svg(diagram, result)
