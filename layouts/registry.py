@@ -73,6 +73,14 @@ def register(name: str, factory: ProviderFactory) -> None:
     _instances.pop(name, None)
 
 
+def runtime_registrations() -> dict[str, ProviderFactory]:
+    """The factories added with :func:`register`, by name (not built-ins or entry points).
+
+    Worker processes re-register these so they see the same engines as their caller.
+    """
+    return dict(_registered)
+
+
 def _load_path(path: str) -> ProviderFactory:
     module_name, _, attribute = path.partition(":")
     module = importlib.import_module(module_name)

@@ -1,0 +1,334 @@
+"""Layouts in separate worker processes under a hard time limit.
+
+A slow or hung provider, even one stuck in C code, cannot stall the caller: each job runs
+in a long-lived worker process (a fresh interpreter started with :mod:`subprocess`, so no
+threads or locks leak in from the caller, and jobs travel as pickles over a socket pair,
+framed by :class:`multiprocessing.connection.Connection`), the caller waits at most
+``options.time_budget + GRACE_SECONDS``, and a job past that limit gets its worker killed
+(only that worker) and replaced.
+
+Errors come back typed: a :class:`layouts.errors.LayoutError` raised in the worker is
+rebuilt in the caller as the same class with the same message and attributes; a job past
+its limit raises :class:`LayoutTimeoutError`; a worker that dies raises
+:class:`ProviderFailedError` with its exit code.
+
+>>> from layouts.graph import Graph, Node, Edge
+>>> graph = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
+>>> with WorkerPool(size=1) as pool:
+...     result = pool.run(graph, "graphviz", LayoutOptions())
+>>> result.node("a").y < result.node("b").y
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pickle
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from types import TracebackType
+from typing import Any
+
+from layouts.errors import LayoutError, LayoutTimeoutError, ProviderFailedError
+from layouts.graph import Graph
+from layouts.options import LayoutOptions
+from layouts.registry import ProviderFactory, register, runtime_registrations
+from layouts.result import LayoutResult
+
+LOGGER = logging.getLogger(__name__)
+
+GRACE_SECONDS = 2.0
+"""Seconds a job may run past ``options.time_budget`` (process hand-off, imports) before
+its worker is killed."""
+
+STARTUP_SECONDS = 60.0
+"""Seconds a new worker may take to import the layout packages and report ready."""
+
+DEFAULT_POOL_SIZE = 2
+
+
+def time_limit(options: LayoutOptions) -> float:
+    """The hard limit of one job in seconds: the budget plus :data:`GRACE_SECONDS`.
+
+    >>> time_limit(LayoutOptions(time_budget=1.5))
+    3.5
+    """
+    return options.time_budget + GRACE_SECONDS
+
+
+class PoolClosedError(ProviderFailedError):
+    """The worker pool was closed (or never started) when a job was submitted."""
+
+
+_BOOTSTRAP = (
+    "import sys; from multiprocessing.connection import Connection; "
+    "connection = Connection(int(sys.argv[1])); sys.path[:] = connection.recv(); "
+    "from renderer.isolation import _serve; _serve(connection)"
+)
+"""The worker's command: take the caller's ``sys.path`` first, then serve jobs."""
+
+
+@dataclass(slots=True)
+class _Worker:
+    """One worker process and the caller's end of its socket."""
+
+    process: subprocess.Popen[bytes]
+    connection: Connection
+    ready: bool = False
+    usable: bool = True
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def wait_ready(self) -> None:
+        """Block until the worker reported ready; :class:`ProviderFailedError` if it died."""
+        if self.ready:
+            return
+        if not self.connection.poll(STARTUP_SECONDS):
+            self.stop()
+            raise ProviderFailedError(f"layout worker did not start within {STARTUP_SECONDS:g} s")
+        _receive(self, engine="")
+        self.ready = True
+
+    def stop(self) -> None:
+        """Kill the process (if still running), reap it and close the socket."""
+        self.usable = False
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.connection.close()
+
+
+def _start_worker(extra_providers: Mapping[str, ProviderFactory]) -> _Worker:
+    """Start one worker; its stdout goes to our stderr so it can never corrupt our output."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _BOOTSTRAP, str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=2,
+        )
+        connection = Connection(ours.detach())
+    connection.send(list(sys.path))
+    connection.send(dict(extra_providers))
+    return _Worker(process, connection)
+
+
+def _receive(worker: _Worker, *, engine: str) -> Any:
+    """Read one reply; a dead worker becomes :class:`ProviderFailedError` with its exit code."""
+    try:
+        kind, payload = worker.connection.recv()
+    except (EOFError, OSError):
+        worker.stop()
+        code = worker.process.returncode
+        what = f"engine '{engine}'" if engine else "start-up"
+        raise ProviderFailedError(
+            f"layout worker for {what} died with exit code {code}"
+        ) from None
+    if kind == "error":
+        raise _rebuild_error(payload)
+    return payload
+
+
+def _rebuild_error(payload: Mapping[str, Any]) -> Exception:
+    """The worker's error as the same :class:`LayoutError` class, message and attributes."""
+    try:
+        found: object = importlib.import_module(payload["module"])
+        for part in payload["qualname"].split("."):
+            found = getattr(found, part)
+        cls = found
+    except (ImportError, AttributeError):
+        cls = None
+    if not (isinstance(cls, type) and issubclass(cls, LayoutError)):
+        return ProviderFailedError(f"{payload['qualname']}: {payload['message']}")
+    error: Exception = cls.__new__(cls)
+    Exception.__init__(error, payload["message"])
+    error.__dict__.update(payload["attributes"])
+    return error
+
+
+class WorkerPool:
+    """A fixed number of long-lived layout workers, each running one job at a time.
+
+    Thread-safe: :meth:`run` may be called from many threads; callers beyond ``size``
+    wait for a free worker. Every worker registers ``extra_providers`` (by default the
+    providers registered with :func:`layouts.registry.register` in this process when the
+    pool starts), so both sides know the same engines; factories that cannot be pickled
+    by reference (lambdas, local classes) stay behind.
+    """
+
+    def __init__(
+        self, size: int = DEFAULT_POOL_SIZE, *,
+        extra_providers: Mapping[str, ProviderFactory] | None = None,
+    ) -> None:
+        if size < 1:
+            raise ValueError(f"pool size {size} must be at least 1")
+        self.size = size
+        self._extra = None if extra_providers is None else dict(extra_providers)
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._all: dict[int, _Worker] = {}
+        self._lock = threading.Lock()
+        self._started = False
+        self._closed = False
+
+    @property
+    def started(self) -> bool:
+        """True between :meth:`start` and :meth:`close`."""
+        return self._started and not self._closed
+
+    def pids(self) -> list[int]:
+        """Process ids of the current workers (for monitoring and tests)."""
+        with self._lock:
+            return sorted(self._all)
+
+    def start(self) -> None:
+        """Start the workers and wait until each is ready (idempotent)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            if self._extra is None:
+                self._extra = _picklable(runtime_registrations())
+            workers = [self._spawn_locked() for _ in range(self.size)]
+        try:
+            for worker in workers:
+                worker.wait_ready()
+                self._idle.put(worker)
+        except ProviderFailedError:
+            self.close()
+            raise
+
+    def _spawn_locked(self) -> _Worker:
+        worker = _start_worker(self._extra or {})
+        self._all[worker.pid] = worker
+        return worker
+
+    def run(self, graph: Graph, engine: str, options: LayoutOptions) -> LayoutResult:
+        """Lay out ``graph`` in a worker under :func:`time_limit`; see the module doc."""
+        if not self.started:
+            raise PoolClosedError("layout worker pool is not running")
+        worker = self._take_idle()
+        try:
+            return self._run_on(worker, graph, engine, options)
+        finally:
+            if worker.usable:
+                self._idle.put(worker)
+            else:
+                self._replace(worker)
+
+    def _take_idle(self) -> _Worker:
+        while True:
+            try:
+                return self._idle.get(timeout=0.5)
+            except queue.Empty:
+                if self._closed:
+                    raise PoolClosedError("layout worker pool is closed") from None
+
+    def _run_on(
+        self, worker: _Worker, graph: Graph, engine: str, options: LayoutOptions
+    ) -> LayoutResult:
+        if self._closed:
+            raise PoolClosedError("layout worker pool is closed")
+        worker.wait_ready()
+        worker.connection.send((graph, engine, options))
+        limit = time_limit(options)
+        if not worker.connection.poll(limit):
+            worker.stop()
+            raise LayoutTimeoutError(engine, limit)
+        result: LayoutResult = _receive(worker, engine=engine)
+        return result
+
+    def _replace(self, worker: _Worker) -> None:
+        worker.stop()
+        with self._lock:
+            self._all.pop(worker.pid, None)
+            if self._closed:
+                return
+            fresh = self._spawn_locked()
+        self._idle.put(fresh)
+
+    def close(self) -> None:
+        """Kill every worker and reap it; jobs in flight fail with ProviderFailedError."""
+        with self._lock:
+            self._closed = True
+            workers = list(self._all.values())
+            self._all.clear()
+        for worker in workers:
+            worker.stop()
+
+    def __enter__(self) -> WorkerPool:
+        self.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _picklable(factories: Mapping[str, ProviderFactory]) -> dict[str, ProviderFactory]:
+    kept = {}
+    for name, factory in factories.items():
+        try:
+            pickle.dumps(factory)
+        except (pickle.PicklingError, AttributeError, TypeError):
+            LOGGER.info("provider %r cannot be sent to layout workers; not pickleable", name)
+            continue
+        kept[name] = factory
+    return kept
+
+
+def layout_isolated(
+    graph: Graph, engine: str, options: LayoutOptions, *,
+    extra_providers: Mapping[str, ProviderFactory] | None = None,
+) -> LayoutResult:
+    """One layout in a fresh worker process under :func:`time_limit` (for the CLI).
+
+    >>> from layouts.graph import Graph, Node
+    >>> layout_isolated(Graph((Node("a", 80, 40),)), "graphviz", LayoutOptions()).width > 0
+    True
+    """
+    with WorkerPool(size=1, extra_providers=extra_providers) as pool:
+        return pool.run(graph, engine, options)
+
+
+def _serve(connection: Connection) -> None:
+    """The worker's loop: register extra providers, report ready, then answer jobs."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides when workers stop
+    from layouts.api import layout
+
+    extra_providers: Mapping[str, ProviderFactory] = connection.recv()
+    for name, factory in extra_providers.items():
+        register(name, factory)
+    connection.send(("ready", None))
+    while True:
+        try:
+            graph, engine, options = connection.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, Any] = ("result", layout(graph, engine=engine, options=options))
+        except Exception as error:  # every failure goes back to the caller, typed
+            reply = ("error", _describe_error(error, engine))
+        connection.send(reply)
+
+
+def _describe_error(error: Exception, engine: str) -> dict[str, Any]:
+    """A picklable description of ``error`` that :func:`_rebuild_error` turns back into it."""
+    if not isinstance(error, LayoutError):
+        return {"module": "layouts.errors", "qualname": "ProviderFailedError",
+                "message": f"layout engine '{engine}' failed: {type(error).__name__}: {error}",
+                "attributes": {}}
+    simple = (str, int, float, bool, type(None))
+    attributes = {k: v for k, v in vars(error).items() if isinstance(v, simple)}
+    return {"module": type(error).__module__, "qualname": type(error).__qualname__,
+            "message": str(error), "attributes": attributes}
