@@ -1,0 +1,75 @@
+"""Phase 2, layering: a rank per node by network simplex (see :mod:`.network_simplex`),
+one weakly connected component at a time.
+
+Pre-condition: an acyclic :class:`LayeredGraph` (after cycle breaking), self-loops set aside.
+Post-condition: ``rank[target] - rank[source] >= min_length`` for every edge; every
+component starts at rank 0, with its entry node (the first node in model order without
+incoming edges) on rank 0: zero-weight arcs from the entry to the component's other
+sources keep them from rising above it.
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> from layouts.layered.graph import import_graph
+>>> from layouts.options import LayoutOptions
+>>> g = Graph(tuple(Node(n, 9, 9) for n in "abc"), (Edge("1", "a", "c"), Edge("2", "b", "c")))
+>>> run(import_graph(g, LayoutOptions()))
+(0, 0, 1)
+"""
+
+from __future__ import annotations
+
+from layouts.layered.graph import LayeredGraph
+from layouts.layered.layering.network_simplex import Arc, rank_component
+from layouts.layered.model import Deadline
+
+__all__ = ["components", "run"]
+
+
+def components(node_count: int, pairs: list[tuple[int, int]]) -> list[int]:
+    """Weakly connected component per node, numbered in model order of first member.
+
+    >>> components(4, [(2, 3), (0, 2)])
+    [0, 1, 0, 0]
+    """
+    parent = list(range(node_count))
+
+    def find(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for a, b in pairs:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    numbers: dict[int, int] = {}
+    return [numbers.setdefault(find(v), len(numbers)) for v in range(node_count)]
+
+
+def run(graph: LayeredGraph, deadline: Deadline | None = None) -> tuple[int, ...]:
+    """Rank per node (index order), each component normalised to start at 0."""
+    node_count = len(graph.nodes)
+    component = components(node_count, [(e.source, e.target) for e in graph.edges])
+    members: dict[int, list[int]] = {}
+    for v in range(node_count):
+        members.setdefault(component[v], []).append(v)
+    arcs_of: dict[int, list[Arc]] = {c: [] for c in members}
+    for e in graph.edges:
+        arcs_of[component[e.source]].append((e.source, e.target, e.min_length, e.weight))
+    rank = [0] * node_count
+    for c, nodes in members.items():
+        local = {v: i for i, v in enumerate(nodes)}
+        arcs = [(local[a], local[b], length, weight) for a, b, length, weight in arcs_of[c]]
+        arcs += _entry_arcs(len(nodes), arcs)
+        for v, r in zip(nodes, rank_component(len(nodes), arcs, deadline), strict=True):
+            rank[v] = r
+    return tuple(rank)
+
+
+def _entry_arcs(node_count: int, arcs: list[Arc]) -> list[Arc]:
+    """Zero-weight, zero-length arcs from the entry node to every other source."""
+    has_incoming = [False] * node_count
+    for _, b, _, _ in arcs:
+        has_incoming[b] = True
+    sources = [v for v in range(node_count) if not has_incoming[v]]
+    return [(sources[0], s, 0, 0.0) for s in sources[1:]]

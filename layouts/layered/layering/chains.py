@@ -1,0 +1,86 @@
+"""Dummy chains: split every edge spanning several layers into unit segments through
+zero-size dummy nodes, one per intermediate layer (Gansner et al. 1993, section 3).
+
+Pre-condition: an acyclic :class:`LayeredGraph` and a rank per node from layering.
+Post-condition: a :class:`ProperGraph` in which every segment joins rank ``r`` to ``r + 1``;
+dummy ids are counter-based (``<prefix>0``, ``<prefix>1``... in edge order) with a prefix
+no real node id starts with, so the same input always gives the same ids; the chain edges
+(the routing hand-off) keep input edge order, self-loops included.
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> from layouts.layered.graph import import_graph
+>>> from layouts.options import LayoutOptions
+>>> g = Graph(tuple(Node(n, 9, 9) for n in "ab"), (Edge("e", "a", "b"),))
+>>> proper = run(import_graph(g, LayoutOptions()), (0, 2))
+>>> proper.chain_edges[0].chain, proper.segments
+(('~d0',), ((0, 2), (2, 1)))
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from layouts.layered.graph import EngineEdge, EngineNode, LayeredGraph, ProperGraph
+from layouts.layered.layering import components
+from layouts.layered.model import ChainEdge
+
+__all__ = ["dummy_prefix", "run"]
+
+
+def dummy_prefix(node_ids: list[str]) -> str:
+    """``~d``, with more ``~`` until no real node id starts with it.
+
+    >>> dummy_prefix(["~d1", "x"])
+    '~~d'
+    """
+    prefix = "~d"
+    while any(n.startswith(prefix) for n in node_ids):
+        prefix = "~" + prefix
+    return prefix
+
+
+def run(graph: LayeredGraph, rank: tuple[int, ...]) -> ProperGraph:
+    """Split long edges into dummy chains; see the module docstring."""
+    nodes = list(graph.nodes)
+    ranks = list(rank)
+    prefix = dummy_prefix([n.id for n in graph.nodes])
+    segments: list[tuple[int, int]] = []
+    chains: dict[int, ChainEdge] = {}
+    for e in graph.edges:
+        path = [e.source]
+        for r in range(rank[e.source] + 1, rank[e.target]):
+            nodes.append(EngineNode(f"{prefix}{len(nodes) - len(graph.nodes)}", 0.0, 0.0,
+                                    dummy=True))
+            ranks.append(r)
+            path.append(len(nodes) - 1)
+        path.append(e.target)
+        segments.extend(pairwise(path))
+        chains[e.position] = _chain_edge(graph, e, tuple(nodes[v].id for v in path[1:-1]))
+    for e in graph.self_loops:
+        chains[e.position] = _chain_edge(graph, e, ())
+    node_ids = {n.id: i for i, n in enumerate(nodes)}
+    return ProperGraph(
+        nodes=tuple(nodes),
+        rank=tuple(ranks),
+        layer_count=max(ranks, default=-1) + 1,
+        segments=tuple(segments),
+        chain_edges=tuple(chains[p] for p in sorted(chains)),
+        component=tuple(components(len(nodes), segments)),
+        index=node_ids,
+    )
+
+
+def _chain_edge(graph: LayeredGraph, e: EngineEdge, chain: tuple[str, ...]) -> ChainEdge:
+    upper, lower = graph.nodes[e.source].id, graph.nodes[e.target].id
+    return ChainEdge(
+        id=e.id,
+        source=lower if e.reversed else upper,
+        target=upper if e.reversed else lower,
+        upper=upper,
+        lower=lower,
+        chain=chain,
+        reversed=e.reversed,
+        loop_back=e.loop_back,
+        label_width=e.label_width,
+        label_height=e.label_height,
+    )

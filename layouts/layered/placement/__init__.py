@@ -1,0 +1,132 @@
+"""Phase 4, node placement: x by Brandes-Koepf (:mod:`.brandes_koepf`), gateways centred
+over their branches where that costs no bend, and y by layer.
+
+Pre-condition: a :class:`ProperGraph` and an ordering of its layers.
+Post-condition: a :class:`Placement` (the routing hand-off). Neighbours of one layer are
+at least ``node_spacing`` apart (two dummies: ``edge_spacing``; a dummy beside a node:
+``max(clearance, (node_spacing + edge_spacing) / 2)``); each layer's top is the previous
+layer's bottom plus ``layer_spacing``, and every node of a layer is centred on the layer's
+horizontal axis. The drawing's left-most box starts at x = 0, the first layer at y = 0.
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> from layouts.layered.graph import import_graph
+>>> from layouts.layered.layering import chains
+>>> from layouts.layered import ordering
+>>> from layouts.options import LayoutOptions
+>>> g = Graph((Node("a", 100, 40), Node("b", 60, 20)), (Edge("e", "a", "b"),))
+>>> proper = chains.run(import_graph(g, LayoutOptions()), (0, 1))
+>>> p = run(proper, ordering.run(proper, LayoutOptions()), LayoutOptions())
+>>> b = p.nodes["b"]
+>>> (b.x, b.y)   # centred under a: x = 50 - 60/2; y = 40 + 60 (spacing) + 0
+(20.0, 100.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from layouts.graph import Shape
+from layouts.layered.graph import ProperGraph
+from layouts.layered.model import PlacedNode, Placement
+from layouts.layered.ordering import OrderingResult
+from layouts.layered.placement.brandes_koepf import Separation, horizontal_coordinates
+from layouts.options import LayoutOptions
+
+__all__ = ["layer_tops", "run", "separation_for"]
+
+
+def separation_for(graph: ProperGraph, options: LayoutOptions) -> Separation:
+    """Centre distance between two neighbours of a layer, from sizes and spacings.
+
+    >>> from layouts.layered.graph import EngineNode
+    >>> g = ProperGraph((EngineNode("a", 100, 9), EngineNode("~d0", 0, 0, dummy=True)),
+    ...                 (0, 0), 1, (), (), (0, 1))
+    >>> separation_for(g, LayoutOptions())(0, 1)   # 100/2 + 0/2 + max(12, (40+12)/2)
+    76.0
+    """
+    nodes = graph.nodes
+    mixed = max(options.clearance, (options.node_spacing + options.edge_spacing) / 2)
+
+    def separation(left: int, right: int) -> float:
+        a, b = nodes[left], nodes[right]
+        if a.dummy and b.dummy:
+            gap = options.edge_spacing
+        elif a.dummy or b.dummy:
+            gap = mixed
+        else:
+            gap = options.node_spacing
+        return (a.width + b.width) / 2 + gap
+
+    return separation
+
+
+def layer_tops(graph: ProperGraph, layers: Sequence[Sequence[int]],
+               layer_spacing: float) -> list[tuple[float, float]]:
+    """``(top, height)`` per layer: height is the tallest node, tops stacked with spacing.
+
+    >>> from layouts.layered.graph import EngineNode
+    >>> g = ProperGraph((EngineNode("a", 9, 40), EngineNode("b", 9, 30)), (0, 1), 2, (), (), (0, 0))
+    >>> layer_tops(g, [[0], [1]], 60)
+    [(0.0, 40), (100.0, 30)]
+    """
+    tops: list[tuple[float, float]] = []
+    top = 0.0
+    for layer in layers:
+        height = max((graph.nodes[v].height for v in layer), default=0.0)
+        tops.append((top, height))
+        top += height + layer_spacing
+    return tops
+
+
+def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions) -> Placement:
+    """Place every node; see the module docstring."""
+    node_count = len(graph.nodes)
+    up: list[list[int]] = [[] for _ in range(node_count)]
+    down: list[list[int]] = [[] for _ in range(node_count)]
+    for a, b in graph.segments:
+        down[a].append(b)
+        up[b].append(a)
+    separation = separation_for(graph, options)
+    centre = horizontal_coordinates(ordering.layers, up, down, separation,
+                                    [n.dummy for n in graph.nodes],
+                                    [n.width for n in graph.nodes])
+    _centre_gateways(graph, ordering.layers, up, down, centre, separation)
+    left = min((centre[v] - graph.nodes[v].width / 2 for layer in ordering.layers
+                for v in layer), default=0.0)
+    tops = layer_tops(graph, ordering.layers, options.layer_spacing)
+    placed: dict[str, PlacedNode] = {}
+    for rank, layer in enumerate(ordering.layers):
+        top, height = tops[rank]
+        for order, v in enumerate(layer):
+            n = graph.nodes[v]
+            placed[n.id] = PlacedNode(n.id, rank, order, centre[v] - n.width / 2 - left,
+                                      top + (height - n.height) / 2, n.width, n.height,
+                                      n.shape, n.dummy)
+    return Placement(
+        nodes=placed,
+        layers=tuple(tuple(graph.nodes[v].id for v in layer) for layer in ordering.layers),
+        edges=graph.chain_edges,
+        node_spacing=options.node_spacing,
+        layer_spacing=options.layer_spacing,
+    )
+
+
+def _centre_gateways(graph: ProperGraph, layers: Sequence[Sequence[int]],
+                     up: Sequence[Sequence[int]], down: Sequence[Sequence[int]],
+                     centre: list[float], separation: Separation) -> None:
+    """Move a diamond with two or more branches over the middle of its branches when it
+    has no straight edge from above (so no bend is added) and its neighbours allow."""
+    for layer in layers:
+        for i, v in enumerate(layer):
+            if graph.nodes[v].shape is not Shape.DIAMOND or len(set(down[v])) < 2:
+                continue
+            if any(abs(centre[u] - centre[v]) < 0.5 for u in up[v]):
+                continue
+            branches = [centre[w] for w in down[v]]
+            target = (min(branches) + max(branches)) / 2
+            if i > 0:
+                target = max(target, centre[layer[i - 1]] + separation(layer[i - 1], v))
+            if i + 1 < len(layer):
+                target = min(target, centre[layer[i + 1]] - separation(v, layer[i + 1]))
+            if i == 0 or target >= centre[layer[i - 1]] + separation(layer[i - 1], v):
+                centre[v] = target
