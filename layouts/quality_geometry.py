@@ -1,0 +1,259 @@
+"""Segment geometry and a uniform grid for :mod:`layouts.quality`.
+
+The grid prunes pair tests the standard way (Akman, Franklin, Kankanhalli, Narayanaswami,
+"Geometric computing and uniform grid technique", Computer-Aided Design 21(7), 1989):
+items are filed under every cell their bounding box covers, and a pair is tested only in
+the one cell that holds the low corner of the two boxes' intersection, so each pair is
+tested once without a set of seen pairs.
+
+>>> s = Segment(0, 0, 10, 0, 0, "a", "b")
+>>> t = Segment(5, -5, 5, 5, 1, "c", "d")
+>>> segment_relation(s, t), segment_relation(s, Segment(5, 0, 5, 5, 1, "c", "d"))
+('cross', 'none')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from layouts.graph import Shape
+from layouts.result import NodeBox, Point
+
+TOUCH_TOLERANCE = 1e-6
+"""Distance (px) under which a point counts as lying on a line (touching, not crossing)."""
+
+ORTHOGONAL_TOLERANCE = 1e-3
+"""A segment whose x or y extent is at most this (px) is axis-parallel."""
+
+INTERIOR_MARGIN = 0.5
+"""A node's interior for intrusion tests is its outline shrunk by this many px."""
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One non-degenerate segment of edge number ``edge`` (index in the result)."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    edge: int
+    source: str
+    target: str
+
+    @property
+    def length(self) -> float:
+        return math.hypot(self.x2 - self.x1, self.y2 - self.y1)
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        return (min(self.x1, self.x2), min(self.y1, self.y2),
+                max(self.x1, self.x2), max(self.y1, self.y2))
+
+
+def is_orthogonal(s: Segment) -> bool:
+    """Whether ``s`` is horizontal or vertical within :data:`ORTHOGONAL_TOLERANCE`."""
+    return abs(s.x2 - s.x1) <= ORTHOGONAL_TOLERANCE or abs(s.y2 - s.y1) <= ORTHOGONAL_TOLERANCE
+
+
+def bend_count(points: Iterable[Point]) -> int:
+    """Interior vertices of a polyline where the direction changes (repeated points
+    are skipped; a straight pass-through vertex is no bend, a reversal is one).
+
+    >>> bend_count([Point(0, 0), Point(0, 10), Point(0, 20), Point(10, 20)])
+    1
+    """
+    pts: list[Point] = []
+    for p in points:
+        if not pts or (p.x, p.y) != (pts[-1].x, pts[-1].y):
+            pts.append(p)
+    bends = 0
+    for p0, p1, p2 in zip(pts, pts[1:], pts[2:], strict=False):
+        ax, ay, bx, by = p1.x - p0.x, p1.y - p0.y, p2.x - p1.x, p2.y - p1.y
+        scale = math.hypot(ax, ay) * math.hypot(bx, by)
+        turned = abs(ax * by - ay * bx) > 1e-9 * scale
+        bends += turned or ax * bx + ay * by < 0
+    return bends
+
+
+def _signed_distance(s: Segment, x: float, y: float) -> float:
+    """Signed distance of (x, y) from the line through ``s``."""
+    dx, dy = s.x2 - s.x1, s.y2 - s.y1
+    return (dx * (y - s.y1) - dy * (x - s.x1)) / math.hypot(dx, dy)
+
+
+def segment_relation(a: Segment, b: Segment) -> str:
+    """``cross`` when the segments cross at a point interior to both; ``shared`` when
+    they are collinear and overlap along a positive length; otherwise ``none``
+    (touching at an end point, a T junction, or apart)."""
+    d1, d2 = _signed_distance(a, b.x1, b.y1), _signed_distance(a, b.x2, b.y2)
+    if abs(d1) <= TOUCH_TOLERANCE and abs(d2) <= TOUCH_TOLERANCE:
+        length = a.length
+        ux, uy = (a.x2 - a.x1) / length, (a.y2 - a.y1) / length
+        t1 = (b.x1 - a.x1) * ux + (b.y1 - a.y1) * uy
+        t2 = (b.x2 - a.x1) * ux + (b.y2 - a.y1) * uy
+        overlap = min(length, max(t1, t2)) - max(0.0, min(t1, t2))
+        return "shared" if overlap > TOUCH_TOLERANCE else "none"
+    d3, d4 = _signed_distance(b, a.x1, a.y1), _signed_distance(b, a.x2, a.y2)
+    return "cross" if _opposite(d1, d2) and _opposite(d3, d4) else "none"
+
+
+def _opposite(u: float, v: float) -> bool:
+    return (u > TOUCH_TOLERANCE and v < -TOUCH_TOLERANCE) or (
+        u < -TOUCH_TOLERANCE and v > TOUCH_TOLERANCE)
+
+
+def _clip(s: Segment, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float] | None:
+    """Liang-Barsky: the parameter interval of ``s`` inside the closed box, or None."""
+    lo, hi = 0.0, 1.0
+    dx, dy = s.x2 - s.x1, s.y2 - s.y1
+    for p, q in ((-dx, s.x1 - x0), (dx, x1 - s.x1), (-dy, s.y1 - y0), (dy, y1 - s.y1)):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            lo = max(lo, t)
+        else:
+            hi = min(hi, t)
+        if lo > hi:
+            return None
+    return lo, hi
+
+
+def _point_segment_distance(x: float, y: float, s: Segment) -> float:
+    dx, dy = s.x2 - s.x1, s.y2 - s.y1
+    t = max(0.0, min(1.0, ((x - s.x1) * dx + (y - s.y1) * dy) / (dx * dx + dy * dy)))
+    return math.hypot(x - (s.x1 + t * dx), y - (s.y1 + t * dy))
+
+
+def segment_box_distance(s: Segment, x0: float, y0: float, x1: float, y1: float) -> float:
+    """Euclidean distance between ``s`` and the closed box [x0, x1] x [y0, y1]."""
+    if _clip(s, x0, y0, x1, y1) is not None:
+        return 0.0
+    ends = (math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1))
+            for x, y in ((s.x1, s.y1), (s.x2, s.y2)))
+    corners = (_point_segment_distance(x, y, s) for x in (x0, x1) for y in (y0, y1))
+    return min(*ends, *corners)
+
+
+def intrudes(s: Segment, node: NodeBox) -> bool:
+    """Whether ``s`` passes through the node's interior: its true outline (rect, diamond
+    or circle) shrunk by :data:`INTERIOR_MARGIN`."""
+    m = INTERIOR_MARGIN
+    cx, cy = node.x + node.width / 2, node.y + node.height / 2
+    if node.shape is Shape.CIRCLE:
+        r = min(node.width, node.height) / 2 - m
+        return r > 0 and _point_segment_distance(cx, cy, s) < r
+    if node.shape is Shape.DIAMOND:
+        hw, hh = node.width / 2, node.height / 2
+        return _min_diamond_level(s, cx, cy, hw, hh) < 1 - m * math.hypot(1 / hw, 1 / hh)
+    x0, y0, x1, y1 = node.x + m, node.y + m, node.x + node.width - m, node.y + node.height - m
+    if x0 >= x1 or y0 >= y1:
+        return False
+    span = _clip(s, x0, y0, x1, y1)
+    return span is not None and (span[1] - span[0]) * s.length > 1e-9
+
+
+def _min_diamond_level(s: Segment, cx: float, cy: float, hw: float, hh: float) -> float:
+    """Minimum of |x - cx|/hw + |y - cy|/hh along ``s`` (convex and piecewise linear,
+    so the minimum is at an end or where x = cx or y = cy)."""
+    dx, dy = s.x2 - s.x1, s.y2 - s.y1
+    ts = [0.0, 1.0]
+    if dx:
+        ts.append((cx - s.x1) / dx)
+    if dy:
+        ts.append((cy - s.y1) / dy)
+    return min(abs(s.x1 + t * dx - cx) / hw + abs(s.y1 + t * dy - cy) / hh
+               for t in ts if 0.0 <= t <= 1.0)
+
+
+_Cell = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """Node boxes and segments filed under the uniform cells their bounds cover."""
+
+    origin_x: float
+    origin_y: float
+    cell: float
+    diagonal: float
+    node_bounds: dict[str, tuple[float, float, float, float]]
+    node_cells: dict[_Cell, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def for_items(cls, nodes: Iterable[NodeBox], segments: list[Segment]) -> Grid:
+        """A grid over the extent of ``nodes`` and ``segments``, with about two items
+        per cell, and the nodes filed in it."""
+        bounds = {n.id: (n.x, n.y, n.x + n.width, n.y + n.height) for n in nodes}
+        boxes = [*bounds.values(), *(s.bounds() for s in segments)]
+        if not boxes:
+            return cls(0.0, 0.0, 1.0, 0.0, bounds)
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        w, h = max(x1 - x0, 1.0), max(y1 - y0, 1.0)
+        cell = max(1.0, math.sqrt(w * h / len(boxes)) * 1.5)
+        grid = cls(x0, y0, cell, math.hypot(w, h), bounds)
+        for node_id, b in bounds.items():
+            for key in grid._cells(*b):
+                grid.node_cells.setdefault(key, []).append(node_id)
+        return grid
+
+    def _key(self, x: float, y: float) -> _Cell:
+        return (math.floor((x - self.origin_x) / self.cell),
+                math.floor((y - self.origin_y) / self.cell))
+
+    def _cells(self, x0: float, y0: float, x1: float, y1: float) -> Iterator[_Cell]:
+        (i0, j0), (i1, j1) = self._key(x0, y0), self._key(x1, y1)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                yield i, j
+
+    def _pairs(self, cells: dict[_Cell, list[int]],
+               bounds: list[tuple[float, float, float, float]]) -> Iterator[tuple[int, int]]:
+        for key, members in cells.items():
+            for position, i in enumerate(members):
+                a = bounds[i]
+                for j in members[position + 1:]:
+                    b = bounds[j]
+                    lx, ly = max(a[0], b[0]), max(a[1], b[1])
+                    if lx <= min(a[2], b[2]) and ly <= min(a[3], b[3]) \
+                            and self._key(lx, ly) == key:
+                        yield i, j
+
+    def _filed(self, bounds: list[tuple[float, float, float, float]]
+               ) -> dict[_Cell, list[int]]:
+        cells: dict[_Cell, list[int]] = {}
+        for index, b in enumerate(bounds):
+            for key in self._cells(*b):
+                cells.setdefault(key, []).append(index)
+        return cells
+
+    def segment_pairs(self, segments: list[Segment]) -> Iterator[tuple[int, int]]:
+        """Index pairs of segments whose closed bounds meet, each pair once."""
+        bounds = [s.bounds() for s in segments]
+        return self._pairs(self._filed(bounds), bounds)
+
+    def node_pairs(self, nodes: list[NodeBox]) -> Iterator[tuple[int, int]]:
+        """Index pairs of nodes (positions in ``nodes``) whose closed boxes meet."""
+        bounds = [self.node_bounds[n.id] for n in nodes]
+        return self._pairs(self._filed(bounds), bounds)
+
+    def nodes_near(self, s: Segment, radius: float) -> set[str]:
+        """Ids of nodes filed in the cells within ``radius`` of the segment's bounds
+        (a superset of the nodes closer than ``radius``)."""
+        x0, y0, x1, y1 = s.bounds()
+        (i0, j0) = self._key(x0 - radius, y0 - radius)
+        (i1, j1) = self._key(x1 + radius, y1 + radius)
+        found: set[str] = set()
+        if (i1 - i0 + 1) * (j1 - j0 + 1) > len(self.node_cells):
+            for (i, j), ids in self.node_cells.items():
+                if i0 <= i <= i1 and j0 <= j <= j1:
+                    found.update(ids)
+            return found
+        for key in self._cells(x0 - radius, y0 - radius, x1 + radius, y1 + radius):
+            found.update(self.node_cells.get(key, ()))
+        return found

@@ -1,0 +1,313 @@
+"""Quality metrics on small layouts whose values are worked out by hand.
+
+Coordinates: y grows downwards; a NodeBox is (id, x, y, width, height, shape).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from layouts.graph import Shape
+from layouts.quality import InvalidLayoutResultError, QualityReport, measure
+from layouts.quality_geometry import Segment, segment_box_distance, segment_relation
+from layouts.result import Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
+
+
+def _result(nodes: list[NodeBox],
+            routes: Sequence[tuple[str, str, Sequence[tuple[float, float]]]],
+            width: float = 200, height: float = 200) -> LayoutResult:
+    edges = tuple(
+        EdgeRoute(f"e{i}", source, target, tuple(Point(x, y) for x, y in points))
+        for i, (source, target, points) in enumerate(routes)
+    )
+    return LayoutResult(tuple(nodes), edges, width, height,
+                        Diagnostics(engine="test", effort="draft", direction="TopToBottom"))
+
+
+# Four 10x10 nodes around a centre: a top, b bottom, c left, d right.
+A, B = NodeBox("a", 45, 0, 10, 10), NodeBox("b", 45, 90, 10, 10)
+C, D = NodeBox("c", 0, 45, 10, 10), NodeBox("d", 90, 45, 10, 10)
+
+
+def test_two_edges_forming_an_x_cross_once() -> None:
+    # a->b is x=50 from y=10 to 90; c->d is y=50 from x=10 to 90: they meet at (50, 50),
+    # inside both segments.
+    q = measure(_result([A, B, C, D], [("a", "b", [(50, 10), (50, 90)]),
+                                       ("c", "d", [(10, 50), (90, 50)])]))
+    assert q.crossings == 1
+    assert q.shared_segments == 0
+    assert q.bends == 0
+    assert q.total_edge_length == 80 + 80
+    assert q.non_orthogonal_segments == 0
+    assert q.endpoints_off_outline == 0
+    assert q.edge_node_intrusions == 0 and q.own_end_intrusions == 0
+    # x=50 is 50 - 10 = 40 px from c's right side (x=10) and from d's left (x=90);
+    # y=50 is 40 px from a's bottom (y=10) and b's top (y=90).
+    assert q.min_clearance == 40
+    assert q.clearance_violations == 0
+    assert q.area == 200 * 200
+
+
+def test_t_touch_is_no_crossing() -> None:
+    # d is moved to (50, 40, 20, 20): its left side x=50 runs along a->b, and c->d ends
+    # at (50, 50) on that side, i.e. on a->b. A touch, not a crossing; running along d's
+    # side is not an intrusion either (the interior is shrunk by 0.5 px).
+    d = NodeBox("d", 50, 40, 20, 20)
+    q = measure(_result([A, B, C, d], [("a", "b", [(50, 10), (50, 90)]),
+                                       ("c", "d", [(10, 50), (50, 50)])]))
+    assert q.crossings == 0
+    assert q.shared_segments == 0
+    assert q.edge_node_intrusions == 0
+    assert q.min_clearance == 0  # a->b touches d's box
+
+
+def test_edges_meeting_at_a_shared_end_point_do_not_cross() -> None:
+    # Both edges leave a at (50, 10): one down to b, one right then down to d's top.
+    d = NodeBox("d", 90, 45, 10, 10)
+    q = measure(_result([A, B, d], [("a", "b", [(50, 10), (50, 90)]),
+                                    ("a", "d", [(50, 10), (95, 10), (95, 45)])]))
+    assert q.crossings == 0 and q.shared_segments == 0
+
+
+def test_parallel_overlapping_segments_are_shared_not_crossing() -> None:
+    # c2 -> d2 runs (10,30) -> (50,30) -> (50,70) -> (10,70): its middle segment lies on
+    # a->b's line x=50 over y 30..70 (40 px of overlap); its two horizontal segments only
+    # touch x=50 at their ends.
+    c2, d2 = NodeBox("c", 0, 25, 10, 10), NodeBox("d", 0, 65, 10, 10)
+    q = measure(_result([A, B, c2, d2], [
+        ("a", "b", [(50, 10), (50, 90)]),
+        ("c", "d", [(10, 30), (50, 30), (50, 70), (10, 70)]),
+    ]))
+    assert q.shared_segments == 1
+    assert q.crossings == 0
+    assert q.bends == 2  # at (50, 30) and (50, 70)
+    assert q.total_edge_length == 80 + (40 + 40 + 40)
+
+
+def test_collinear_segments_meeting_end_to_end_share_nothing() -> None:
+    # a->b covers x=50, y 10..50; e->f covers y 50..90 on the same line: one point common.
+    e, f = NodeBox("e", 45, 50, 10, 0.001), NodeBox("f", 45, 90, 10, 10)
+    q = measure(_result([A, e, f], [("a", "e", [(50, 10), (50, 50)]),
+                                    ("e", "f", [(50, 50.001), (50, 90)])]))
+    assert q.shared_segments == 0 and q.crossings == 0
+
+
+def test_edge_through_a_third_node_is_one_intrusion() -> None:
+    # x = (40, 40, 20, 20) sits on a->b's line x=50. The route has a straight pass-through
+    # vertex at (50, 50) inside x, so two segments cross x: still one edge-node pair, and
+    # no bend (the direction does not change).
+    x = NodeBox("x", 40, 40, 20, 20)
+    q = measure(_result([A, B, x], [("a", "b", [(50, 10), (50, 50), (50, 90)])]))
+    assert q.edge_node_intrusions == 1
+    assert q.own_end_intrusions == 0
+    assert q.bends == 0
+    assert q.min_clearance == 0
+    # both segments are closer than 12 px to x (distance 0): two segment-node pairs
+    assert q.clearance_violations == 2
+
+
+@pytest.mark.parametrize(("shape", "line_x", "expected"), [
+    # diamond (40,40,20,20): centre (50,50), half sizes 10. At x=50 it spans y 40..60.
+    (Shape.DIAMOND, 50, 1),
+    # At x=58 the diamond spans |y-50| < 10 - 8 = 2: still inside.
+    (Shape.DIAMOND, 58, 1),
+    # x=59.9 is only 0.1 px from the right tip (60, 50): within the 0.5 px margin.
+    (Shape.DIAMOND, 59.9, 0),
+    # circle radius 10 around (50,50): x=59 passes 9 px from the centre (< 10 - 0.5).
+    (Shape.CIRCLE, 59, 1),
+    # x=59.8 passes 9.8 px from the centre: not below 9.5.
+    (Shape.CIRCLE, 59.8, 0),
+    # a rect's corner region at x=59.8 is 0.2 px inside its right side: within margin.
+    (Shape.RECT, 59.8, 0),
+])
+def test_intrusion_follows_the_true_outline(shape: Shape, line_x: float, expected: int) -> None:
+    a, b = NodeBox("a", line_x - 5, 0, 10, 10), NodeBox("b", line_x - 5, 90, 10, 10)
+    x = NodeBox("x", 40, 40, 20, 20, shape)
+    q = measure(_result([a, b, x], [("a", "b", [(line_x, 10), (line_x, 90)])]))
+    assert q.edge_node_intrusions == expected
+
+
+def test_route_back_through_its_own_source() -> None:
+    # a = (0,0,40,20), b = (0,80,40,20). The route leaves a's right side, climbs above a and
+    # comes down at x=20 through a's interior (y 0..20) to b's top: one own-end intrusion.
+    a, b = NodeBox("a", 0, 0, 40, 20), NodeBox("b", 0, 80, 40, 20)
+    points = [(40, 10), (50, 10), (50, -10), (20, -10), (20, 80)]
+    q = measure(_result([a, b], [("a", "b", points)]))
+    assert q.own_end_intrusions == 1
+    assert q.edge_node_intrusions == 0
+    assert q.endpoints_off_outline == 0
+    assert q.bends == 3  # at (50,10), (50,-10), (20,-10)
+    assert q.total_edge_length == 10 + 20 + 30 + 90
+    assert q.min_clearance == math.inf  # no node other than the edge's own ends
+
+
+def test_three_bend_route_and_a_straight_vertex() -> None:
+    # (20,10) -> (60,10) -> (60,30) -> (60,60) -> (110,60) -> (110,100): (60,30) is a
+    # straight vertex; the direction changes at (60,10), (60,60) and (110,60).
+    a, b = NodeBox("a", 0, 0, 20, 20), NodeBox("b", 100, 100, 20, 20)
+    points = [(20, 10), (60, 10), (60, 30), (60, 60), (110, 60), (110, 100)]
+    q = measure(_result([a, b], [("a", "b", points)]))
+    assert q.bends == 3
+    assert q.total_edge_length == 40 + 20 + 30 + 50 + 40
+
+
+def test_a_reversal_is_a_bend() -> None:
+    a, b = NodeBox("a", 0, 0, 20, 20), NodeBox("b", 0, 100, 20, 20)
+    # down to y=60, back up to y=40, then down to b: two reversals
+    q = measure(_result([a, b], [("a", "b", [(10, 20), (10, 60), (10, 40), (10, 100)])]))
+    assert q.bends == 2
+
+
+def test_diagonal_segment_is_non_orthogonal() -> None:
+    # (20,10) -> (60,10) is horizontal; (60,10) -> (110,100) is diagonal: 1.
+    a, b = NodeBox("a", 0, 0, 20, 20), NodeBox("b", 100, 100, 20, 20)
+    q = measure(_result([a, b], [("a", "b", [(20, 10), (60, 10), (110, 100)])]))
+    assert q.non_orthogonal_segments == 1
+    assert q.bends == 1
+    assert q.total_edge_length == pytest.approx(40 + math.hypot(50, 90))
+
+
+def test_clearance_five_and_ten_pixels() -> None:
+    # a->b runs x=10 from y=20 to y=200. p = (15,100,20,20) is 15 - 10 = 5 px to its
+    # right; q = (-30,100,30,20) ends at x=0, 10 - 0 = 10 px to its left.
+    a, b = NodeBox("a", 0, 0, 20, 20), NodeBox("b", 0, 200, 20, 20)
+    p, q_node = NodeBox("p", 15, 100, 20, 20), NodeBox("q", -30, 100, 30, 20)
+    result = _result([a, b, p, q_node], [("a", "b", [(10, 20), (10, 200)])])
+    assert measure(result).min_clearance == 5
+    assert measure(result, clearance=12).clearance_violations == 2  # 5 < 12 and 10 < 12
+    assert measure(result, clearance=8).clearance_violations == 1  # only 5 < 8
+    assert measure(result, clearance=5).clearance_violations == 0  # 5 is not < 5
+    assert measure(result).edge_node_intrusions == 0
+
+
+def test_clearance_to_a_box_corner_beyond_a_bend() -> None:
+    # Route (20,10) -> (60,10) -> (60,100) bends at (60,10). t = (63,-10,10,16) has its
+    # lower-left corner at (63, 6): hypot(63 - 60, 10 - 6) = hypot(3, 4) = 5 from the
+    # bend, which is the nearest point of both segments.
+    a, b = NodeBox("a", 0, 0, 20, 20), NodeBox("b", 50, 100, 20, 20)
+    t = NodeBox("t", 63, -10, 10, 16)
+    q = measure(_result([a, b, t], [("a", "b", [(20, 10), (60, 10), (60, 100)])]))
+    assert q.min_clearance == pytest.approx(5.0)
+    assert q.clearance_violations == 2
+
+
+def test_overlapping_boxes() -> None:
+    # a and b overlap in a 10x10 square; c touches a's right side and b's top only
+    # (no interior in common); d lies wholly inside e.
+    nodes = [NodeBox("a", 0, 0, 20, 20), NodeBox("b", 10, 10, 20, 20),
+             NodeBox("c", 20, 0, 10, 10), NodeBox("d", 100, 100, 5, 5),
+             NodeBox("e", 98, 98, 20, 20), NodeBox("f", 150, 150, 10, 10)]
+    assert measure(_result(nodes, [])).node_overlaps == 2
+
+
+def test_endpoints_three_pixels_off_a_diamond() -> None:
+    # Diamond g = (0,0,40,40): tips (20,0), (40,20), (20,40), (0,20).
+    # e0 starts at (20,43), 3 px below the bottom tip: off. It ends on r's left side.
+    # e1 starts at (10,30): |10-20|/20 + |30-20|/20 = 1, on the lower-left face; it ends
+    #    at (97,20), 3 px left of r's left side x=100: off.
+    # e2 starts at (20,40.4), 0.4 px below the tip: within the 0.5 px tolerance.
+    g = NodeBox("g", 0, 0, 40, 40, Shape.DIAMOND)
+    r = NodeBox("r", 100, 0, 20, 40)
+    q = measure(_result([g, r], [
+        ("g", "r", [(20, 43), (20, 50), (100, 50), (100, 30)]),
+        ("g", "r", [(10, 30), (97, 30), (97, 20)]),
+        ("g", "r", [(20, 40.4), (20, 60), (110, 60), (110, 40)]),
+    ]))
+    assert q.endpoints_off_outline == 2
+
+
+def test_crossings_of_one_edge_with_itself_do_not_count() -> None:
+    a, b = NodeBox("a", 0, 0, 20, 20), NodeBox("b", 0, 180, 20, 20)
+    points = [(10, 20), (10, 100), (60, 100), (60, 60), (-20, 60), (-20, 140), (10, 140),
+              (10, 180)]
+    q = measure(_result([a, b], [("a", "b", points)]))
+    assert q.crossings == 0
+
+
+def test_one_long_segment_crossing_many_short_ones() -> None:
+    # A 1000 px horizontal edge at y=50 and 40 vertical edges at x = 20, 45, ..., 995,
+    # each from y=10 to y=90: 40 crossings, each counted once though the long segment
+    # spans many grid cells.
+    nodes = [NodeBox("l", -10, 45, 10, 10), NodeBox("r", 1000, 45, 10, 10)]
+    routes: list[tuple[str, str, list[tuple[float, float]]]] = [
+        ("l", "r", [(0, 50), (1000, 50)])]
+    for i in range(40):
+        x = 20 + 25 * i
+        nodes += [NodeBox(f"t{i}", x - 2, 0, 4, 10), NodeBox(f"u{i}", x - 2, 90, 4, 10)]
+        routes.append((f"t{i}", f"u{i}", [(x, 10), (x, 90)]))
+    assert measure(_result(nodes, routes, 1010, 100)).crossings == 40
+
+
+def _brute_force(result: LayoutResult) -> tuple[int, int]:
+    segments = [
+        Segment(p.x, p.y, q.x, q.y, i, e.source, e.target)
+        for i, e in enumerate(result.edges) for p, q in zip(e.points, e.points[1:], strict=False)
+        if (p.x, p.y) != (q.x, q.y)
+    ]
+    relations = [segment_relation(s, t) for k, s in enumerate(segments)
+                 for t in segments[k + 1:] if s.edge != t.edge]
+    return relations.count("cross"), relations.count("shared")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_grid_pruning_finds_every_pair_that_brute_force_finds(seed: int) -> None:
+    rng = random.Random(seed)
+    nodes = [NodeBox(f"n{i}", rng.uniform(0, 400), rng.uniform(0, 400), 10, 10)
+             for i in range(30)]
+    routes = []
+    for _ in range(40):
+        s, t = rng.sample(nodes, 2)
+        points = [(s.x + 5, s.y + 10)]
+        for _ in range(rng.randint(0, 3)):  # orthogonal staircase, on a 10 px lattice
+            x = points[-1][0]
+            points.append((x, round(rng.uniform(0, 400), -1)))
+            points.append((round(rng.uniform(0, 400), -1), points[-1][1]))
+        points.append((t.x + 5, t.y))
+        routes.append((s.id, t.id, points))
+    result = _result(nodes, routes, 410, 410)
+    q = measure(result)
+    assert (q.crossings, q.shared_segments) == _brute_force(result)
+    assert (q.min_clearance, q.clearance_violations) == _brute_force_clearance(result)
+    assert q.node_overlaps == sum(
+        min(a.x + a.width, b.x + b.width) > max(a.x, b.x)
+        and min(a.y + a.height, b.y + b.height) > max(a.y, b.y)
+        for k, a in enumerate(nodes) for b in nodes[k + 1:])
+
+
+def _brute_force_clearance(result: LayoutResult) -> tuple[float, int]:
+    distances = [
+        segment_box_distance(Segment(p.x, p.y, q.x, q.y, i, e.source, e.target),
+                             n.x, n.y, n.x + n.width, n.y + n.height)
+        for i, e in enumerate(result.edges) for p, q in zip(e.points, e.points[1:], strict=False)
+        if (p.x, p.y) != (q.x, q.y)
+        for n in result.nodes if n.id not in (e.source, e.target)
+    ]
+    return min(distances), sum(d < 12 for d in distances)
+
+
+def test_report_to_dict_is_json_ready() -> None:
+    q = measure(_result([A, B], [("a", "b", [(50, 10), (50, 90)])]))
+    data = q.to_dict()
+    assert data["minClearance"] is None
+    assert data["crossings"] == 0 and data["totalEdgeLength"] == 80
+    assert set(data) >= {"sharedSegments", "nodeOverlaps", "edgeNodeIntrusions",
+                         "ownEndIntrusions", "endpointsOffOutline", "nonOrthogonalSegments",
+                         "bends", "area", "clearanceViolations"}
+    assert isinstance(q, QualityReport)
+
+
+def test_bad_results_raise_a_typed_error_naming_the_problem() -> None:
+    with pytest.raises(InvalidLayoutResultError, match="unknown node 'zz'"):
+        measure(_result([A], [("a", "zz", [(50, 10), (50, 90)])]))
+    with pytest.raises(InvalidLayoutResultError, match="fewer than 2"):
+        measure(_result([A, B], [("a", "b", [(50, 10)])]))
+    with pytest.raises(InvalidLayoutResultError, match="non-finite"):
+        measure(_result([A, B], [("a", "b", [(50, 10), (math.nan, 90)])]))
+    with pytest.raises(InvalidLayoutResultError, match="clearance"):
+        measure(_result([A], []), clearance=-1)
+    with pytest.raises(InvalidLayoutResultError, match="duplicate node id 'a'"):
+        measure(_result([A, A], []))
