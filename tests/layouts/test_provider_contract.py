@@ -1,0 +1,224 @@
+"""The provider contract, checked for every registered layout engine.
+
+Parametrised over ``layouts.registry.provider_names()``. A provider that cannot run here
+(its module does not import yet, or ``availability()`` is false) is skipped with the
+reason on a developer's machine; with ``CI=true`` that skip is a failure, so a missing
+install step cannot hide behind a green run.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from itertools import combinations
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from layouts.api import layout
+from layouts.errors import InvalidGraphError
+from layouts.geometry import on_outline
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.options import Direction
+from layouts.registry import get_provider, provider_names
+from layouts.result import LayoutResult, NodeBox
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ("document-processing.yaml", "repository-assessment.yaml")
+
+
+def _unavailable_or_fail(reason: str) -> NoReturn:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true, so this cannot be skipped: {reason}")
+    pytest.skip(reason)
+
+
+def _require(engine: str) -> None:
+    """Skip (fail in CI) when the provider cannot run here, naming why."""
+    try:
+        status = get_provider(engine).availability()
+    except (ImportError, AttributeError) as exc:
+        _unavailable_or_fail(f"provider '{engine}' cannot be loaded: {exc}")
+    if not status.available:
+        _unavailable_or_fail(f"provider '{engine}' is unavailable: {status.reason}")
+
+
+@pytest.fixture(params=provider_names())
+def engine(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    _require(name)
+    return name
+
+
+def _rect(node_id: str, width: float = 100, height: float = 40) -> Node:
+    return Node(node_id, width, height)
+
+
+def _diamond(node_id: str) -> Node:
+    return Node(node_id, 60, 60, Shape.DIAMOND)
+
+
+def _chain() -> Graph:
+    nodes = (_rect("a"), _rect("b", 140, 50), _rect("c", 80, 30))
+    return Graph(nodes, (Edge("ab", "a", "b"), Edge("bc", "b", "c")))
+
+
+def _gateway(branches: int) -> Graph:
+    names = [f"branch{i}" for i in range(branches)]
+    nodes = (_rect("start"), _diamond("gate"), *(_rect(n) for n in names), _diamond("merge"),
+             Node("end", 40, 40, Shape.CIRCLE))
+    edges = [Edge("e-start", "start", "gate"), Edge("e-end", "merge", "end")]
+    for n in names:
+        edges += [Edge(f"out-{n}", "gate", n), Edge(f"in-{n}", n, "merge")]
+    return Graph(nodes, tuple(edges))
+
+
+def _fanout_join() -> Graph:
+    tasks = ("lookup", "validate", "dedupe")
+    nodes = (_diamond("fanout"), *(_rect(t, 120, 40) for t in tasks), _diamond("join"),
+             _rect("after"))
+    edges = [Edge(f"f-{t}", "fanout", t) for t in tasks]
+    edges += [Edge(f"j-{t}", t, "join") for t in tasks] + [Edge("j-after", "join", "after")]
+    return Graph(nodes, tuple(edges))
+
+
+def _loop_back() -> Graph:
+    nodes = (_rect("receive"), _rect("classify"), _diamond("approved"), _rect("changes"),
+             _rect("done"))
+    edges = (Edge("e1", "receive", "classify"), Edge("e2", "classify", "approved"),
+             Edge("e3", "approved", "changes"), Edge("e4", "approved", "done"),
+             Edge("back", "changes", "classify", loop_back=True))
+    return Graph(nodes, edges)
+
+
+def _two_components() -> Graph:
+    nodes = (_rect("a1"), _rect("a2"), _rect("b1", 60, 60), Node("b2", 50, 50, Shape.CIRCLE))
+    return Graph(nodes, (Edge("a", "a1", "a2"), Edge("b", "b1", "b2")))
+
+
+def _labelled() -> Graph:
+    nodes = (_diamond("check"), _rect("yes-path"), _rect("no-path"))
+    edges = (Edge("yes", "check", "yes-path", label="yes", label_width=26, label_height=14),
+             Edge("no", "check", "no-path", label="otherwise", label_width=64, label_height=14))
+    return Graph(nodes, edges)
+
+
+GRAPHS = {
+    "chain": _chain,
+    "gateway-2": lambda: _gateway(2),
+    "gateway-3": lambda: _gateway(3),
+    "fanout-join": _fanout_join,
+    "loop-back": _loop_back,
+    "two-components": _two_components,
+    "labelled": _labelled,
+}
+
+
+def _overlap(a: NodeBox, b: NodeBox) -> bool:
+    eps = 1e-6
+    return (a.x < b.x + b.width - eps and b.x < a.x + a.width - eps
+            and a.y < b.y + b.height - eps and b.y < a.y + a.height - eps)
+
+
+def assert_contract(graph: Graph, result: LayoutResult, direction: Direction) -> None:
+    """Everything every provider must guarantee for a valid graph."""
+    assert [n.id for n in result.nodes] == [n.id for n in graph.nodes]
+    for node in graph.nodes:
+        box = result.node(node.id)
+        assert (box.width, box.height, box.shape) == (node.width, node.height, node.shape)
+        assert all(math.isfinite(v) for v in (box.x, box.y))
+    for a, b in combinations(result.nodes, 2):
+        assert not _overlap(a, b), f"nodes {a.id} and {b.id} overlap: {a} {b}"
+    assert [e.id for e in result.edges] == [e.id for e in graph.edges]
+    for edge, route in zip(graph.edges, result.edges, strict=True):
+        assert len(route.points) >= 2, edge.id
+        source, target = result.node(edge.source), result.node(edge.target)
+        assert on_outline(source, route.points[0]), f"{edge.id} starts off {edge.source}"
+        assert on_outline(target, route.points[-1]), f"{edge.id} ends off {edge.target}"
+        assert route.loop_back == edge.loop_back
+        if edge.label is not None:
+            assert route.label_box is not None, edge.id
+            assert (route.label_box.width, route.label_box.height) == (
+                edge.label_width, edge.label_height)
+        if edge.loop_back or edge.source == edge.target:
+            continue
+        s, t = source.center, target.center
+        if direction == Direction.TOP_TO_BOTTOM:
+            assert t.y > s.y, f"{edge.id}: target {t} not below source {s}"
+        else:
+            assert t.x > s.x, f"{edge.id}: target {t} not right of source {s}"
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("graph_name", list(GRAPHS))
+def test_layout_meets_the_contract(engine: str, graph_name: str, direction: Direction) -> None:
+    graph = GRAPHS[graph_name]()
+    result = layout(graph, engine=engine, direction=direction)
+    assert_contract(graph, result, direction)
+    assert result.diagnostics.engine == engine
+    assert result.diagnostics.direction == direction.value
+
+
+@pytest.mark.parametrize("effort", ["draft", "best"])
+def test_every_effort_meets_the_contract(engine: str, effort: str) -> None:
+    graph = _gateway(3)
+    result = layout(graph, engine=engine, effort=effort)
+    assert_contract(graph, result, Direction.TOP_TO_BOTTOM)
+    assert result.diagnostics.effort == effort
+
+
+@pytest.mark.parametrize("graph_name", ["gateway-3", "loop-back", "labelled"])
+def test_same_input_gives_identical_json(engine: str, graph_name: str) -> None:
+    first = layout(GRAPHS[graph_name](), engine=engine, direction="LR")
+    second = layout(GRAPHS[graph_name](), engine=engine, direction="LR")
+    assert first.to_json() == second.to_json()
+
+
+def test_callers_graph_is_unchanged(engine: str) -> None:
+    graph = _loop_back()
+    before = copy.deepcopy(graph)
+    layout(graph, engine=engine)
+    assert graph == before
+    assert graph.edges[-1].loop_back and graph.edges[-1].source == "changes"
+
+
+INVALID = {
+    "duplicate node": (Graph((_rect("a"), _rect("a"))), "a"),
+    "duplicate edge": (Graph((_rect("a"), _rect("b")),
+                             (Edge("e", "a", "b"), Edge("e", "b", "a"))), "e"),
+    "dangling edge": (Graph((_rect("a"),), (Edge("to-nowhere", "a", "ghost"),)),
+                      "to-nowhere"),
+    "NaN width": (Graph((Node("nan", math.nan, 10),)), "nan"),
+    "infinite height": (Graph((Node("tall", 10, math.inf),)), "tall"),
+    "zero width": (Graph((Node("flat", 0, 10),)), "flat"),
+    "negative height": (Graph((Node("neg", 10, -5),)), "neg"),
+}
+
+
+@pytest.mark.parametrize("engine_name", provider_names())
+@pytest.mark.parametrize("case", list(INVALID))
+def test_invalid_graph_is_rejected_naming_the_id(engine_name: str, case: str) -> None:
+    graph, offending = INVALID[case]
+    with pytest.raises(InvalidGraphError, match=f"'{offending}'") as caught:
+        layout(graph, engine=engine_name)
+    assert caught.value.offending_id == offending
+
+
+def _fixture_graph(name: str) -> Graph:
+    try:
+        from renderer.readers import read_diagram_file
+    except ImportError as exc:
+        _unavailable_or_fail(f"renderer.readers is not importable yet: {exc}")
+    graph: Graph = read_diagram_file(ROOT / "fixtures" / name).graph
+    return graph
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_fixture_workflow_meets_the_contract(engine: str, fixture: str,
+                                             direction: Direction) -> None:
+    graph = _fixture_graph(fixture)
+    result = layout(graph, engine=engine, direction=direction)
+    assert_contract(graph, result, direction)
