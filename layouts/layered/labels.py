@@ -1,0 +1,90 @@
+"""Edge labels of the layered engine: each label box sits in the channel just below its
+edge's source, to the right of the edge's first vertical segment.
+
+A channel holds no nodes, so a label placed there cannot overlap a node. Labels of one
+channel are spread over rows by first-fit interval colouring in x order (each label
+keeps its x next to its edge and takes the first row where it clears the previous label
+by ``gap``); the channel then grows by the rows' height, which keeps labels apart from
+each other and the channel's tracks below them.
+
+>>> reqs = [LabelRequest(key=0, channel=1, x=10, width=50, height=14),
+...         LabelRequest(key=1, channel=1, x=40, width=50, height=14),
+...         LabelRequest(key=2, channel=1, x=70, width=20, height=14)]
+>>> rows = arrange_labels(reqs, gap=4)
+>>> rows.offsets        # label 1 starts at 40 < 10 + 50 + 4: second row (4 + 14 + 4 = 22)
+{0: 4.0, 1: 22.0, 2: 4.0}
+>>> rows.heights        # two rows of 14 with a 4 px gap before, between and after
+{1: 40.0}
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from layouts.result import Box
+
+LABEL_GAP = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class LabelRequest:
+    """A label to place: ``key`` identifies its edge; ``x`` is its box's left side."""
+
+    key: int
+    channel: int
+    x: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True, slots=True)
+class LabelRows:
+    """Per label key, the offset of its box's top below the channel's top; per channel,
+    the height the labels need at the top of the channel."""
+
+    offsets: dict[int, float]
+    heights: dict[int, float]
+
+
+def _rows_of_channel(requests: Sequence[LabelRequest], gap: float) -> list[int]:
+    order = sorted(range(len(requests)), key=lambda i: (requests[i].x, requests[i].key))
+    row_ends: list[float] = []
+    rows = [0] * len(requests)
+    for i in order:
+        r = requests[i]
+        row = next((k for k, end in enumerate(row_ends) if end + gap <= r.x), len(row_ends))
+        if row == len(row_ends):
+            row_ends.append(r.x + r.width)
+        else:
+            row_ends[row] = r.x + r.width
+        rows[i] = row
+    return rows
+
+
+def arrange_labels(requests: Sequence[LabelRequest], gap: float = LABEL_GAP) -> LabelRows:
+    """Assign every label a row in its channel; see the module example."""
+    by_channel: dict[int, list[LabelRequest]] = defaultdict(list)
+    for request in requests:
+        by_channel[request.channel].append(request)
+    offsets: dict[int, float] = {}
+    heights: dict[int, float] = {}
+    for channel in sorted(by_channel):
+        group = by_channel[channel]
+        row_height = float(max(r.height for r in group))
+        rows = _rows_of_channel(group, gap)
+        for request, row in zip(group, rows, strict=True):
+            offsets[request.key] = float(gap) + row * (row_height + gap)
+        heights[channel] = float(gap) + (max(rows) + 1) * (row_height + gap)
+    return LabelRows(offsets, heights)
+
+
+def label_box(request: LabelRequest, channel_top: float, rows: LabelRows) -> Box:
+    """The final box of a label once its channel's top is known.
+
+    >>> r = LabelRequest(key=3, channel=2, x=5, width=30, height=10)
+    >>> label_box(r, 100.0, LabelRows({3: 4.0}, {2: 18.0}))
+    Box(x=5, y=104.0, width=30, height=10)
+    """
+    return Box(request.x, channel_top + rows.offsets[request.key], request.width, request.height)

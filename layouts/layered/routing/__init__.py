@@ -1,0 +1,111 @@
+"""Phase 5 of the layered engine: orthogonal edge routing on the boundary-slot lattice.
+
+Pre-condition: a :class:`~layouts.layered.model.Placement` in the canonical top-to-bottom
+frame (layers ordered, every forward edge split into a chain of dummies, one per layer it
+passes). Post-condition: a :class:`~layouts.layered.model.Routing` in which every edge end
+lies on a slot point of its node's outline (:mod:`.slots`), every segment is vertical or
+horizontal, horizontal segments sit on separate tracks of the channels between layers,
+reversed edges run round the side in corridors of their own, and layers have moved down
+(never reordered) to make room for tracks and labels.
+
+The steps, one module each:
+
+1. :mod:`.corridors`: a corridor beside the drawing for every reversed edge;
+2. :mod:`.ends`: a face and a slot for every edge end, ordered by where edges go;
+3. :mod:`.legs`: columns and the horizontal legs between them;
+4. :mod:`.tracks`: tracks for the legs of each channel (ELK's orthogonal routing
+   generator, Sander 2003);
+5. :mod:`layouts.layered.labels`: label rows; :mod:`.frame`: the vertical frame;
+6. :mod:`.draw`: the polylines, then :mod:`.repair`: checked safety-net repairs.
+
+>>> from layouts.layered.model import ChainEdge, Deadline, PlacedNode, Placement
+>>> from layouts.options import LayoutOptions
+>>> nodes = {"a": PlacedNode("a", 0, 0, 0, 0, 100, 40),
+...          "b": PlacedNode("b", 1, 0, 0, 100, 100, 40)}
+>>> edge = ChainEdge("e", "a", "b", "a", "b", (), False, False)
+>>> routing = route_edges(Placement(nodes, (("a",), ("b",)), (edge,), 40, 60),
+...                       LayoutOptions(), Deadline(5))
+>>> routing.edges[0].points      # bottom centre of a straight down to top centre of b
+(Point(x=50.0, y=40.0), Point(x=50.0, y=100.0))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from layouts.layered.labels import arrange_labels
+from layouts.layered.model import Deadline, Placement, Routing
+from layouts.layered.routing.corridors import assign_corridors
+from layouts.layered.routing.draw import EdgeGeometry, draw_routes, final_boxes, shift_right
+from layouts.layered.routing.ends import EdgeKind, EdgePlan, plan_ends
+from layouts.layered.routing.frame import vertical_frame
+from layouts.layered.routing.geometry import (
+    corridor_lines,
+    end_x,
+    horizontal_extent,
+    label_requests,
+    layer_offsets,
+    placed_boxes,
+)
+from layouts.layered.routing.legs import Leg, corridor_legs, forward_legs, snap_columns
+from layouts.layered.routing.repair import repair_routes
+from layouts.layered.routing.tracks import assign_tracks
+from layouts.layered.routing.validate import RoutingInputError, validate_placement
+from layouts.options import LayoutOptions
+from layouts.result import NodeBox
+
+__all__ = ["RoutingInputError", "route_edges"]
+
+
+def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, boxes: Mapping[str, NodeBox],
+               corridor_x: Mapping[int, float]) -> tuple[list[Leg], list[EdgeGeometry]]:
+    legs: list[Leg] = []
+    geometries: list[EdgeGeometry] = []
+    for plan in plans:
+        source_x, target_x = end_x(boxes, plan.source), end_x(boxes, plan.target)
+        layer_of = {n: placement.nodes[n].layer for n in (plan.source.node, plan.target.node)}
+        if plan.kind is EdgeKind.FORWARD:
+            dummies = [placement.nodes[d] for d in plan.edge.chain]
+            columns = snap_columns([source_x, *(d.x + d.width / 2 for d in dummies), target_x])
+            first = layer_of[plan.source.node] + 1
+            channels = range(first, layer_of[plan.target.node] + 1)
+            mine = forward_legs(plan.position, tuple(channels), columns)
+            source_x, target_x = columns[0], columns[-1]
+        elif plan.kind is EdgeKind.CORRIDOR:
+            mine = corridor_legs(plan.position, layer_of[plan.source.node] + 1,
+                                 layer_of[plan.target.node], source_x,
+                                 corridor_x[plan.position], target_x)
+        else:
+            mine = []
+        keys = tuple(range(len(legs), len(legs) + len(mine)))
+        legs.extend(mine)
+        geometries.append(EdgeGeometry(keys, source_x, target_x))
+    return legs, geometries
+
+
+def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline) -> Routing:
+    """Route every edge of ``placement``; see the module docstring for the steps."""
+    validate_placement(placement)
+    spacing, clearance = options.edge_spacing, options.clearance
+    corridors = assign_corridors(placement)
+    plans = plan_ends(placement, corridors)
+    boxes = placed_boxes(placement)
+    labels = label_requests(plans, boxes, placement, spacing)
+    extent = horizontal_extent(placement, boxes, plans, labels, spacing)
+    corridor_x = corridor_lines(corridors, extent, clearance, spacing)
+    legs, geometries = _edge_legs(plans, placement, boxes, corridor_x)
+    tracks, counts = assign_tracks([leg.run(k) for k, leg in enumerate(legs)], spacing)
+    rows = arrange_labels(labels)
+    offsets, heights = layer_offsets(placement)
+    frame = vertical_frame(heights, counts, rows.heights, placement.layer_spacing, spacing,
+                           clearance)
+    track_y = {k: frame.track_starts[leg.channel] + tracks[k] * spacing
+               for k, leg in enumerate(legs)}
+    final = final_boxes(placement, frame, offsets)
+    routes = draw_routes(plans, geometries, legs, track_y, final,
+                         {r.key: r for r in labels}, rows, frame, spacing)
+    routes = repair_routes(routes, final, options, deadline)
+    left = min([extent[0], *corridor_x.values()])
+    right = max([extent[1], *corridor_x.values()])
+    moved_boxes, moved_routes = shift_right(tuple(final.values()), routes, -left)
+    return Routing(moved_boxes, moved_routes, right - left, frame.height)

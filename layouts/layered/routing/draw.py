@@ -1,0 +1,98 @@
+"""Sub-step 6 of routing: the final node boxes and every edge's polyline, label box and
+end slots, once the vertical frame is known; then the shift right that makes room for
+left corridors (nothing left of x = 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from layouts.layered.labels import LabelRequest, LabelRows, label_box
+from layouts.layered.model import Placement
+from layouts.layered.routing.ends import EdgeKind, EdgePlan
+from layouts.layered.routing.frame import Frame
+from layouts.layered.routing.geometry import loop_reach
+from layouts.layered.routing.legs import Leg
+from layouts.layered.routing.polylines import orthogonal_path, self_loop_path
+from layouts.layered.routing.slots import slot_point
+from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeGeometry:
+    """What drawing needs per edge: its legs (as indexes into the leg list) and the
+    x of its first and last columns (snapped), by edge position."""
+
+    legs: tuple[int, ...]
+    first_x: float
+    last_x: float
+
+
+def final_boxes(placement: Placement, frame: Frame,
+                offsets: Mapping[str, float]) -> dict[str, NodeBox]:
+    """Real nodes with their layer moved to the frame's layer top, in layer order."""
+    boxes: dict[str, NodeBox] = {}
+    for layer in placement.layers:
+        for node_id in layer:
+            n = placement.nodes[node_id]
+            if not n.dummy:
+                y = frame.layer_tops[n.layer] + offsets[node_id]
+                boxes[node_id] = NodeBox(node_id, n.x, y, n.width, n.height, n.shape)
+    return boxes
+
+
+def _edge_points(plan: EdgePlan, geometry: EdgeGeometry, legs: Sequence[Leg],
+                 track_y: Mapping[int, float], boxes: Mapping[str, NodeBox],
+                 spacing: float) -> tuple[Point, ...]:
+    start = slot_point(boxes[plan.source.node], plan.source.side, plan.source.count,
+                       plan.source.index)
+    end = slot_point(boxes[plan.target.node], plan.target.side, plan.target.count,
+                     plan.target.index)
+    if plan.kind is EdgeKind.SELF_LOOP:
+        return self_loop_path(start, end, loop_reach(boxes, plan, spacing))
+    start = Point(geometry.first_x, start.y)
+    end = Point(geometry.last_x, end.y)
+    pieces = [(legs[k].start, legs[k].end, track_y[k]) for k in geometry.legs]
+    return orthogonal_path(start, pieces, end)
+
+
+def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
+                legs: Sequence[Leg], track_y: Mapping[int, float],
+                boxes: Mapping[str, NodeBox], labels: Mapping[int, LabelRequest],
+                rows: LabelRows, frame: Frame, spacing: float) -> list[EdgeRoute]:
+    """One route per edge, in input order, with points from its source to its target."""
+    routes: list[EdgeRoute] = []
+    for plan, geometry in zip(plans, geometries, strict=True):
+        edge = plan.edge
+        request = labels.get(plan.position)
+        box = None if request is None else label_box(
+            request, frame.channel_tops[request.channel], rows)
+        routes.append(EdgeRoute(
+            edge.id, edge.source, edge.target,
+            _edge_points(plan, geometry, legs, track_y, boxes, spacing),
+            EdgeEnd(plan.source.side, plan.source.index),
+            EdgeEnd(plan.target.side, plan.target.index),
+            box, edge.loop_back or plan.kind is EdgeKind.CORRIDOR,
+        ))
+    return routes
+
+
+def shift_right(boxes: Sequence[NodeBox], routes: Sequence[EdgeRoute],
+                dx: float) -> tuple[tuple[NodeBox, ...], tuple[EdgeRoute, ...]]:
+    """Everything moved right by ``dx``.
+
+    >>> b, r = shift_right([NodeBox("a", 0, 0, 10, 10)], [], 5.0)
+    >>> b[0].x
+    5.0
+    """
+    moved_boxes = tuple(NodeBox(b.id, b.x + dx, b.y, b.width, b.height, b.shape) for b in boxes)
+    moved_routes = []
+    for r in routes:
+        label = r.label_box
+        moved_routes.append(EdgeRoute(
+            r.id, r.source, r.target, tuple(Point(p.x + dx, p.y) for p in r.points),
+            r.source_end, r.target_end,
+            None if label is None else Box(label.x + dx, label.y, label.width, label.height),
+            r.loop_back))
+    return moved_boxes, tuple(moved_routes)

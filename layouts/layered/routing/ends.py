@@ -1,0 +1,139 @@
+"""Sub-step 1 of routing: classify every edge and give each edge end a face and a slot.
+
+Pre-condition: a valid :class:`~layouts.layered.model.Placement`. Post-condition: every
+edge has a :class:`EdgePlan` whose ``source``/``target`` are the input edge's own ends
+(reversed edges are already turned back), and every end has a face and a slot index out
+of the number of ends on that face (:mod:`.slots` turns that into a point).
+
+Faces, in the canonical top-to-bottom frame:
+
+* forward edges leave their source's bottom face and enter their target's top face;
+* reversed edges (declared loop-backs and the feedback set) also leave the bottom face
+  and enter the top face, and run around the side of the drawing in a corridor;
+* a self-loop takes two slots on its node's right face.
+
+Ends on a face are ordered by where their edges go (the x of the next column of the
+route, corridors at the far left or right), so neighbouring edges do not cross at the
+face; ties keep input order. This is the port-ordering idea of ELK layered (Schulze,
+Spönemann, von Hanxleden 2014, "Drawing layered graphs with port constraints").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from enum import Enum
+
+from layouts.layered.model import ChainEdge, Placement
+from layouts.layered.routing.corridors import Corridor, CorridorSide
+from layouts.result import Side
+
+FAR = 1e12
+
+
+class EdgeKind(Enum):
+    """How an edge is routed."""
+
+    FORWARD = "forward"
+    CORRIDOR = "corridor"
+    SELF_LOOP = "self-loop"
+
+
+@dataclass(frozen=True, slots=True)
+class EndSlot:
+    """One edge end: its node, face, slot index and the number of ends on that face."""
+
+    node: str
+    side: Side
+    index: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class EdgePlan:
+    """An edge's routing plan: its kind and both ends, in the input edge's direction."""
+
+    position: int
+    edge: ChainEdge
+    kind: EdgeKind
+    source: EndSlot
+    target: EndSlot
+
+
+def edge_kind(edge: ChainEdge) -> EdgeKind:
+    """Self-loop, reversed (corridor) or forward.
+
+    >>> edge_kind(ChainEdge("e", "a", "a", "a", "a", (), False, False)).value
+    'self-loop'
+    """
+    if edge.upper == edge.lower:
+        return EdgeKind.SELF_LOOP
+    return EdgeKind.CORRIDOR if edge.reversed else EdgeKind.FORWARD
+
+
+def _centre_x(placement: Placement, node_id: str) -> float:
+    node = placement.nodes[node_id]
+    return node.x + node.width / 2
+
+
+def _corridor_key(corridor: Corridor) -> float:
+    # the left-most slot takes the innermost left corridor, the right-most the innermost right
+    if corridor.side is CorridorSide.LEFT:
+        return -FAR + corridor.index
+    return FAR - corridor.index
+
+
+_Request = tuple[str, Side, float, int, int, str]  # node, side, key, tie, position, end
+
+
+def _requests(placement: Placement, corridors: dict[int, Corridor]) -> list[_Request]:
+    requests: list[_Request] = []
+    loops_seen: dict[str, int] = defaultdict(int)
+    loops_total: dict[str, int] = defaultdict(int)
+    for edge in placement.edges:
+        if edge.upper == edge.lower:
+            loops_total[edge.upper] += 1
+    for position, edge in enumerate(placement.edges):
+        kind = edge_kind(edge)
+        if kind is EdgeKind.SELF_LOOP:
+            j, n = loops_seen[edge.upper], loops_total[edge.upper]
+            loops_seen[edge.upper] += 1
+            requests.append((edge.upper, Side.RIGHT, float(j), 0, position, "source"))
+            requests.append((edge.upper, Side.RIGHT, float(2 * n - 1 - j), 0, position, "target"))
+        elif kind is EdgeKind.CORRIDOR:
+            key = _corridor_key(corridors[position])
+            requests.append((edge.lower, Side.BOTTOM, key, position, position, "source"))
+            requests.append((edge.upper, Side.TOP, key, position, position, "target"))
+        else:
+            columns = (edge.upper, *edge.chain, edge.lower)
+            down_key = _centre_x(placement, columns[1])
+            up_key = _centre_x(placement, columns[-2])
+            requests.append((edge.upper, Side.BOTTOM, down_key, position, position, "source"))
+            requests.append((edge.lower, Side.TOP, up_key, position, position, "target"))
+    return requests
+
+
+def plan_ends(placement: Placement, corridors: dict[int, Corridor]) -> tuple[EdgePlan, ...]:
+    """Give every edge end a face and a slot; returns one plan per edge, in input order.
+
+    >>> from layouts.layered.model import PlacedNode
+    >>> nodes = {"a": PlacedNode("a", 0, 0, 0, 0, 100, 40),
+    ...          "b": PlacedNode("b", 1, 0, 0, 100, 100, 40)}
+    >>> p = Placement(nodes, (("a",), ("b",)),
+    ...               (ChainEdge("e", "a", "b", "a", "b", (), False, False),), 40, 60)
+    >>> plan_ends(p, {})[0].source
+    EndSlot(node='a', side=<Side.BOTTOM: 'bottom'>, index=0, count=1)
+    """
+    faces: dict[tuple[str, Side], list[_Request]] = defaultdict(list)
+    for request in _requests(placement, corridors):
+        faces[(request[0], request[1])].append(request)
+    slots: dict[tuple[int, str], EndSlot] = {}
+    for (node, side), items in faces.items():
+        items.sort(key=lambda r: (r[2], r[3], r[5]))
+        for index, item in enumerate(items):
+            slots[(item[4], item[5])] = EndSlot(node, side, index, len(items))
+    return tuple(
+        EdgePlan(position, edge, edge_kind(edge), slots[(position, "source")],
+                 slots[(position, "target")])
+        for position, edge in enumerate(placement.edges)
+    )

@@ -1,0 +1,96 @@
+"""Horizontal geometry of routing: node boxes, slot x positions, self-loop reaches,
+label requests and corridor lines, all in the placement's x coordinates (the final shift
+that makes room for left corridors comes last).
+
+>>> from layouts.layered.model import PlacedNode, Placement
+>>> p = Placement({"a": PlacedNode("a", 0, 0, 5, 7, 50, 30),
+...                "d": PlacedNode("d", 0, 1, 90, 0, 0, 0, dummy=True)}, (("a", "d"),), (), 40, 60)
+>>> layer_offsets(p)
+({'a': 0.0}, (30.0,))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from layouts.layered.labels import LABEL_GAP, LabelRequest
+from layouts.layered.model import Placement
+from layouts.layered.routing.corridors import Corridor, CorridorSide
+from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
+from layouts.layered.routing.slots import slot_coordinate
+from layouts.result import NodeBox
+
+
+def placed_boxes(placement: Placement) -> dict[str, NodeBox]:
+    """Boxes of the real nodes at their placed coordinates, in layer order."""
+    return {
+        node_id: NodeBox(node_id, n.x, n.y, n.width, n.height, n.shape)
+        for layer in placement.layers for node_id in layer
+        if not (n := placement.nodes[node_id]).dummy
+    }
+
+
+def layer_offsets(placement: Placement) -> tuple[dict[str, float], tuple[float, ...]]:
+    """Each real node's y offset below the top of its layer, and each layer's height."""
+    offsets: dict[str, float] = {}
+    heights: list[float] = []
+    for layer in placement.layers:
+        real = [placement.nodes[i] for i in layer if not placement.nodes[i].dummy]
+        top = min((n.y for n in real), default=0.0)
+        for n in real:
+            offsets[n.id] = float(n.y - top)
+        heights.append(float(max((n.y - top + n.height for n in real), default=0.0)))
+    return offsets, tuple(heights)
+
+
+def end_x(boxes: Mapping[str, NodeBox], end: EndSlot) -> float:
+    """The x (top/bottom faces) or y (left/right) of an end's slot along its face."""
+    return slot_coordinate(boxes[end.node], end.side, end.count, end.index)
+
+
+def loop_reach(boxes: Mapping[str, NodeBox], plan: EdgePlan, spacing: float) -> float:
+    """x of a self-loop's outer vertical: loops nest, the outermost slots reach farthest."""
+    loops = plan.source.count // 2
+    box = boxes[plan.source.node]
+    return box.x + box.width + spacing * (loops - plan.source.index)
+
+
+def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
+                   placement: Placement, spacing: float) -> list[LabelRequest]:
+    """One request per labelled edge, in the channel below its source node."""
+    requests: list[LabelRequest] = []
+    for plan in plans:
+        edge = plan.edge
+        if edge.label_width <= 0 and edge.label_height <= 0:
+            continue
+        if plan.kind is EdgeKind.SELF_LOOP:
+            anchor = loop_reach(boxes, plan, spacing)
+        else:
+            anchor = end_x(boxes, plan.source)
+        channel = placement.nodes[plan.source.node].layer + 1
+        requests.append(LabelRequest(plan.position, channel, anchor + LABEL_GAP,
+                                     edge.label_width, edge.label_height))
+    return requests
+
+
+def horizontal_extent(placement: Placement, boxes: Mapping[str, NodeBox],
+                      plans: Sequence[EdgePlan], labels: Sequence[LabelRequest],
+                      spacing: float) -> tuple[float, float]:
+    """Left-most and right-most x used by nodes, dummies, self-loops and labels."""
+    xs = [n.x for n in placement.nodes.values()]
+    rights = [n.x + n.width for n in placement.nodes.values()]
+    rights += [loop_reach(boxes, p, spacing) for p in plans if p.kind is EdgeKind.SELF_LOOP]
+    rights += [r.x + r.width for r in labels]
+    return min(xs, default=0.0), max(rights, default=0.0)
+
+
+def corridor_lines(corridors: Mapping[int, Corridor], extent: tuple[float, float],
+                   clearance: float, spacing: float) -> dict[int, float]:
+    """x of each reversed edge's corridor: ``clearance`` outside everything, then one
+    ``spacing`` further out per corridor number."""
+    left, right = extent
+    lines: dict[int, float] = {}
+    for position, corridor in corridors.items():
+        offset = clearance + spacing * corridor.index
+        lines[position] = left - offset if corridor.side is CorridorSide.LEFT else right + offset
+    return lines
