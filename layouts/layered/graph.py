@@ -63,11 +63,13 @@ class EngineEdge:
 @dataclass(frozen=True, slots=True)
 class LayeredGraph:
     """Nodes and edges by index, in model order. ``self_loops`` holds the edges cycle
-    breaking set aside (they take no part in layering or ordering)."""
+    breaking set aside (they take no part in layering or ordering); ``entry`` is the
+    entry node cycle breaking chose (no incoming edges; layering puts it on rank 0)."""
 
     nodes: tuple[EngineNode, ...]
     edges: tuple[EngineEdge, ...]
     self_loops: tuple[EngineEdge, ...] = ()
+    entry: int = 0
     index: Mapping[str, int] = field(default_factory=dict)
 
 

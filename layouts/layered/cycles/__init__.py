@@ -59,7 +59,7 @@ def run(graph: LayeredGraph) -> LayeredGraph:
     priority = _discovery_order(node_count, arcs, entry)
     for i in feedback_edges(node_count, arcs, priority):
         edges[i] = _reverse(edges[i])
-    return replace(graph, edges=tuple(edges), self_loops=self_loops)
+    return replace(graph, edges=tuple(edges), self_loops=self_loops, entry=entry)
 
 
 def undo(routing: Routing, graph: LayeredGraph) -> Routing:

@@ -3,9 +3,9 @@ one weakly connected component at a time.
 
 Pre-condition: an acyclic :class:`LayeredGraph` (after cycle breaking), self-loops set aside.
 Post-condition: ``rank[target] - rank[source] >= min_length`` for every edge; every
-component starts at rank 0, with its entry node (the first node in model order without
-incoming edges) on rank 0: zero-weight arcs from the entry to the component's other
-sources keep them from rising above it.
+component starts at rank 0, with its entry node on rank 0 (:attr:`LayeredGraph.entry` for
+the graph's entry, else the first node in model order without incoming edges): zero-weight
+arcs from the entry to the component's other sources keep them from rising above it.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.graph import import_graph
@@ -60,16 +60,19 @@ def run(graph: LayeredGraph, deadline: Deadline | None = None) -> tuple[int, ...
     for c, nodes in members.items():
         local = {v: i for i, v in enumerate(nodes)}
         arcs = [(local[a], local[b], length, weight) for a, b, length, weight in arcs_of[c]]
-        arcs += _entry_arcs(len(nodes), arcs)
+        entry = local.get(graph.entry, -1)
+        arcs += _entry_arcs(len(nodes), arcs, entry)
         for v, r in zip(nodes, rank_component(len(nodes), arcs, deadline), strict=True):
             rank[v] = r
     return tuple(rank)
 
 
-def _entry_arcs(node_count: int, arcs: list[Arc]) -> list[Arc]:
-    """Zero-weight, zero-length arcs from the entry node to every other source."""
+def _entry_arcs(node_count: int, arcs: list[Arc], entry: int) -> list[Arc]:
+    """Zero-weight, zero-length arcs from the entry node (``-1``: the first source) to
+    every other source of one component."""
     has_incoming = [False] * node_count
     for _, b, _, _ in arcs:
         has_incoming[b] = True
     sources = [v for v in range(node_count) if not has_incoming[v]]
-    return [(sources[0], s, 0, 0.0) for s in sources[1:]]
+    first = entry if entry in sources else sources[0]
+    return [(first, s, 0, 0.0) for s in sources if s != first]

@@ -5,7 +5,9 @@ Pre-condition: an acyclic :class:`LayeredGraph` and a rank per node from layerin
 Post-condition: a :class:`ProperGraph` in which every segment joins rank ``r`` to ``r + 1``;
 dummy ids are counter-based (``<prefix>0``, ``<prefix>1``... in edge order) with a prefix
 no real node id starts with, so the same input always gives the same ids; the chain edges
-(the routing hand-off) keep input edge order, self-loops included.
+(the routing hand-off) keep input edge order, self-loops included. Reversed edges get no
+dummies and no segments: routing draws them around the side of the drawing in their own
+corridor, so they take no room inside the layers and no part in ordering.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.graph import import_graph
@@ -47,6 +49,9 @@ def run(graph: LayeredGraph, rank: tuple[int, ...]) -> ProperGraph:
     segments: list[tuple[int, int]] = []
     chains: dict[int, ChainEdge] = {}
     for e in graph.edges:
+        if e.reversed:
+            chains[e.position] = _chain_edge(graph, e, ())
+            continue
         path = [e.source]
         for r in range(rank[e.source] + 1, rank[e.target]):
             nodes.append(EngineNode(f"{prefix}{len(nodes) - len(graph.nodes)}", 0.0, 0.0,

@@ -94,16 +94,16 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions) ->
     left = min((centre[v] - graph.nodes[v].width / 2 for layer in ordering.layers
                 for v in layer), default=0.0)
     tops = layer_tops(graph, ordering.layers, options.layer_spacing)
-    placed: dict[str, PlacedNode] = {}
+    placed: dict[int, PlacedNode] = {}
     for rank, layer in enumerate(ordering.layers):
         top, height = tops[rank]
         for order, v in enumerate(layer):
             n = graph.nodes[v]
-            placed[n.id] = PlacedNode(n.id, rank, order, centre[v] - n.width / 2 - left,
-                                      top + (height - n.height) / 2, n.width, n.height,
-                                      n.shape, n.dummy)
+            placed[v] = PlacedNode(n.id, rank, order, centre[v] - n.width / 2 - left,
+                                   top + (height - n.height) / 2, n.width, n.height,
+                                   n.shape, n.dummy)
     return Placement(
-        nodes=placed,
+        nodes={placed[v].id: placed[v] for v in sorted(placed)},
         layers=tuple(tuple(graph.nodes[v].id for v in layer) for layer in ordering.layers),
         edges=graph.chain_edges,
         node_spacing=options.node_spacing,

@@ -1,0 +1,37 @@
+"""The ``layered`` provider: our pure-Python Sugiyama engine behind the
+:class:`layouts.registry.LayoutProvider` protocol. It needs nothing beyond the package's own
+dependencies, so it is always available.
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> provider = LayeredProvider()
+>>> provider.availability().available
+True
+>>> g = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
+>>> provider.layout(g, LayoutOptions()).diagnostics.engine
+'layered'
+"""
+
+from __future__ import annotations
+
+from layouts.graph import Graph
+from layouts.layered.pipeline import ENGINE_NAME, run_layout
+from layouts.options import LayoutOptions
+from layouts.registry import Availability
+from layouts.result import LayoutResult
+
+
+class LayeredProvider:
+    """Layered layout (cycle breaking, network simplex, crossing minimisation,
+    Brandes-Koepf, boundary-slot orthogonal routing); see :mod:`layouts.layered.pipeline`."""
+
+    name = ENGINE_NAME
+
+    def availability(self) -> Availability:
+        """Always available: pure Python."""
+        return Availability(True)
+
+    def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
+        """Validate ``graph`` (typed :class:`InvalidGraphError` on bad input) and lay it
+        out; the caller's graph is never changed."""
+        graph.validate()
+        return run_layout(graph, options)
