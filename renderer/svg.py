@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import svgwrite
@@ -174,7 +175,7 @@ def edge_label_box(route: EdgeRoute, text: str | None) -> Box | None:
     if len(route.points) < 2:
         return None
     width, height = edge_label_size(text)
-    segments = zip(route.points, route.points[1:], strict=False)
+    segments = pairwise(route.points)
     start, end = max(segments, key=lambda s: abs(s[1].x - s[0].x) + abs(s[1].y - s[0].y))
     middle = Point((start.x + end.x) / 2, (start.y + end.y) / 2)
     return Box(middle.x - width / 2, middle.y - height / 2, width, height)

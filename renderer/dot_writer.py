@@ -1,0 +1,124 @@
+"""Laid-out diagram -> DOT with positions, for ``neato -n2`` to redraw as it is.
+
+One pixel is written as one point; y is flipped (DOT's origin is bottom-left). Nodes carry
+``pos`` (centre), ``width``/``height`` in inches and ``fixedsize``; edges carry ``pos`` as a
+B-spline whose cubic pieces are straight segments, with ``e,x,y`` for the arrowhead, and
+``lp`` for the label centre. Output is deterministic (result order, positions to 2
+decimals, sizes to 4).
+
+>>> from layouts.graph import Graph, Node
+>>> from layouts.result import Diagnostics, LayoutResult, NodeBox
+>>> diagram = Diagram("g", Graph((Node("a", 72, 36),)))
+>>> result = LayoutResult((NodeBox("a", 0, 0, 72, 36),), (), 72, 36,
+...                       Diagnostics("hand", "draft", "TopToBottom"))
+>>> print(write_dot(diagram, result).decode())  # doctest: +NORMALIZE_WHITESPACE
+digraph "g" {
+  graph [bb="0,0,72,36"];
+  node [fixedsize=true, fontname="DejaVu Sans", fontsize=12];
+  edge [fontname="DejaVu Sans", fontsize=10.5];
+  "a" [pos="36,18", width=1, height=0.5, shape=box, style=rounded, label="a"];
+}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from itertools import pairwise
+
+from layouts.graph import Shape
+from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point
+from renderer.diagram import Diagram
+from renderer.svg import edge_label_box, edge_labels
+
+POINTS_PER_INCH = 72.0
+ARROW_LENGTH = 10.0
+"""Length of the arrowhead in points, cut from the end of the last segment."""
+
+DOT_SHAPES: Mapping[Shape, str] = {
+    Shape.RECT: "shape=box, style=rounded",
+    Shape.DIAMOND: "shape=diamond",
+    Shape.CIRCLE: "shape=circle",
+}
+
+
+def write_dot(diagram: Diagram, result: LayoutResult) -> bytes:
+    """The laid-out diagram as DOT text (UTF-8) with every position fixed."""
+    height = result.height
+    labels = edge_labels(diagram)
+    titles = {n.id: diagram.nodes[n.id].title if n.id in diagram.nodes else (n.label or n.id)
+              for n in diagram.graph.nodes}
+    loop_backs = {e.id for e in diagram.graph.edges if e.loop_back}
+    lines = [
+        f"digraph {quote(diagram.name)} {{",
+        f'  graph [bb="0,0,{_n(result.width)},{_n(height)}"];',
+        '  node [fixedsize=true, fontname="DejaVu Sans", fontsize=12];',
+        '  edge [fontname="DejaVu Sans", fontsize=10.5];',
+    ]
+    lines += [_node_line(node, titles.get(node.id, node.id), height) for node in result.nodes]
+    lines += [_edge_line(route, labels.get(route.id), route.id in loop_backs, height)
+              for route in result.edges]
+    lines.append("}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def quote(text: str) -> str:
+    """A DOT double-quoted string (``"`` escaped, newlines as DOT's ``\\n``).
+
+    >>> quote('say "hi"')
+    '"say \\\\"hi\\\\""'
+    """
+    return '"' + text.replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _label(text: str) -> str:
+    """A quoted label; backslashes are doubled so DOT's ``\\N``-style escapes stay literal."""
+    return quote(text.replace("\\", "\\\\"))
+
+
+def _n(value: float, decimals: int = 2) -> str:
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _inches(points: float) -> str:
+    """Points as inches, to 4 decimals so sizes survive to 0.01 pt."""
+    return _n(points / POINTS_PER_INCH, 4)
+
+
+def _pos(p: Point, height: float) -> str:
+    return f"{_n(p.x)},{_n(height - p.y)}"
+
+
+def _node_line(node: NodeBox, title: str, height: float) -> str:
+    centre = _pos(node.center, height)
+    return (f'  {quote(node.id)} [pos="{centre}", width={_inches(node.width)}, '
+            f"height={_inches(node.height)}, {DOT_SHAPES[node.shape]}, "
+            f"label={_label(title)}];")
+
+
+def _spline(points: tuple[Point, ...], height: float) -> str:
+    """``e,x,y`` then a piecewise-cubic B-spline of straight pieces (3k+1 points) that
+    stops an arrowhead's length before the end point."""
+    end, before = points[-1], points[-2]
+    length = math.hypot(end.x - before.x, end.y - before.y)
+    cut = min(ARROW_LENGTH, length / 2) / length if length > 0 else 0.0
+    tip_base = Point(end.x - (end.x - before.x) * cut, end.y - (end.y - before.y) * cut)
+    path = [*points[:-1], tip_base]
+    controls = [path[0]]
+    for previous, current in pairwise(path):
+        controls += [previous, current, current]
+    return " ".join([f"e,{_pos(end, height)}", *(_pos(p, height) for p in controls)])
+
+
+def _edge_line(route: EdgeRoute, label: str | None, loop_back: bool, height: float) -> str:
+    attributes = [f"id={quote(route.id)}"]
+    if len(route.points) >= 2:
+        attributes.append(f'pos="{_spline(route.points, height)}"')
+    box = edge_label_box(route, label)
+    if label and box is not None:
+        attributes += [f"label={_label(label)}", f'lp="{_pos(box.center, height)}"']
+    if route.loop_back or loop_back:
+        attributes.append("style=dashed")
+    return (f"  {quote(route.source)} -> {quote(route.target)} "
+            f"[{', '.join(attributes)}];")
