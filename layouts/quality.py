@@ -198,7 +198,7 @@ def _clearances(nodes: dict[str, NodeBox], segments: list[Segment], grid: Grid,
     """(smallest segment-to-foreign-box distance, segment-node pairs closer than
     ``clearance``). The search radius doubles until the nearest pair is inside it."""
     violations = 0
-    radius = max(clearance, grid.cell)
+    radius = max(clearance, 1.0)
     first = True
     while True:
         minimum = math.inf

@@ -131,6 +131,9 @@ def _point_segment_distance(x: float, y: float, s: Segment) -> float:
 
 def segment_box_distance(s: Segment, x0: float, y0: float, x1: float, y1: float) -> float:
     """Euclidean distance between ``s`` and the closed box [x0, x1] x [y0, y1]."""
+    if s.x1 == s.x2 or s.y1 == s.y2:  # axis-parallel: the gap per axis, combined
+        sx0, sy0, sx1, sy1 = s.bounds()
+        return math.hypot(max(x0 - sx1, 0.0, sx0 - x1), max(y0 - sy1, 0.0, sy0 - y1))
     if _clip(s, x0, y0, x1, y1) is not None:
         return 0.0
     ends = (math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1))
