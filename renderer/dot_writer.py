@@ -119,6 +119,6 @@ def _edge_line(route: EdgeRoute, label: str | None, loop_back: bool, height: flo
     if label and box is not None:
         attributes += [f"label={_label(label)}", f'lp="{_pos(box.center, height)}"']
     if route.loop_back or loop_back:
-        attributes.append("style=dashed")
+        attributes += ["style=dashed", "loopBack=true"]
     return (f"  {quote(route.source)} -> {quote(route.target)} "
             f"[{', '.join(attributes)}];")

@@ -155,7 +155,7 @@ def _read_node(item: object, index: int) -> tuple[Node, NodeView]:
     except ValueError:
         raise ElkJsonError(f"{where} has unknown shape {item.get('shape')!r}") from None
     view = NodeView(StepKind.PLAIN, title)
-    measured_width, measured_height = node_size(view)
+    measured_width, measured_height = node_size(view, shape)
     width = _size(item, "width", where) or measured_width
     height = _size(item, "height", where) or measured_height
     return Node(node_id, width, height, shape, title), view

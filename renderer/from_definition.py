@@ -129,21 +129,23 @@ def text_block_size(view: NodeView) -> tuple[float, float]:
     return max(title_width, sub_width), title_height + LINE_GAP + sub_height
 
 
-def node_size(view: NodeView) -> tuple[float, float]:
+def node_size(view: NodeView, shape: Shape | None = None) -> tuple[float, float]:
     """Box size of a node that shows ``view``: its text block plus the kind's padding,
-    at least the kind's minimum size, rounded up to whole pixels.
+    at least the kind's minimum size, rounded up to whole pixels. ``shape`` overrides the
+    kind's shape (plain nodes read from DOT or ELK JSON may be diamonds or circles).
 
     >>> node_size(NodeView(StepKind.AGENT, "x"))
     (120.0, 44.0)
     """
     style = KIND_STYLES[view.kind]
+    shape = shape or style.shape
     text_width, text_height = text_block_size(view)
     width = text_width + 2 * style.padding_x
     height = text_height + 2 * style.padding_y
-    if style.shape is Shape.DIAMOND:
+    if shape is Shape.DIAMOND:
         height = max(style.min_height, height / DIAMOND_TEXT_SHARE)
         width = width / (1 - (text_height + 2 * style.padding_y) / height)
-    elif style.shape is Shape.CIRCLE:
+    elif shape is Shape.CIRCLE:
         width = height = math.hypot(width, height)
     elif style.marker:
         width += 2 * (BADGE_SIZE + BADGE_INSET)

@@ -1,0 +1,137 @@
+"""DOT text -> :class:`Diagram`, read with pygraphviz (Graphviz's own parser).
+
+Node sizes come from ``width``/``height`` (inches, 72 px each) where given, else from the
+measured label (``\\N`` is the node name; ``\\n``, ``\\l``, ``\\r`` break lines). Shapes:
+``diamond``/``Mdiamond`` -> diamond, ``circle``/``doublecircle``/``Mcircle``/``point`` ->
+circle, anything else -> rect. Edge ids come from the ``id`` attribute, else
+``"<tail>-><head>"`` (``#n`` appended for parallel edges); ``loopBack=true`` marks a
+declared back edge. A syntax error names its line (taken from Graphviz's ``dot``).
+
+>>> d = read_dot('digraph flow { a [shape=diamond, width=1]; a -> b [id=e1] }')
+>>> d.name, d.graph.node("a").shape.value, d.graph.node("a").width, d.graph.edges[0].id
+('flow', 'diamond', 72.0, 'e1')
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from typing import Any
+
+from layouts.graph import Edge, Graph, Node, Shape
+from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
+from renderer.from_definition import edge_label_size, node_size
+
+PIXELS_PER_INCH = 72.0
+DOT_SHAPES: Mapping[str, Shape] = {
+    "diamond": Shape.DIAMOND, "mdiamond": Shape.DIAMOND,
+    "circle": Shape.CIRCLE, "doublecircle": Shape.CIRCLE, "mcircle": Shape.CIRCLE,
+    "point": Shape.CIRCLE,
+}
+TRUE_WORDS = frozenset({"true", "yes", "1"})
+SYNTAX_CHECK_SECONDS = 10.0
+
+
+class DotReadError(ValueError):
+    """The text is not DOT that can be read, or pygraphviz is missing."""
+
+
+def read_dot(text: str, *, default_name: str = "graph") -> Diagram:
+    """A diagram of plain nodes from DOT text (positions in the text are ignored)."""
+    agraph = _parse(text)
+    name = agraph.name or default_name
+    nodes, views = [], {}
+    for node_name in agraph.nodes():
+        node, view = _node(str(node_name), dict(agraph.get_node(node_name).attr), name)
+        nodes.append(node)
+        views[node.id] = view
+    edges = _edges(agraph, name)
+    graph = Graph(tuple(nodes), tuple(edges))
+    graph.validate()
+    edge_views = {e.id: EdgeView(e.label) for e in edges if e.label}
+    return Diagram(name, graph, views, edge_views)
+
+
+def _parse(text: str) -> Any:
+    try:
+        import pygraphviz
+    except ImportError:
+        raise DotReadError("reading DOT needs pygraphviz, which is not installed (pip install "
+                           "pygraphviz; it needs Debian's graphviz and libgraphviz-dev)") from None
+    try:
+        return pygraphviz.AGraph(string=text)
+    except (pygraphviz.DotError, ValueError, TypeError) as exc:
+        raise DotReadError(f"not valid DOT: {_syntax_problem(text) or exc}") from None
+
+
+def _syntax_problem(text: str) -> str | None:
+    """Graphviz's own message (with its line number) for text that failed to parse."""
+    dot = shutil.which("dot")
+    if dot is None:
+        return None
+    try:
+        done = subprocess.run([dot, "-Tcanon"], input=text.encode("utf-8"),
+                              capture_output=True, timeout=SYNTAX_CHECK_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    message = done.stderr.decode("utf-8", "replace").strip().replace("<stdin>: ", "")
+    return message.removeprefix("Error: ").splitlines()[0] if message else None
+
+
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _label_text(raw: str | None, default: str, graph_name: str) -> str:
+    """A DOT label as plain text: escapes are read left to right, so ``\\\\n`` stays a
+    backslash followed by ``n``."""
+    if raw is None or raw == "":
+        return default
+    replacements = {"N": default, "G": graph_name, "n": "\n", "l": "\n", "r": "\n",
+                    "\\": "\\"}
+    text = _ESCAPE.sub(lambda m: replacements.get(m.group(1), m.group(0)), raw)
+    return text.rstrip("\n") or default
+
+
+def _inches(attributes: Mapping[str, str], key: str, where: str) -> float | None:
+    raw = attributes.get(key)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise DotReadError(f"{where} has {key}={raw!r}; it must be a number of inches > 0")
+    return value * PIXELS_PER_INCH
+
+
+def _node(node_id: str, attributes: Mapping[str, str], graph_name: str) -> tuple[Node, NodeView]:
+    title = _label_text(attributes.get("label"), node_id, graph_name)
+    shape = DOT_SHAPES.get(attributes.get("shape", "").lower(), Shape.RECT)
+    view = NodeView(StepKind.PLAIN, title)
+    measured_width, measured_height = node_size(view, shape)
+    where = f"node '{node_id}'"
+    width = _inches(attributes, "width", where) or measured_width
+    height = _inches(attributes, "height", where) or measured_height
+    return Node(node_id, width, height, shape, title), view
+
+
+def _edges(agraph: Any, graph_name: str) -> list[Edge]:
+    seen: dict[str, int] = {}
+    edges = []
+    for edge in agraph.edges():
+        tail, head = str(edge[0]), str(edge[1])
+        attributes = dict(edge.attr)
+        base = attributes.get("id") or f"{tail}->{head}"
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        edge_id = base if count == 0 else f"{base}#{count + 1}"
+        raw_label = attributes.get("label")
+        label = _label_text(raw_label, "", graph_name) if raw_label else None
+        width, height = edge_label_size(label)
+        loop_back = attributes.get("loopBack", "").lower() in TRUE_WORDS
+        edges.append(Edge(edge_id, tail, head, label or None, loop_back, width, height))
+    return edges

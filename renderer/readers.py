@@ -1,0 +1,168 @@
+"""Any supported input -> :class:`Diagram`, detecting the format from the text.
+
+Formats, checked in this order:
+
+1. DOT (a file named ``*.dot``/``*.gv``, or text starting ``digraph``, ``graph`` or
+   ``strict``), read with pygraphviz;
+2. a workflow definition (YAML or JSON with ``workflow`` and ``steps``), read by
+   :mod:`workflow.dsl` and drawn by :mod:`renderer.from_definition`;
+3. ELK JSON (an object with ``children``), read by :mod:`renderer.elk_json`;
+4. our graph JSON (an object with ``nodes``), read by :meth:`Graph.from_dict`.
+
+Unreadable input raises :class:`ReaderError` naming the problem (with the line where the
+parser gives one); a readable but inconsistent graph (duplicate ids, dangling edges)
+raises :class:`layouts.errors.InvalidGraphError` naming the id. Inputs beyond
+:data:`INPUT_LIMITS` are refused before any layout work.
+
+>>> diagram = read_diagram('digraph g { a -> b [label="yes"] }')
+>>> [n.id for n in diagram.graph.nodes], diagram.graph.edges[0].label
+(['a', 'b'], 'yes')
+>>> read_diagram('{"nodes": [{"id": "a", "width": 50, "height": 20}]}').graph.nodes[0].width
+50.0
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+import yaml
+
+from layouts.graph import Graph
+from renderer.diagram import Diagram
+from renderer.dot_reader import DotReadError, read_dot
+from renderer.elk_json import ElkJsonError, read_elk_graph
+from renderer.from_definition import diagram_from_definition
+from workflow.dsl import DslError, definition_from_data, looks_like_definition
+
+
+class ReaderError(ValueError):
+    """The input cannot be read as any supported format; the message names the problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputLimits:
+    """The largest input the renderer accepts."""
+
+    max_nodes: int = 5000
+    max_edges: int = 20000
+    max_bytes: int = 20_000_000
+
+
+INPUT_LIMITS = InputLimits()
+
+DOT_EXTENSIONS = (".dot", ".gv")
+_DOT_START = re.compile(r"(strict\s+)?(di)?graph\b", re.IGNORECASE)
+_LEADING_COMMENTS = re.compile(r"\A(\s+|//[^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
+KNOWN_FORMATS = ("a workflow definition (YAML/JSON with 'workflow' and 'steps'), ELK JSON "
+                 "(an object with 'children'), graph JSON (an object with 'nodes') or DOT "
+                 "('digraph ...')")
+
+
+def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
+    """Read a diagram from DOT, a workflow definition, ELK JSON or graph JSON.
+
+    ``filename`` (optional) helps detection (``.dot``/``.gv``) and names the diagram.
+    """
+    text = _decode(data)
+    name = PurePath(filename).name.split(".")[0] if filename else "graph"
+    if _looks_like_dot(text, filename):
+        try:
+            diagram = read_dot(text, default_name=name)
+        except DotReadError as exc:
+            raise ReaderError(str(exc)) from None
+        _check_counts(len(diagram.graph.nodes), len(diagram.graph.edges))
+        return diagram
+    return _read_structured(_parse(text), name)
+
+
+def read_diagram_file(path: str | Path) -> Diagram:
+    """Read a diagram from a file (see :func:`read_diagram`)."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+        if size > INPUT_LIMITS.max_bytes:
+            raise ReaderError(f"{file} has {size} bytes; the limit is "
+                              f"{INPUT_LIMITS.max_bytes}")
+        data = file.read_bytes()
+    except OSError as exc:
+        raise ReaderError(f"cannot read {file}: {exc.strerror or exc}") from None
+    return read_diagram(data, filename=file.name)
+
+
+def _decode(data: bytes | str) -> str:
+    size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+    if size > INPUT_LIMITS.max_bytes:
+        raise ReaderError(f"input has {size} bytes; the limit is {INPUT_LIMITS.max_bytes}")
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ReaderError(f"input is not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def _looks_like_dot(text: str, filename: str | None) -> bool:
+    if filename and filename.lower().endswith(DOT_EXTENSIONS):
+        return True
+    start = _LEADING_COMMENTS.match(text)
+    rest = text[start.end():] if start else text
+    return _DOT_START.match(rest) is not None
+
+
+def _parse(text: str) -> object:
+    """JSON when the text starts like JSON (for exact error positions), else YAML."""
+    if not text.strip():
+        raise ReaderError(f"input is empty; expected {KNOWN_FORMATS}")
+    try:
+        if text.lstrip()[0] in "{[":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ReaderError(f"not valid JSON at line {exc.lineno} column {exc.colno}: "
+                          f"{exc.msg}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or exc
+        raise ReaderError(f"not valid YAML{where}: {problem}") from None
+    except RecursionError:
+        raise ReaderError("input is nested too deeply to read") from None
+
+
+def _check_counts(nodes: int, edges: int) -> None:
+    if nodes > INPUT_LIMITS.max_nodes:
+        raise ReaderError(f"input has {nodes} nodes; the limit is {INPUT_LIMITS.max_nodes}")
+    if edges > INPUT_LIMITS.max_edges:
+        raise ReaderError(f"input has {edges} edges; the limit is {INPUT_LIMITS.max_edges}")
+
+
+def _length(data: Mapping[str, object], key: str) -> int:
+    value = data.get(key)
+    return len(value) if isinstance(value, list) else 0
+
+
+def _read_structured(data: object, name: str) -> Diagram:
+    if not isinstance(data, Mapping):
+        raise ReaderError(f"input is a {type(data).__name__}, not an object; expected "
+                          f"{KNOWN_FORMATS}")
+    if looks_like_definition(data):
+        _check_counts(_length(data, "steps"), _length(data, "edges"))
+        try:
+            return diagram_from_definition(definition_from_data(data))
+        except DslError as exc:
+            raise ReaderError(f"workflow definition: {exc}") from None
+    if "children" in data:
+        _check_counts(_length(data, "children"), _length(data, "edges"))
+        try:
+            return read_elk_graph(data)
+        except ElkJsonError as exc:
+            raise ReaderError(f"ELK JSON: {exc}") from None
+    if "nodes" in data:
+        _check_counts(_length(data, "nodes"), _length(data, "edges"))
+        return Diagram(name, Graph.from_dict(data))
+    keys = ", ".join(sorted(str(k) for k in data)[:8]) or "none"
+    raise ReaderError(f"unrecognised input (top-level keys: {keys}); expected {KNOWN_FORMATS}")
