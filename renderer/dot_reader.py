@@ -3,9 +3,9 @@
 Node sizes come from ``width``/``height`` (inches, 72 px each) where given, else from the
 measured label (``\\N`` is the node name; ``\\n``, ``\\l``, ``\\r`` break lines). Shapes:
 ``diamond``/``Mdiamond`` -> diamond, ``circle``/``doublecircle``/``Mcircle``/``point`` ->
-circle, anything else -> rect. Edge ids come from the ``id`` attribute, else
-``"<tail>-><head>"`` (``#n`` appended for parallel edges); ``loopBack=true`` marks a
-declared back edge. A syntax error names its line (taken from Graphviz's ``dot``).
+circle, anything else -> rect. Edge ids come from the ``id`` attribute (which must be
+unique), else ``"<tail>-><head>"`` (``#n`` appended for parallel edges); ``loopBack=true``
+marks a declared back edge. A syntax error names its line (taken from Graphviz's ``dot``).
 
 >>> d = read_dot('digraph flow { a [shape=diamond, width=1]; a -> b [id=e1] }')
 >>> d.name, d.graph.node("a").shape.value, d.graph.node("a").width, d.graph.edges[0].id
@@ -41,7 +41,16 @@ class DotReadError(ValueError):
 
 def read_dot(text: str, *, default_name: str = "graph") -> Diagram:
     """A diagram of plain nodes from DOT text (positions in the text are ignored)."""
-    agraph = _parse(text)
+    return diagram_from_dot_graph(parse_dot(text), default_name=default_name)
+
+
+def dot_counts(agraph: Any) -> tuple[int, int]:
+    """Number of nodes and edges of a parsed DOT graph (cheap: no sizes measured)."""
+    return int(agraph.number_of_nodes()), int(agraph.number_of_edges())
+
+
+def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagram:
+    """A diagram of plain nodes from a graph parsed by :func:`parse_dot`."""
     name = agraph.name or default_name
     nodes, views = [], {}
     for node_name in agraph.nodes():
@@ -55,7 +64,8 @@ def read_dot(text: str, *, default_name: str = "graph") -> Diagram:
     return Diagram(name, graph, views, edge_views)
 
 
-def _parse(text: str) -> Any:
+def parse_dot(text: str) -> Any:
+    """The ``pygraphviz.AGraph`` of DOT text; :class:`DotReadError` names the problem."""
     try:
         import pygraphviz
     except ImportError:
@@ -119,16 +129,20 @@ def _node(node_id: str, attributes: Mapping[str, str], graph_name: str) -> tuple
     return Node(node_id, width, height, shape, title), view
 
 
+def _generated_id(base: str, seen: dict[str, int]) -> str:
+    """``base``, then ``base#2``, ``base#3``... for parallel edges without an ``id``."""
+    count = seen.get(base, 0)
+    seen[base] = count + 1
+    return base if count == 0 else f"{base}#{count + 1}"
+
+
 def _edges(agraph: Any, graph_name: str) -> list[Edge]:
     seen: dict[str, int] = {}
     edges = []
     for edge in agraph.edges():
         tail, head = str(edge[0]), str(edge[1])
         attributes = dict(edge.attr)
-        base = attributes.get("id") or f"{tail}->{head}"
-        count = seen.get(base, 0)
-        seen[base] = count + 1
-        edge_id = base if count == 0 else f"{base}#{count + 1}"
+        edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen)
         raw_label = attributes.get("label")
         label = _label_text(raw_label, "", graph_name) if raw_label else None
         width, height = edge_label_size(label)

@@ -33,7 +33,7 @@ import yaml
 
 from layouts.graph import Graph
 from renderer.diagram import Diagram
-from renderer.dot_reader import DotReadError, read_dot
+from renderer.dot_reader import DotReadError, diagram_from_dot_graph, dot_counts, parse_dot
 from renderer.elk_json import ElkJsonError, read_elk_graph
 from renderer.from_definition import diagram_from_definition
 from workflow.dsl import DslError, definition_from_data, looks_like_definition
@@ -71,11 +71,11 @@ def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
     name = PurePath(filename).name.split(".")[0] if filename else "graph"
     if _looks_like_dot(text, filename):
         try:
-            diagram = read_dot(text, default_name=name)
+            agraph = parse_dot(text)
+            _check_counts(*dot_counts(agraph))
+            return diagram_from_dot_graph(agraph, default_name=name)
         except DotReadError as exc:
             raise ReaderError(str(exc)) from None
-        _check_counts(len(diagram.graph.nodes), len(diagram.graph.edges))
-        return diagram
     return _read_structured(_parse(text), name)
 
 
