@@ -1,0 +1,283 @@
+"""The run and step-run state model, the events a run consumes and the effects it asks for.
+
+Everything here is immutable data; :mod:`workflow.transition` maps (run, event) to
+(new run, effects). JSON values (inputs, outputs) are plain JSON data and are never mutated
+once placed in a run. Events and effects convert to and from plain dicts (``type`` key) for
+the durable queue.
+
+>>> run = new_run("r1", "w", "1", "h", {"n": 1}, at=0.0)
+>>> run.state, run.steps
+(<RunState.PENDING: 'Pending'>, {})
+>>> event_from_dict(event_to_dict(Start(at=1.0))) == Start(at=1.0)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+Json = Any  # plain JSON data: dict, list, str, int, float, bool or None
+
+
+class RunState(StrEnum):
+    """Lifecycle of a run (seed design)."""
+
+    PENDING = "Pending"
+    RUNNING = "Running"
+    WAITING_FOR_TIMER = "WaitingForTimer"
+    WAITING_FOR_HUMAN = "WaitingForHuman"
+    COMPENSATING = "Compensating"
+    COMPLETED = "Completed"
+    FAILED = "Failed"
+    CANCELLED = "Cancelled"
+
+    @property
+    def is_finished(self) -> bool:
+        """Whether no event can change the run any more."""
+        return self in (RunState.COMPLETED, RunState.FAILED, RunState.CANCELLED)
+
+
+class StepState(StrEnum):
+    """Lifecycle of one step run."""
+
+    PENDING = "Pending"
+    READY = "Ready"
+    RUNNING = "Running"
+    WAITING = "Waiting"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    SKIPPED = "Skipped"
+    COMPENSATING = "Compensating"
+    COMPENSATED = "Compensated"
+    CANCELLED = "Cancelled"
+
+    @property
+    def is_active(self) -> bool:
+        """Whether the step is dispatched or waiting for something."""
+        return self in (StepState.READY, StepState.RUNNING, StepState.WAITING)
+
+
+@dataclass(frozen=True, slots=True)
+class StepRun:
+    """One step's progress. ``waiting_for`` says what a Waiting step waits for:
+    ``timer``, ``retry``, ``decision``, ``escalation`` or ``child``."""
+
+    step_id: str
+    state: StepState = StepState.PENDING
+    iteration: int = 0
+    attempt: int = 0
+    attempt_id: str | None = None
+    output: Json = None
+    error: str | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    waiting_for: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A run of one registered definition. ``edges`` maps edge id to ``taken``/``dead``
+    (absent: undecided); ``processed`` holds the keys of every event already applied."""
+
+    run_id: str
+    workflow: str
+    version: str
+    definition_hash: str
+    state: RunState
+    input: Json
+    created_at: float
+    updated_at: float
+    steps: Mapping[str, StepRun] = field(default_factory=dict)
+    edges: Mapping[str, str] = field(default_factory=dict)
+    loops: Mapping[str, int] = field(default_factory=dict)
+    completion_order: tuple[str, ...] = ()
+    processed: frozenset[str] = frozenset()
+    variables: Json = None
+    output: Json = None
+    reason: str | None = None
+    compensation: tuple[str, ...] = ()  # steps still to compensate, next first
+    compensated: tuple[str, ...] = ()
+    parent_run_id: str | None = None
+    parent_step_id: str | None = None
+    parent_attempt_id: str | None = None
+    transitions: int = 0
+
+
+def new_run(run_id: str, workflow: str, version: str, definition_hash: str, run_input: Json,
+            *, at: float, parent: tuple[str, str, str] | None = None) -> Run:
+    """A Pending run; ``parent`` is (run id, step id, attempt id) for a child run."""
+    parent_run, parent_step, parent_attempt = parent or (None, None, None)
+    return Run(run_id, workflow, version, definition_hash, RunState.PENDING, run_input, at, at,
+               variables={}, parent_run_id=parent_run, parent_step_id=parent_step,
+               parent_attempt_id=parent_attempt)
+
+
+# --- events -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Start the run: its entry steps become ready."""
+
+    at: float
+
+    @property
+    def key(self) -> str:
+        return "start"
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """An executor finished an attempt (``ok`` with ``output``, or failed with ``error``)."""
+
+    step_id: str
+    attempt_id: str
+    ok: bool
+    at: float
+    output: Json = None
+    error: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"outcome:{self.attempt_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class TimerFired:
+    """A durable timer came due; ``purpose`` is ``delay``, ``retry`` or ``timeout``."""
+
+    step_id: str
+    attempt_id: str
+    purpose: str
+    at: float
+
+    @property
+    def key(self) -> str:
+        return f"timer:{self.purpose}:{self.attempt_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A human decided a task: ``approve``, ``reject`` or ``input`` (with ``data``)."""
+
+    step_id: str
+    attempt_id: str
+    decision: str
+    at: float
+    data: Json = None
+
+    @property
+    def key(self) -> str:
+        return f"decision:{self.attempt_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChildFinished:
+    """A child run started by a SubWorkflow step finished."""
+
+    step_id: str
+    attempt_id: str
+    ok: bool
+    at: float
+    output: Json = None
+    error: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"child:{self.attempt_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    """Cancel the run."""
+
+    at: float
+    reason: str = "cancelled"
+
+    @property
+    def key(self) -> str:
+        return "cancel"
+
+
+Event = Start | StepOutcome | TimerFired | Decision | ChildFinished | Cancel
+
+# --- effects ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchStep:
+    """Call executor ``executor`` for an attempt; its outcome comes back as a StepOutcome."""
+
+    step_id: str
+    attempt_id: str
+    executor: str
+    payload: Json
+
+
+@dataclass(frozen=True, slots=True)
+class StartTimer:
+    """Fire a TimerFired(``purpose``) at ``due_at``."""
+
+    step_id: str
+    attempt_id: str
+    purpose: str
+    due_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RequestDecision:
+    """Open a human task; ``reason`` is why (the step, or an escalated failure)."""
+
+    step_id: str
+    attempt_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StartChildRun:
+    """Start a run of ``workflow`` ``version`` whose finish comes back as ChildFinished."""
+
+    step_id: str
+    attempt_id: str
+    workflow: str
+    version: str | None
+    input: Json
+
+
+@dataclass(frozen=True, slots=True)
+class EmitEvent:
+    """A lifecycle event for the outbox, e.g. ``step.succeeded``."""
+
+    kind: str
+    step_id: str | None = None
+    detail: str | None = None
+
+
+Effect = DispatchStep | StartTimer | RequestDecision | StartChildRun | EmitEvent
+
+_EVENT_TYPES: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (Start, StepOutcome, TimerFired, Decision, ChildFinished, Cancel)
+}
+
+
+def event_to_dict(event: Event) -> dict[str, Json]:
+    """Plain JSON data of an event, tagged with its ``type``."""
+    return {"type": type(event).__name__, **asdict(event)}
+
+
+def event_from_dict(data: Mapping[str, Json]) -> Event:
+    """Rebuild an event from :func:`event_to_dict` data; ValueError names a bad type/field."""
+    cls = _EVENT_TYPES.get(str(data.get("type")))
+    if cls is None:
+        raise ValueError(f"unknown event type {data.get('type')!r}")
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names - {"type"})
+    if unknown:
+        raise ValueError(f"event {cls.__name__} has unknown fields {unknown}")
+    try:
+        event: Event = cls(**{k: v for k, v in data.items() if k != "type"})
+    except TypeError as exc:
+        raise ValueError(f"event {cls.__name__}: {exc}") from None
+    return event

@@ -1,0 +1,212 @@
+"""The store interface (runs, step runs, outbox, durable queue, dead letters) and an
+in-memory implementation for tests.
+
+A :class:`Commit` is one transition: the new run (with its step runs), the outbox rows of
+its lifecycle events and the queue rows it adds, written atomically. Queue rows are
+claimed with a lease, acknowledged (deleted) after their commit, released with an error
+on failure, and dead-lettered past the delivery budget.
+
+>>> from workflow.model import new_run
+>>> store = MemoryStore()
+>>> store.commit(Commit(new_run("r", "w", "1", "h", {}, at=0.0),
+...                     enqueue=(QueuedSignal("r:start", "r", "event", {}, 0.0),)), at=0.0)
+>>> store.claim("me", now=1.0, lease_seconds=30.0).signal_id
+'r:start'
+>>> store.claim("other", now=2.0, lease_seconds=30.0) is None  # leased by "me"
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from workflow.definitions import RegisteredDefinition, VersionConflictError
+from workflow.model import EmitEvent, Json, Run
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedSignal:
+    """A durable queue row: ``kind`` is ``event`` (apply to the run), ``dispatch`` (call an
+    executor) or ``start-child`` (start a sub-workflow run)."""
+
+    signal_id: str
+    run_id: str
+    kind: str
+    payload: Json
+    due_at: float
+    attempts: int = 0
+    last_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A queue row that ran out of delivery attempts, with its last error."""
+
+    signal_id: str
+    run_id: str
+    kind: str
+    payload: Json
+    attempts: int
+    error: str
+    failed_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxEntry:
+    """One lifecycle event written in a transition's transaction."""
+
+    seq: int
+    run_id: str
+    kind: str
+    step_id: str | None
+    detail: str | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One transition, written atomically (``run`` is None for a queue-only change)."""
+
+    run: Run | None
+    events: tuple[EmitEvent, ...] = ()
+    enqueue: tuple[QueuedSignal, ...] = ()
+    acknowledge: str | None = None  # a queue row finished by this same transaction
+
+
+class Store(Protocol):
+    """What the engine needs from durable storage."""
+
+    def save_definition(self, registered: RegisteredDefinition, *, at: float) -> None: ...
+    def load_definitions(self) -> tuple[RegisteredDefinition, ...]: ...
+    def load_run(self, run_id: str) -> Run | None: ...
+    def list_runs(self) -> tuple[Run, ...]: ...
+    def commit(self, commit: Commit, *, at: float) -> None: ...
+    def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None: ...
+    def acknowledge(self, signal_id: str) -> None: ...
+    def release(self, signal_id: str, error: str, *, now: float) -> None: ...
+    def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None: ...
+    def dead_letters(self) -> tuple[DeadLetter, ...]: ...
+    def replay(self, signal_id: str, *, now: float) -> None: ...
+    def next_due(self) -> float | None: ...
+    def pending(self) -> tuple[QueuedSignal, ...]: ...
+    def outbox(self, run_id: str | None = None) -> tuple[OutboxEntry, ...]: ...
+    def purge(self, *, before: float) -> int: ...
+
+
+def definition_conflict(existing: str, offered: RegisteredDefinition) -> VersionConflictError:
+    """The error for a changed graph under a stored (workflow, version)."""
+    d = offered.definition
+    return VersionConflictError(
+        f"workflow '{d.workflow}' version {d.version} is already stored with a different graph "
+        f"(hash {existing[:12]}, offered {offered.hash[:12]}); bump the version")
+
+
+@dataclass(slots=True)
+class _Row:
+    signal: QueuedSignal
+    seq: int
+    lease_owner: str | None = None
+    lease_until: float | None = None
+
+
+@dataclass(slots=True)
+class MemoryStore:
+    """Everything in dictionaries; same semantics as the SQLite store, no durability."""
+
+    definitions: dict[tuple[str, str], RegisteredDefinition] = field(default_factory=dict)
+    runs: dict[str, Run] = field(default_factory=dict)
+    queue: dict[str, _Row] = field(default_factory=dict)
+    dead: dict[str, DeadLetter] = field(default_factory=dict)
+    events: list[OutboxEntry] = field(default_factory=list)
+    finished_at: dict[str, float] = field(default_factory=dict)
+    sequence: int = 0
+
+    def save_definition(self, registered: RegisteredDefinition, *, at: float) -> None:
+        key = (registered.definition.workflow, registered.definition.version)
+        existing = self.definitions.get(key)
+        if existing is not None and existing.hash != registered.hash:
+            raise definition_conflict(existing.hash, registered)
+        self.definitions[key] = registered
+
+    def load_definitions(self) -> tuple[RegisteredDefinition, ...]:
+        return tuple(self.definitions.values())
+
+    def load_run(self, run_id: str) -> Run | None:
+        return self.runs.get(run_id)
+
+    def list_runs(self) -> tuple[Run, ...]:
+        return tuple(sorted(self.runs.values(), key=lambda r: (r.created_at, r.run_id)))
+
+    def commit(self, commit: Commit, *, at: float) -> None:
+        run = commit.run
+        if run is not None:
+            self.runs[run.run_id] = run
+            if run.state.is_finished:
+                self.finished_at.setdefault(run.run_id, at)
+            for event in commit.events:
+                self.sequence += 1
+                self.events.append(OutboxEntry(self.sequence, run.run_id, event.kind,
+                                               event.step_id, event.detail, at))
+        for signal in commit.enqueue:
+            if signal.signal_id not in self.queue:
+                self.sequence += 1
+                self.queue[signal.signal_id] = _Row(signal, self.sequence)
+        if commit.acknowledge is not None:
+            self.acknowledge(commit.acknowledge)
+
+    def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
+        free = [row for row in self.queue.values() if row.signal.due_at <= now
+                and (row.lease_until is None or row.lease_until <= now)]
+        if not free:
+            return None
+        row = min(free, key=lambda r: (r.signal.due_at, r.seq))
+        row.signal = dataclasses.replace(row.signal, attempts=row.signal.attempts + 1)
+        row.lease_owner, row.lease_until = owner, now + lease_seconds
+        return row.signal
+
+    def acknowledge(self, signal_id: str) -> None:
+        self.queue.pop(signal_id, None)
+
+    def release(self, signal_id: str, error: str, *, now: float) -> None:
+        row = self.queue.get(signal_id)
+        if row is not None:
+            row.signal = dataclasses.replace(row.signal, last_error=error)
+            row.lease_owner = row.lease_until = None
+
+    def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:
+        self.queue.pop(signal.signal_id, None)
+        self.dead[signal.signal_id] = DeadLetter(signal.signal_id, signal.run_id, signal.kind,
+                                                 signal.payload, signal.attempts, error, now)
+
+    def dead_letters(self) -> tuple[DeadLetter, ...]:
+        return tuple(sorted(self.dead.values(), key=lambda d: (d.failed_at, d.signal_id)))
+
+    def replay(self, signal_id: str, *, now: float) -> None:
+        letter = self.dead.pop(signal_id, None)
+        if letter is None:
+            raise LookupError(f"no dead letter '{signal_id}'")
+        self.sequence += 1
+        self.queue[signal_id] = _Row(QueuedSignal(signal_id, letter.run_id, letter.kind,
+                                                  letter.payload, now), self.sequence)
+
+    def next_due(self) -> float | None:
+        return min((row.signal.due_at for row in self.queue.values()), default=None)
+
+    def pending(self) -> tuple[QueuedSignal, ...]:
+        rows = sorted(self.queue.values(), key=lambda r: (r.signal.due_at, r.seq))
+        return tuple(row.signal for row in rows)
+
+    def outbox(self, run_id: str | None = None) -> tuple[OutboxEntry, ...]:
+        return tuple(e for e in self.events if run_id is None or e.run_id == run_id)
+
+    def purge(self, *, before: float) -> int:
+        old = {r for r, at in self.finished_at.items() if at < before}
+        for run_id in old:
+            self.runs.pop(run_id, None)
+            self.finished_at.pop(run_id, None)
+        self.queue = {k: v for k, v in self.queue.items() if v.signal.run_id not in old}
+        self.dead = {k: v for k, v in self.dead.items() if v.run_id not in old}
+        self.events = [e for e in self.events if e.run_id not in old]
+        return len(old)
