@@ -35,8 +35,10 @@ from layouts.quality_geometry import (
     Grid,
     Segment,
     bend_count,
+    crosses_at_vertex,
     intrudes,
     is_orthogonal,
+    route_segments,
     segment_box_distance,
     segment_relation,
 )
@@ -136,7 +138,8 @@ def _checked_nodes(result: LayoutResult) -> dict[str, NodeBox]:
 
 
 def _checked_segments(result: LayoutResult, nodes: dict[str, NodeBox]) -> list[Segment]:
-    """Every non-degenerate segment of every route, tagged with its edge."""
+    """The segments of every simplified route (no repeated points, no straight
+    pass-through vertices), tagged with their edge."""
     segments: list[Segment] = []
     for index, e in enumerate(result.edges):
         for end in (e.source, e.target):
@@ -144,23 +147,24 @@ def _checked_segments(result: LayoutResult, nodes: dict[str, NodeBox]) -> list[S
                 raise InvalidLayoutResultError(f"edge '{e.id}' ends at unknown node '{end}'")
         if len(e.points) < 2:
             raise InvalidLayoutResultError(f"edge '{e.id}' has fewer than 2 route points")
-        for a, b in zip(e.points, e.points[1:], strict=False):
-            if not all(math.isfinite(v) for v in (a.x, a.y, b.x, b.y)):
-                raise InvalidLayoutResultError(f"edge '{e.id}' has a non-finite point")
-            if (a.x, a.y) != (b.x, b.y):
-                segments.append(Segment(a.x, a.y, b.x, b.y, index, e.source, e.target))
+        if not all(math.isfinite(p.x) and math.isfinite(p.y) for p in e.points):
+            raise InvalidLayoutResultError(f"edge '{e.id}' has a non-finite point")
+        segments += route_segments(e.points, index, e.source, e.target)
     return segments
 
 
 def _segment_pairs(segments: list[Segment], grid: Grid) -> tuple[int, int]:
-    """(proper crossings, collinear overlapping stretches) over pairs of segments of
-    different edges."""
+    """(crossings, collinear overlapping stretches) over pairs of segments of different
+    edges. A crossing is a point interior to both segments, or a vertex of one route
+    inside the other's segment where the route passes from one side to the other."""
     crossings = shared = 0
     for i, j in grid.segment_pairs(segments):
         a, b = segments[i], segments[j]
         if a.edge == b.edge:
             continue
         relation = segment_relation(a, b)
+        if relation == "none":
+            crossings += crosses_at_vertex(a, b) + crosses_at_vertex(b, a)
         crossings += relation == "cross"
         shared += relation == "shared"
     return crossings, shared

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from layouts.graph import Shape
 from layouts.result import NodeBox, Point
@@ -35,6 +36,7 @@ INTERIOR_MARGIN = 0.5
 class Segment:
     """One non-degenerate segment of edge number ``edge`` (index in the result)."""
 
+
     x1: float
     y1: float
     x2: float
@@ -42,6 +44,8 @@ class Segment:
     edge: int
     source: str
     target: str
+    before: tuple[float, float] | None = None
+    """Start of the previous segment of the same route (None for the first)."""
 
     @property
     def length(self) -> float:
@@ -57,6 +61,30 @@ def is_orthogonal(s: Segment) -> bool:
     return abs(s.x2 - s.x1) <= ORTHOGONAL_TOLERANCE or abs(s.y2 - s.y1) <= ORTHOGONAL_TOLERANCE
 
 
+def simplified(points: Iterable[Point]) -> list[Point]:
+    """The polyline without repeated points and straight pass-through vertices (kept:
+    the ends, vertices where the direction turns, and reversals).
+
+    >>> simplified([Point(0, 0), Point(0, 10), Point(0, 10), Point(0, 20), Point(5, 20)])
+    [Point(x=0, y=0), Point(x=0, y=20), Point(x=5, y=20)]
+    """
+    kept: list[Point] = []
+    for p in points:
+        if kept and (p.x, p.y) == (kept[-1].x, kept[-1].y):
+            continue
+        if len(kept) >= 2 and not _turns(kept[-2], kept[-1], p):
+            kept[-1] = p
+        else:
+            kept.append(p)
+    return kept
+
+
+def _turns(p0: Point, p1: Point, p2: Point) -> bool:
+    ax, ay, bx, by = p1.x - p0.x, p1.y - p0.y, p2.x - p1.x, p2.y - p1.y
+    scale = math.hypot(ax, ay) * math.hypot(bx, by)
+    return abs(ax * by - ay * bx) > 1e-9 * scale or ax * bx + ay * by < 0
+
+
 def bend_count(points: Iterable[Point]) -> int:
     """Interior vertices of a polyline where the direction changes (repeated points
     are skipped; a straight pass-through vertex is no bend, a reversal is one).
@@ -64,17 +92,19 @@ def bend_count(points: Iterable[Point]) -> int:
     >>> bend_count([Point(0, 0), Point(0, 10), Point(0, 20), Point(10, 20)])
     1
     """
-    pts: list[Point] = []
-    for p in points:
-        if not pts or (p.x, p.y) != (pts[-1].x, pts[-1].y):
-            pts.append(p)
-    bends = 0
-    for p0, p1, p2 in zip(pts, pts[1:], pts[2:], strict=False):
-        ax, ay, bx, by = p1.x - p0.x, p1.y - p0.y, p2.x - p1.x, p2.y - p1.y
-        scale = math.hypot(ax, ay) * math.hypot(bx, by)
-        turned = abs(ax * by - ay * bx) > 1e-9 * scale
-        bends += turned or ax * bx + ay * by < 0
-    return bends
+    return max(0, len(simplified(points)) - 2)
+
+
+def route_segments(points: Iterable[Point], edge: int, source: str, target: str
+                   ) -> list[Segment]:
+    """The segments of a :func:`simplified` route; each remembers the start of the
+    segment before it, so a crossing through a vertex can be recognised."""
+    pts = simplified(points)
+    return [
+        Segment(a.x, a.y, b.x, b.y, edge, source, target,
+                None if i == 0 else (pts[i - 1].x, pts[i - 1].y))
+        for i, (a, b) in enumerate(pairwise(pts))
+    ]
 
 
 def _signed_distance(s: Segment, x: float, y: float) -> float:
@@ -97,6 +127,26 @@ def segment_relation(a: Segment, b: Segment) -> str:
         return "shared" if overlap > TOUCH_TOLERANCE else "none"
     d3, d4 = _signed_distance(b, a.x1, a.y1), _signed_distance(b, a.x2, a.y2)
     return "cross" if _opposite(d1, d2) and _opposite(d3, d4) else "none"
+
+
+def crosses_at_vertex(a: Segment, b: Segment) -> bool:
+    """Whether the route of ``b`` crosses ``a`` at ``b``'s start vertex: that vertex lies
+    inside ``a`` (not at its ends) and the routes's neighbouring points lie strictly on
+    opposite sides of ``a``. Counting only at the start vertex counts each vertex once.
+
+    >>> a = Segment(0, 50, 100, 50, 0, "c", "d")
+    >>> crosses_at_vertex(a, Segment(50, 50, 70, 90, 1, "s", "t", before=(40, 10)))
+    True
+    >>> crosses_at_vertex(a, Segment(50, 50, 70, 10, 1, "s", "t", before=(40, 10)))
+    False
+    """
+    if b.before is None or abs(_signed_distance(a, b.x1, b.y1)) > TOUCH_TOLERANCE:
+        return False
+    length = a.length
+    t = ((b.x1 - a.x1) * (a.x2 - a.x1) + (b.y1 - a.y1) * (a.y2 - a.y1)) / length
+    if not TOUCH_TOLERANCE < t < length - TOUCH_TOLERANCE:
+        return False
+    return _opposite(_signed_distance(a, *b.before), _signed_distance(a, b.x2, b.y2))
 
 
 def _opposite(u: float, v: float) -> bool:

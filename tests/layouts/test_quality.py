@@ -13,7 +13,13 @@ import pytest
 
 from layouts.graph import Shape
 from layouts.quality import InvalidLayoutResultError, QualityReport, measure
-from layouts.quality_geometry import Segment, segment_box_distance, segment_relation
+from layouts.quality_geometry import (
+    Segment,
+    crosses_at_vertex,
+    route_segments,
+    segment_box_distance,
+    segment_relation,
+)
 from layouts.result import Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
 
 
@@ -50,6 +56,28 @@ def test_two_edges_forming_an_x_cross_once() -> None:
     assert q.min_clearance == 40
     assert q.clearance_violations == 0
     assert q.area == 200 * 200
+
+
+def test_crossing_through_a_straight_vertex_counts_once() -> None:
+    # a->b has a pass-through vertex at (50, 50), exactly on c->d's line y=50. The route
+    # still goes from above the line (y=10) to below it (y=90): one crossing.
+    q = measure(_result([A, B, C, D], [("a", "b", [(50, 10), (50, 50), (50, 90)]),
+                                       ("c", "d", [(10, 50), (90, 50)])]))
+    assert q.crossings == 1
+
+
+def test_crossing_through_a_bend_on_the_other_edge() -> None:
+    # s->t bends at (50, 50) on c->d's line: it arrives from (40, 10) above the line and
+    # leaves to (70, 90) below it: one crossing. u->v bends there too but arrives from
+    # and returns to above the line (y=10 both): it only touches.
+    s, t = NodeBox("s", 35, 0, 10, 10), NodeBox("t", 65, 90, 10, 10)
+    u, v = NodeBox("u", 20, 0, 10, 10), NodeBox("v", 75, 0, 10, 10)
+    q = measure(_result([C, D, s, t], [("c", "d", [(10, 50), (90, 50)]),
+                                       ("s", "t", [(40, 10), (50, 50), (70, 90)])]))
+    assert q.crossings == 1
+    q = measure(_result([C, D, u, v], [("c", "d", [(10, 50), (90, 50)]),
+                                       ("u", "v", [(25, 10), (50, 50), (80, 10)])]))
+    assert q.crossings == 0
 
 
 def test_t_touch_is_no_crossing() -> None:
@@ -106,8 +134,9 @@ def test_edge_through_a_third_node_is_one_intrusion() -> None:
     assert q.own_end_intrusions == 0
     assert q.bends == 0
     assert q.min_clearance == 0
-    # both segments are closer than 12 px to x (distance 0): two segment-node pairs
-    assert q.clearance_violations == 2
+    # segments are taken after dropping the straight vertex at (50, 50): one segment,
+    # at distance 0 from x, is one segment-node pair closer than 12 px
+    assert q.clearance_violations == 1
 
 
 @pytest.mark.parametrize(("shape", "line_x", "expected"), [
@@ -242,15 +271,18 @@ def test_one_long_segment_crossing_many_short_ones() -> None:
     assert measure(_result(nodes, routes, 1010, 100)).crossings == 40
 
 
+def _all_segments(result: LayoutResult) -> list[Segment]:
+    return [s for i, e in enumerate(result.edges)
+            for s in route_segments(e.points, i, e.source, e.target)]
+
+
 def _brute_force(result: LayoutResult) -> tuple[int, int]:
-    segments = [
-        Segment(p.x, p.y, q.x, q.y, i, e.source, e.target)
-        for i, e in enumerate(result.edges) for p, q in zip(e.points, e.points[1:], strict=False)
-        if (p.x, p.y) != (q.x, q.y)
-    ]
-    relations = [segment_relation(s, t) for k, s in enumerate(segments)
-                 for t in segments[k + 1:] if s.edge != t.edge]
-    return relations.count("cross"), relations.count("shared")
+    segments = _all_segments(result)
+    pairs = [(s, t) for k, s in enumerate(segments) for t in segments[k + 1:]
+             if s.edge != t.edge]
+    relations = [segment_relation(s, t) for s, t in pairs]
+    at_vertices = sum(crosses_at_vertex(s, t) + crosses_at_vertex(t, s) for s, t in pairs)
+    return relations.count("cross") + at_vertices, relations.count("shared")
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -280,11 +312,9 @@ def test_grid_pruning_finds_every_pair_that_brute_force_finds(seed: int) -> None
 
 def _brute_force_clearance(result: LayoutResult) -> tuple[float, int]:
     distances = [
-        segment_box_distance(Segment(p.x, p.y, q.x, q.y, i, e.source, e.target),
-                             n.x, n.y, n.x + n.width, n.y + n.height)
-        for i, e in enumerate(result.edges) for p, q in zip(e.points, e.points[1:], strict=False)
-        if (p.x, p.y) != (q.x, q.y)
-        for n in result.nodes if n.id not in (e.source, e.target)
+        segment_box_distance(s, n.x, n.y, n.x + n.width, n.y + n.height)
+        for s in _all_segments(result)
+        for n in result.nodes if n.id not in (s.source, s.target)
     ]
     return min(distances), sum(d < 12 for d in distances)
 
