@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -39,6 +40,7 @@ NPM_COMMAND = ("ci", "--no-audit", "--no-fund", "--prefer-offline")
 NPM_TIMEOUT_SECONDS = 600.0
 OUTPUT_TAIL_LINES = 15
 
+_STACK_FRAME = re.compile(r"^\s*(npm (error|ERR!))?\s+at\s")
 _folder_locks: dict[Path, threading.Lock] = {}
 _folder_locks_guard = threading.Lock()
 
@@ -86,8 +88,14 @@ def _folder_lock(install_dir: Path) -> threading.Lock:
 
 
 def _tail(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return " | ".join(lines[-OUTPUT_TAIL_LINES:]) or "(no output)"
+    """The last lines of npm's output, without blank lines, stack-trace frames and the
+    usage text npm appends to some errors; the "complete log" pointer is kept."""
+    lines = [line.rstrip() for line in text.splitlines()
+             if line.strip() not in {"", "npm error", "npm ERR!"} and not _STACK_FRAME.match(line)]
+    usage = next((i for i, line in enumerate(lines) if line.endswith(" Usage:")), len(lines))
+    kept = lines[:usage][-OUTPUT_TAIL_LINES:]
+    log_line = [line for line in lines[usage:] if "complete log" in line]
+    return " | ".join(kept + log_line) or "(no output)"
 
 
 def _run_npm_ci(install_dir: Path) -> None:
