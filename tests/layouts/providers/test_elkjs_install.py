@@ -164,7 +164,7 @@ def test_missing_script_is_named(fresh: Path) -> None:
     elk = ElkjsProvider(install_dir=fresh)
     assert not elk.availability().available
     assert "layout.js" in elk.availability().reason
-    with pytest.raises(ProviderUnavailableError, match="layout.js not found in"):
+    with pytest.raises(ProviderUnavailableError, match=r"layout\.js not found in"):
         elk.layout(GRAPH, LayoutOptions())
 
 
