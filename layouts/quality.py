@@ -7,7 +7,7 @@ contracts of PRODUCT.md: crossings, collinear shared stretches, node overlaps, e
 passing under nodes, endpoints off the outline, non-orthogonal segments, bends, length,
 area and the clearance between edges and nodes.
 
-Pairs are pruned with a uniform grid (:mod:`layouts.quality_geometry`), so a layout of
+Pairs are pruned with a uniform grid (:mod:`layouts.quality_grid`), so a layout of
 1000 nodes and ~1300 edges measures in about a second in pure Python.
 
 >>> from layouts.graph import Shape
@@ -32,7 +32,6 @@ from typing import Any
 from layouts.errors import LayoutError
 from layouts.geometry import on_outline
 from layouts.quality_geometry import (
-    Grid,
     Segment,
     bend_count,
     crosses_at_vertex,
@@ -42,6 +41,7 @@ from layouts.quality_geometry import (
     segment_box_distance,
     segment_relation,
 )
+from layouts.quality_grid import Grid
 from layouts.result import LayoutResult, NodeBox
 
 
@@ -54,8 +54,10 @@ class QualityReport:
     """Metrics of one layout. Counts are of pairs (crossings, shared segments, node
     overlaps, clearance violations: segment-node pairs), of edge-node pairs
     (intrusions), of edge ends (off outline), of segments (non-orthogonal) and of
-    interior route vertices where the direction changes (bends). ``min_clearance`` is
-    ``inf`` when no edge segment has a foreign node to keep clear of."""
+    interior route vertices where the direction changes (bends). Segments are those of
+    the routes without repeated points and straight pass-through vertices.
+    ``min_clearance`` is ``inf`` when no edge segment has a foreign node to keep clear
+    of."""
 
     crossings: int
     shared_segments: int

@@ -1,10 +1,5 @@
-"""Segment geometry and a uniform grid for :mod:`layouts.quality`.
-
-The grid prunes pair tests the standard way (Akman, Franklin, Kankanhalli, Narayanaswami,
-"Geometric computing and uniform grid technique", Computer-Aided Design 21(7), 1989):
-items are filed under every cell their bounding box covers, and a pair is tested only in
-the one cell that holds the low corner of the two boxes' intersection, so each pair is
-tested once without a set of seen pairs.
+"""Segment geometry for :mod:`layouts.quality`: simplified routes, crossings and
+touches, distances to boxes, and intrusion into a node's true outline.
 
 >>> s = Segment(0, 0, 10, 0, 0, "a", "b")
 >>> t = Segment(5, -5, 5, 5, 1, "c", "d")
@@ -15,8 +10,8 @@ tested once without a set of seen pairs.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import pairwise
 
 from layouts.graph import Shape
@@ -221,92 +216,3 @@ def _min_diamond_level(s: Segment, cx: float, cy: float, hw: float, hh: float) -
         ts.append((cy - s.y1) / dy)
     return min(abs(s.x1 + t * dx - cx) / hw + abs(s.y1 + t * dy - cy) / hh
                for t in ts if 0.0 <= t <= 1.0)
-
-
-_Cell = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Grid:
-    """Node boxes and segments filed under the uniform cells their bounds cover."""
-
-    origin_x: float
-    origin_y: float
-    cell: float
-    diagonal: float
-    node_bounds: dict[str, tuple[float, float, float, float]]
-    node_cells: dict[_Cell, list[str]] = field(default_factory=dict)
-
-    @classmethod
-    def for_items(cls, nodes: Iterable[NodeBox], segments: list[Segment]) -> Grid:
-        """A grid over the extent of ``nodes`` and ``segments``, with about two items
-        per cell, and the nodes filed in it."""
-        bounds = {n.id: (n.x, n.y, n.x + n.width, n.y + n.height) for n in nodes}
-        boxes = [*bounds.values(), *(s.bounds() for s in segments)]
-        if not boxes:
-            return cls(0.0, 0.0, 1.0, 0.0, bounds)
-        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-        w, h = max(x1 - x0, 1.0), max(y1 - y0, 1.0)
-        cell = max(1.0, math.sqrt(w * h / len(boxes)) * 1.5)
-        grid = cls(x0, y0, cell, math.hypot(w, h), bounds)
-        for node_id, b in bounds.items():
-            for key in grid._cells(*b):
-                grid.node_cells.setdefault(key, []).append(node_id)
-        return grid
-
-    def _key(self, x: float, y: float) -> _Cell:
-        return (math.floor((x - self.origin_x) / self.cell),
-                math.floor((y - self.origin_y) / self.cell))
-
-    def _cells(self, x0: float, y0: float, x1: float, y1: float) -> Iterator[_Cell]:
-        (i0, j0), (i1, j1) = self._key(x0, y0), self._key(x1, y1)
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                yield i, j
-
-    def _pairs(self, cells: dict[_Cell, list[int]],
-               bounds: list[tuple[float, float, float, float]]) -> Iterator[tuple[int, int]]:
-        for key, members in cells.items():
-            for position, i in enumerate(members):
-                a = bounds[i]
-                for j in members[position + 1:]:
-                    b = bounds[j]
-                    lx, ly = max(a[0], b[0]), max(a[1], b[1])
-                    if lx <= min(a[2], b[2]) and ly <= min(a[3], b[3]) \
-                            and self._key(lx, ly) == key:
-                        yield i, j
-
-    def _filed(self, bounds: list[tuple[float, float, float, float]]
-               ) -> dict[_Cell, list[int]]:
-        cells: dict[_Cell, list[int]] = {}
-        for index, b in enumerate(bounds):
-            for key in self._cells(*b):
-                cells.setdefault(key, []).append(index)
-        return cells
-
-    def segment_pairs(self, segments: list[Segment]) -> Iterator[tuple[int, int]]:
-        """Index pairs of segments whose closed bounds meet, each pair once."""
-        bounds = [s.bounds() for s in segments]
-        return self._pairs(self._filed(bounds), bounds)
-
-    def node_pairs(self, nodes: list[NodeBox]) -> Iterator[tuple[int, int]]:
-        """Index pairs of nodes (positions in ``nodes``) whose closed boxes meet."""
-        bounds = [self.node_bounds[n.id] for n in nodes]
-        return self._pairs(self._filed(bounds), bounds)
-
-    def nodes_near(self, s: Segment, radius: float) -> set[str]:
-        """Ids of nodes filed in the cells within ``radius`` of the segment's bounds
-        (a superset of the nodes closer than ``radius``)."""
-        x0, y0, x1, y1 = s.bounds()
-        (i0, j0) = self._key(x0 - radius, y0 - radius)
-        (i1, j1) = self._key(x1 + radius, y1 + radius)
-        found: set[str] = set()
-        if (i1 - i0 + 1) * (j1 - j0 + 1) > len(self.node_cells):
-            for (i, j), ids in self.node_cells.items():
-                if i0 <= i <= i1 and j0 <= j <= j1:
-                    found.update(ids)
-            return found
-        for key in self._cells(x0 - radius, y0 - radius, x1 + radius, y1 + radius):
-            found.update(self.node_cells.get(key, ()))
-        return found
