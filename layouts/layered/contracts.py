@@ -20,8 +20,8 @@ list means the layout keeps every contract:
 * ``node-overlap``: two node boxes overlapping; ``missing-route``: an edge without a
   route of at least two points.
 
-Geometry (segments, intrusion, box distance, the uniform grid) comes from
-:mod:`layouts.quality_geometry`.
+Geometry (segments, intrusion, box distance, the uniform grid) comes from helper D's
+:mod:`layouts.quality_geometry` and :mod:`layouts.quality_grid`.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.options import LayoutOptions
@@ -46,7 +46,8 @@ from enum import StrEnum
 from layouts.graph import Graph, Shape
 from layouts.layered.routing.slots import slot_point
 from layouts.options import Direction, LayoutOptions
-from layouts.quality_geometry import Grid, Segment, intrudes, segment_box_distance
+from layouts.quality_geometry import Segment, intrudes, segment_box_distance
+from layouts.quality_grid import Grid
 from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, Side
 
 TOLERANCE = 0.5

@@ -1,0 +1,83 @@
+"""The route contracts over real graphs: both fixtures and the workflow-like generator,
+both directions, every effort level, through the whole layered pipeline. Zero
+violations is the only acceptable answer. Up to 200 nodes by default; the 500-node
+sweep is marked explicit (nightly lane).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered.contracts import check_layout
+from layouts.layered.pipeline import run_layout
+from layouts.options import Direction, Effort, LayoutOptions
+from renderer.from_definition import diagram_from_definition
+from renderer.readers import read_diagram_file
+from workflow.generate import generate_definition
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+OPTIONS = [LayoutOptions(direction=d, effort=e) for d in Direction for e in Effort]
+OPTION_IDS = [f"{o.direction.value}-{o.effort.value}" for o in OPTIONS]
+
+
+def assert_contracts_hold(graph: Graph, options: LayoutOptions) -> None:
+    result = run_layout(graph, options)
+    violations = check_layout(graph, result, options)
+    assert violations == [], "\n".join(v.message for v in violations[:10])
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+@pytest.mark.parametrize("name", ["document-processing.yaml", "repository-assessment.yaml"])
+def test_fixtures_keep_every_route_contract(name: str, options: LayoutOptions) -> None:
+    assert_contracts_hold(read_diagram_file(FIXTURES / name).graph, options)
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+@pytest.mark.parametrize(("nodes", "seed"), [(10, 0), (10, 1), (25, 2), (50, 3), (100, 4),
+                                             (200, 5)])
+def test_generated_workflows_keep_every_route_contract(nodes: int, seed: int,
+                                                       options: LayoutOptions) -> None:
+    graph = diagram_from_definition(generate_definition(nodes, seed)).graph
+    assert_contracts_hold(graph, options)
+
+
+@pytest.mark.explicit
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+@pytest.mark.parametrize(("nodes", "seed"), [(300, 6), (400, 7), (500, 8), (500, 9)])
+def test_large_generated_workflows_keep_every_route_contract(nodes: int, seed: int,
+                                                             options: LayoutOptions) -> None:
+    graph = diagram_from_definition(generate_definition(nodes, seed)).graph
+    assert_contracts_hold(graph, options)
+
+
+def awkward_graph() -> Graph:
+    """Self-loops (two on one node), parallel edges, labels, a loop-back, a diamond and a
+    circle, and a second component with a two-node cycle."""
+    nodes = (Node("a", 100, 40), Node("b", 60, 40, Shape.DIAMOND), Node("c", 40, 40, Shape.CIRCLE),
+             Node("d", 80, 30), Node("x", 50, 50), Node("y", 50, 50))
+    edges = (Edge("aa", "a", "a", label="again", label_width=40, label_height=12),
+             Edge("ab", "a", "b"), Edge("ab2", "a", "b", label="twice", label_width=50,
+                                            label_height=12),
+             Edge("bc", "b", "c"), Edge("bd", "b", "d", label="no", label_width=20,
+                                            label_height=12),
+             Edge("cd", "c", "d"), Edge("da", "d", "a", loop_back=True), Edge("ad", "a", "d"),
+             Edge("cc", "c", "c"), Edge("cc2", "c", "c"), Edge("xy", "x", "y"),
+             Edge("yx", "y", "x"), Edge("bb", "b", "b"))
+    return Graph(nodes, edges)
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+def test_self_loops_parallel_edges_and_cycles_keep_every_route_contract(
+        options: LayoutOptions) -> None:
+    assert_contracts_hold(awkward_graph(), options)
+
+
+def test_the_document_fixture_draws_only_its_declared_loop_back_against_the_flow() -> None:
+    graph = read_diagram_file(FIXTURES / "document-processing.yaml").graph
+    result = run_layout(graph, LayoutOptions(effort=Effort.BEST))
+    assert [e.id for e in result.edges if e.loop_back] == [
+        e.id for e in graph.edges if e.loop_back]
+    assert len([e for e in graph.edges if e.loop_back]) == 1
