@@ -1,0 +1,179 @@
+"""The ``wfr`` command line: render drawings, list engines, print schemas, run workflows.
+
+``wfr render FILE`` reads a workflow definition, ELK JSON, graph JSON or DOT file (``-`` for
+stdin), lays it out in a worker process under a hard time limit and writes SVG, JSON, ELK
+JSON or DOT. The layout option flags are generated from :data:`OPTION_TABLE`. The workflow
+engine's commands come from :func:`workflow.cli.register_commands`.
+
+Exit codes: 0 success; 2 bad input (one line on stderr naming the problem, no traceback);
+1 internal error (one line).
+
+>>> main(["render", "no-such-file.yaml"])  # prints "wfr render: cannot read ..." on stderr
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from layouts.api import engines
+from layouts.options import OPTION_TABLE, LayoutOptions, OptionSpec
+from layouts.registry import DEFAULT_ENGINE
+from renderer.render import Rendering, classify_error, one_line, render_timed
+from renderer.writers import OutputFormat, format_for_path
+from workflow.cli import register_commands
+
+SCHEMA_NAMES = ("graph", "options", "result")
+STDIO = "-"
+
+
+class CommandInputError(Exception):
+    """A file that cannot be read or written, or an output name with no known format."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``wfr`` parser with every sub-command; each sets ``func(args) -> exit code``.
+
+    >>> build_parser().parse_args(["render", "x.yaml", "--effort", "best"]).option_effort
+    'best'
+    """
+    parser = argparse.ArgumentParser(
+        prog="wfr", description="Draw workflow graphs and run workflows.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_render_command(subparsers)
+    engines_parser = subparsers.add_parser("engines", help="list layout engines and why "
+                                           "an engine is unavailable")
+    engines_parser.set_defaults(func=_engines_command)
+    schema_parser = subparsers.add_parser("schema", help="print a JSON Schema")
+    schema_parser.add_argument("name", choices=SCHEMA_NAMES)
+    schema_parser.set_defaults(func=_schema_command)
+    register_commands(subparsers)
+    return parser
+
+
+def _add_render_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    render = subparsers.add_parser("render", help="lay out and draw a workflow or graph file")
+    render.add_argument("file", help="workflow YAML/JSON, ELK JSON, graph JSON or DOT; - for stdin")
+    render.add_argument("-o", "--output", default=STDIO,
+                        help="output file (its extension picks the format); - for stdout")
+    render.add_argument("--format", choices=[f.value for f in OutputFormat],
+                        help="output format (default: from the output name, else svg)")
+    render.add_argument("--engine", default=DEFAULT_ENGINE,
+                        help=f"layout engine (default: {DEFAULT_ENGINE}; see `wfr engines`)")
+    for spec in OPTION_TABLE:
+        render.add_argument(f"--{spec.name.replace('_', '-')}", dest=f"option_{spec.name}",
+                            metavar=spec.json_type.upper(), help=_option_help(spec))
+    render.add_argument("--timings", action="store_true",
+                        help="print the seconds of each stage and engine phase on stderr")
+    render.set_defaults(func=_render_command)
+
+
+def _option_help(spec: OptionSpec) -> str:
+    default = getattr(spec.default, "value", spec.default)
+    allowed = f" One of {', '.join(spec.choices)}." if spec.choices else ""
+    if spec.minimum is not None and spec.maximum is not None:
+        allowed = f" From {spec.minimum:g} to {spec.maximum:g}."
+    return f"{spec.description}{allowed} Default: {default}."
+
+
+def _render_command(args: argparse.Namespace) -> int:
+    values = {spec.name: getattr(args, f"option_{spec.name}") for spec in OPTION_TABLE}
+    options = LayoutOptions.from_mapping(values)
+    fmt = _output_format(args.format, args.output)
+    data, filename = _read_input(args.file)
+    rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
+                             options=options)
+    _write_output(rendering.output, args.output)
+    if args.timings:
+        _print_timings(rendering)
+    return 0
+
+
+def _output_format(name: str | None, output: str) -> OutputFormat:
+    if name is not None:
+        return OutputFormat(name)
+    if output == STDIO:
+        return OutputFormat.SVG
+    try:
+        return format_for_path(output)
+    except ValueError as error:
+        raise CommandInputError(f"{error}; give --format svg|json|elk|dot") from None
+
+
+def _read_input(file: str) -> tuple[bytes, str | None]:
+    if file == STDIO:
+        return sys.stdin.buffer.read(), None
+    try:
+        return Path(file).read_bytes(), file
+    except OSError as error:
+        raise CommandInputError(f"cannot read {file}: {error.strerror or error}") from None
+
+
+def _write_output(data: bytes, output: str) -> None:
+    if output == STDIO:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        Path(output).write_bytes(data)
+    except OSError as error:
+        raise CommandInputError(f"cannot write {output}: {error.strerror or error}") from None
+
+
+def _print_timings(rendering: Rendering) -> None:
+    for name, seconds in rendering.stages:
+        print(f"{name:<8} {seconds:.4f} s", file=sys.stderr)
+    for name, seconds in rendering.result.diagnostics.phases:
+        print(f"  {name:<22} {seconds:.4f} s", file=sys.stderr)
+
+
+def _engines_command(args: argparse.Namespace) -> int:
+    for row in engines():
+        status = "available" if row.available else f"unavailable: {row.reason}"
+        print(f"{row.name:<10} {status}")
+    return 0
+
+
+def _schema_command(args: argparse.Namespace) -> int:
+    from layouts.schemas import all_schemas  # lazily: only this command needs it
+
+    print(json.dumps(all_schemas()[args.name], indent=2, sort_keys=True))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``wfr`` with ``argv`` (default: ``sys.argv[1:]``) and return the exit code.
+
+    >>> main(["render", "--engine"])  # argparse prints the usage error on stderr
+    2
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # argparse already printed the usage line
+        return stop.code if isinstance(stop.code, int) else 2
+    command = f"wfr {args.command}"
+    try:
+        return int(args.func(args))
+    except CommandInputError as error:
+        return _report(f"{command}: {error}", 2)
+    except KeyboardInterrupt:
+        return _report(f"{command}: interrupted", 130)
+    except Exception as error:
+        problem = classify_error(error)
+        if problem is not None:
+            return _report(f"{command}: {problem.message}", problem.exit_code)
+        detail = one_line(f"{type(error).__name__}: {error}")
+        return _report(f"{command}: internal error: {detail}", 1)
+
+
+def _report(line: str, exit_code: int) -> int:
+    print(line, file=sys.stderr)
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The OpenAPI 3.1 document of the rendering service (``GET /openapi.json``).
+
+Built as data: the render query parameters come from :data:`OPTION_TABLE`, and the
+components are the JSON Schemas of :mod:`layouts.schemas` (graph, options, result).
+
+>>> document = openapi_document()
+>>> document["openapi"], sorted(document["components"]["schemas"])[:2]
+('3.1.0', ['Error', 'Graph'])
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from layouts.options import OPTION_TABLE, options_json_schema
+from layouts.registry import DEFAULT_ENGINE
+from layouts.schemas import all_schemas
+from renderer.writers import MEDIA_TYPES, OutputFormat
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 description of the service; the render query parameters come from
+    :data:`OPTION_TABLE` and the components are the schemas of :mod:`layouts.schemas`."""
+    components = {_COMPONENT_NAMES.get(k, k): v for k, v in all_schemas().items()}
+    components["Error"] = {"type": "object", "required": ["error"],
+                           "properties": {"error": {"type": "string"}}}
+    option_schemas = options_json_schema()["properties"]
+    render_parameters = [
+        _query_parameter("format", {"type": "string", "enum": [f.value for f in OutputFormat],
+                                    "default": "svg"}, "Output format."),
+        _query_parameter("engine", {"type": "string", "default": DEFAULT_ENGINE},
+                         "Layout engine; see /api/engines."),
+        *(_query_parameter(_camel(spec.name), option_schemas[spec.name], spec.description)
+          for spec in OPTION_TABLE),
+    ]
+    drawing_output: dict[str, Any] = {m: {} for m in sorted(set(MEDIA_TYPES.values()))}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "workflow-renderer", "version": _package_version()},
+        "paths": {
+            "/api/render": {"post": {
+                "summary": "Lay out and draw a workflow definition, ELK JSON, graph JSON or DOT",
+                "parameters": render_parameters,
+                "requestBody": {"required": True, "content": {
+                    "application/yaml": {"schema": {"type": "string"}},
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Graph"}},
+                    "text/vnd.graphviz": {"schema": {"type": "string"}}}},
+                "responses": {"200": {"description": "The drawing", "content": {
+                    **drawing_output,
+                    "application/json": {"schema": {"$ref": "#/components/schemas/LayoutResult"}},
+                }}, **_ERROR_RESPONSES}}},
+            "/api/engines": _get("Layout engines, available or not and why"),
+            "/api/schemas/{name}": _get("A JSON Schema: graph, options or result",
+                                        [{"name": "name", "in": "path", "required": True,
+                                          "schema": {"enum": list(all_schemas())}}]),
+            "/drawings/{file}": _get("A fixture drawn by name, e.g. document-processing.svg",
+                                     [{"name": "file", "in": "path", "required": True,
+                                       "schema": {"type": "string"}}, *render_parameters[1:]]),
+            "/healthz": _get("The process is alive"),
+            "/readyz": _get("The worker pool runs and the default engine is available"),
+            "/openapi.json": _get("This document"),
+            "/": _get("An HTML index of the fixture drawings"),
+        },
+        "components": {"schemas": components},
+    }
+
+
+_COMPONENT_NAMES = {"graph": "Graph", "options": "LayoutOptions", "result": "LayoutResult"}
+_ERROR_RESPONSES = {
+    str(status): {"description": meaning, "content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/Error"}}}}
+    for status, meaning in (
+        (400, "Unreadable body, bad option or unknown engine"), (404, "No such name"),
+        (413, "Body over the size limit"), (415, "Unsupported content type"),
+        (422, "Invalid graph; the message names the offending id"),
+        (502, "The layout provider crashed"), (503, "The layout provider is unavailable"),
+        (504, "The layout ran past its time limit"))
+}
+
+
+def _get(summary: str, parameters: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    operation: dict[str, Any] = {"summary": summary,
+                                 "responses": {"200": {"description": "OK"}, **_ERROR_RESPONSES}}
+    if parameters:
+        operation["parameters"] = parameters
+    return {"get": operation}
+
+
+def _query_parameter(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema,
+            "description": description}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _package_version() -> str:
+    try:
+        return version("workflow-renderer")
+    except PackageNotFoundError:
+        return "0.0.0"

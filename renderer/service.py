@@ -1,0 +1,243 @@
+"""The Starlette rendering service.
+
+Routes: ``POST /api/render``, ``GET /api/engines``, ``GET /api/schemas/{name}``,
+``GET /drawings/{name}.{svg|json|elk|dot}`` (fixtures by name), ``GET /healthz``,
+``GET /readyz``, ``GET /openapi.json`` and ``GET /`` (an index of the drawings).
+
+Every layout runs in the worker pool (:mod:`renderer.isolation`) from a thread, so one slow
+graph cannot stall the server. Bad input is a 4xx with ``{"error": "<message>"}`` (statuses
+from :data:`renderer.render.PROBLEM_TABLE`); only a true bug gives 500.
+
+>>> app = create_app()  # the worker pool starts with the app's lifespan
+>>> sorted(route.path for route in app.routes)[:3]
+['/', '/api/engines', '/api/render']
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from layouts.api import engines
+from layouts.options import LayoutOptions
+from layouts.registry import DEFAULT_ENGINE, get_provider
+from renderer.isolation import WorkerPool
+from renderer.openapi import openapi_document
+from renderer.render import classify_error, one_line, render_document
+from renderer.writers import MEDIA_TYPES, OutputFormat
+
+LOGGER = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 2 * 1024 * 1024
+"""Largest accepted request body (2 MiB); larger bodies get 413 while being read."""
+
+FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURE_SUFFIXES = (".yaml", ".yml", ".json", ".dot", ".gv")
+ACCEPTED_MEDIA_TYPES = (
+    "", "application/json", "application/yaml", "application/x-yaml", "text/yaml",
+    "text/x-yaml", "text/plain", "text/vnd.graphviz", "application/octet-stream",
+)
+RESERVED_QUERY_NAMES = ("format", "engine")
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class RequestProblem(Exception):
+    """A request the service refuses, with its HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def error_response(status: int, message: str) -> JSONResponse:
+    """The JSON body of every error: ``{"error": message}``."""
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def guarded(endpoint: Endpoint) -> Endpoint:
+    """Turn expected errors into 4xx/5xx JSON bodies; log and 500 only for true bugs."""
+
+    @functools.wraps(endpoint)
+    async def wrapper(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except RequestProblem as problem:
+            return error_response(problem.status, str(problem))
+        except Exception as error:
+            problem_kind = classify_error(error)
+            if problem_kind is not None:
+                return error_response(problem_kind.status, problem_kind.message)
+            LOGGER.exception("internal error in %s %s", request.method, request.url.path)
+            return error_response(500, one_line(f"internal error: {type(error).__name__}"))
+
+    return wrapper
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The request body; :class:`RequestProblem` 413 as soon as it passes ``limit`` bytes."""
+    declared = request.headers.get("content-length", "")
+    too_large = RequestProblem(413, f"request body exceeds the limit of {limit} bytes")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def check_media_type(request: Request) -> None:
+    """415 unless the body is declared as text, JSON, YAML, DOT or left undeclared."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type not in ACCEPTED_MEDIA_TYPES and not media_type.endswith("+json"):
+        raise RequestProblem(415, f"unsupported content type {media_type!r}; send the "
+                                  "diagram as YAML, JSON or DOT text")
+
+
+def parse_format(value: str) -> OutputFormat:
+    """The output format named by ``value``; :class:`RequestProblem` 400 otherwise."""
+    try:
+        return OutputFormat(value)
+    except ValueError:
+        choices = ", ".join(f.value for f in OutputFormat)
+        raise RequestProblem(400, f"format {value!r} is not one of {choices}") from None
+
+
+def render_query(query: Mapping[str, str]) -> tuple[str, LayoutOptions]:
+    """Engine and options from the query: every name but ``format`` and ``engine`` is a
+    layout option (camelCase, snake_case or kebab-case, validated by the options table)."""
+    values = {k: v for k, v in query.items() if k not in RESERVED_QUERY_NAMES}
+    return query.get("engine") or DEFAULT_ENGINE, LayoutOptions.from_mapping(values)
+
+
+def fixture_paths(folder: Path) -> dict[str, Path]:
+    """Fixture files by name (file name without its suffix), sorted by name."""
+    if not folder.is_dir():
+        return {}
+    found = (p for p in folder.iterdir() if p.is_file() and p.suffix in FIXTURE_SUFFIXES)
+    return dict(sorted((p.stem, p) for p in found))
+
+
+class Service:
+    """The endpoints, bound to one worker pool and one fixtures folder."""
+
+    def __init__(self, pool: WorkerPool, fixtures_dir: Path) -> None:
+        self.pool = pool
+        self.fixtures_dir = fixtures_dir
+
+    async def render_bytes(
+        self, data: bytes, filename: str | None, query: Mapping[str, str]
+    ) -> Response:
+        fmt = parse_format(query.get("format", OutputFormat.SVG.value))
+        engine, options = render_query(query)
+        call = functools.partial(render_document, data, filename=filename, fmt=fmt,
+                                 engine=engine, options=options, runner=self.pool.run)
+        output = await anyio.to_thread.run_sync(call)
+        return Response(output, media_type=MEDIA_TYPES[fmt])
+
+    async def render(self, request: Request) -> Response:
+        check_media_type(request)
+        return await self.render_bytes(await read_body(request), None, request.query_params)
+
+    async def drawing(self, request: Request) -> Response:
+        name, _, suffix = str(request.path_params["file"]).rpartition(".")
+        path = fixture_paths(self.fixtures_dir).get(name)
+        if path is None or suffix not in {f.value for f in OutputFormat}:
+            raise RequestProblem(404, f"no drawing named {request.path_params['file']!r}; "
+                                      "see / for the list")
+        data = await anyio.to_thread.run_sync(path.read_bytes)
+        query = {**request.query_params, "format": suffix}
+        return await self.render_bytes(data, path.name, query)
+
+    async def index(self, request: Request) -> Response:
+        items = "".join(
+            f'<li>{html.escape(name)}: <a href="/drawings/{html.escape(name)}.svg">svg</a> '
+            f'<a href="/drawings/{html.escape(name)}.json">json</a></li>'
+            for name in fixture_paths(self.fixtures_dir)
+        )
+        return HTMLResponse(f"<!doctype html><html><head><title>workflow-renderer</title>"
+                            f"</head><body><h1>Drawings</h1><ul>{items}</ul>"
+                            f'<p><a href="/openapi.json">OpenAPI</a></p></body></html>')
+
+    async def engines(self, request: Request) -> Response:
+        rows = await anyio.to_thread.run_sync(engines)
+        return JSONResponse([{"name": r.name, "available": r.available, "reason": r.reason}
+                             for r in rows])
+
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(self, request: Request) -> Response:
+        if not self.pool.started:
+            return error_response(503, "layout worker pool is not running")
+        try:
+            status = await anyio.to_thread.run_sync(
+                lambda: get_provider(DEFAULT_ENGINE).availability())
+        except Exception as error:
+            return error_response(503, one_line(
+                f"default engine '{DEFAULT_ENGINE}' cannot be loaded: {error}"))
+        if not status.available:
+            return error_response(503, f"default engine '{DEFAULT_ENGINE}' is unavailable: "
+                                       f"{status.reason}")
+        return JSONResponse({"status": "ready", "engine": DEFAULT_ENGINE})
+
+    async def schema(self, request: Request) -> Response:
+        from layouts.schemas import all_schemas
+
+        name = request.path_params["name"]
+        schemas = all_schemas()
+        if name not in schemas:
+            raise RequestProblem(404, f"no schema named {name!r}; known: {', '.join(schemas)}")
+        return JSONResponse(schemas[name])
+
+    async def openapi(self, request: Request) -> Response:
+        return JSONResponse(openapi_document())
+
+
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    return error_response(error.status_code, str(error.detail))
+
+
+def create_app(
+    *, pool: WorkerPool | None = None, fixtures_dir: Path = FIXTURES_DIR
+) -> Starlette:
+    """The service. The lifespan starts ``pool`` (a new :class:`WorkerPool` by default)
+    and closes it on shutdown."""
+    service = Service(pool or WorkerPool(), fixtures_dir)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(service.pool.start)
+        try:
+            yield
+        finally:
+            await anyio.to_thread.run_sync(service.pool.close)
+
+    routes = [
+        Route("/", guarded(service.index)),
+        Route("/api/render", guarded(service.render), methods=["POST"]),
+        Route("/api/engines", guarded(service.engines)),
+        Route("/api/schemas/{name}", guarded(service.schema)),
+        Route("/drawings/{file}", guarded(service.drawing)),
+        Route("/healthz", guarded(service.healthz)),
+        Route("/readyz", guarded(service.readyz)),
+        Route("/openapi.json", guarded(service.openapi)),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan,
+                     exception_handlers={HTTPException: _http_error})

@@ -1,0 +1,262 @@
+"""The Starlette service: every route, every error status, and a slow layout that does not
+stall the server."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import sys
+import textwrap
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from layouts import registry
+from renderer import service
+from renderer.cli import main
+from renderer.isolation import GRACE_SECONDS, WorkerPool
+from renderer.service import MAX_BODY_BYTES, create_app
+
+with warnings.catch_warnings():
+    # starlette 1.x prefers the httpx2 package; the httpx it falls back to works the same.
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "fixtures" / "document-processing.yaml"
+GRAPH = {
+    "nodes": [{"id": "a", "width": 80, "height": 40}, {"id": "b", "width": 80, "height": 40}],
+    "edges": [{"id": "ab", "source": "a", "target": "b"}],
+}
+
+PROVIDER_SOURCE = '''
+import os, pathlib, time
+from layouts.registry import Availability
+
+class SlowProvider:
+    """Writes its pid to the file named by the first node's label, then sleeps 30 s."""
+    name = "test-service-slow"
+    def availability(self):
+        return Availability(True)
+    def layout(self, graph, options):
+        pathlib.Path(graph.nodes[0].label).write_text(str(os.getpid()))
+        time.sleep(30)
+
+class MissingProvider:
+    name = "test-service-missing"
+    def availability(self):
+        return Availability(False, "libmissing not found; pip install libmissing")
+    def layout(self, graph, options):
+        raise AssertionError("an unavailable provider must not be called")
+
+class CrashingProvider:
+    name = "test-service-crash"
+    def availability(self):
+        return Availability(True)
+    def layout(self, graph, options):
+        os._exit(3)
+'''
+TEST_ENGINES = {"test-service-slow": "SlowProvider",
+                "test-service-missing": "MissingProvider",
+                "test-service-crash": "CrashingProvider"}
+
+
+@pytest.fixture(scope="module")
+def test_engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Misbehaving providers, importable by the workers (registered, then undone)."""
+    folder = tmp_path_factory.mktemp("providers")
+    (folder / "wfr_service_providers.py").write_text(textwrap.dedent(PROVIDER_SOURCE))
+    sys.path.insert(0, str(folder))
+    module = importlib.import_module("wfr_service_providers")
+    for name, class_name in TEST_ENGINES.items():
+        registry.register(name, getattr(module, class_name))
+    yield
+    for name in TEST_ENGINES:
+        registry._registered.pop(name, None)
+        registry._instances.pop(name, None)
+    sys.path.remove(str(folder))
+    sys.modules.pop("wfr_service_providers", None)
+
+
+@pytest.fixture(scope="module")
+def client(test_engines: None) -> Iterator[TestClient]:
+    with TestClient(create_app(pool=WorkerPool(size=2))) as started:
+        yield started
+
+
+def post_render(client: TestClient, body: bytes | str, **query: str) -> httpx.Response:
+    response: httpx.Response = client.post("/api/render", params=query, content=body,
+                                           headers={"content-type": "application/yaml"})
+    return response
+
+
+def test_render_gives_the_same_svg_bytes_as_the_cli(
+    client: TestClient, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    response = post_render(client, FIXTURE.read_bytes(), engine="graphviz")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("image/svg+xml")
+    assert main(["render", str(FIXTURE), "--engine", "graphviz"]) == 0
+    assert response.content == capsysbinary.readouterr().out
+    drawing = client.get("/drawings/document-processing.svg", params={"engine": "graphviz"})
+    assert drawing.status_code == 200
+    assert drawing.headers["content-type"].startswith("image/svg+xml")
+    assert drawing.content == response.content
+
+
+def test_render_json_with_query_options(client: TestClient) -> None:
+    response = post_render(client, json.dumps(GRAPH), engine="graphviz", format="json",
+                           direction="LR", effort="draft", timeBudget="5")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    result = response.json()
+    assert result["diagnostics"]["direction"] == "LeftToRight"
+    assert result["diagnostics"]["effort"] == "draft"
+
+
+@pytest.mark.parametrize(("query", "body", "status", "named"), [
+    ({"format": "png"}, json.dumps(GRAPH), 400, "png"),
+    ({"engine": "no-such-engine"}, json.dumps(GRAPH), 400, "no-such-engine"),
+    ({"effort": "max"}, json.dumps(GRAPH), 400, "effort"),
+    ({"timeBudget": "0"}, json.dumps(GRAPH), 400, "time_budget"),
+    ({"zoom": "2"}, json.dumps(GRAPH), 400, "zoom"),
+    ({"engine": "graphviz"}, "this is : not [ a graph {", 400, ""),
+    ({"engine": "graphviz"}, json.dumps({
+        "nodes": [{"id": "a", "width": 10, "height": 10}],
+        "edges": [{"id": "to-nowhere", "source": "a", "target": "zz"}]}), 422, "to-nowhere"),
+    ({"engine": "graphviz"}, json.dumps({
+        "nodes": [{"id": "twice", "width": 10, "height": 10},
+                  {"id": "twice", "width": 10, "height": 10}]}), 422, "twice"),
+    ({"engine": "test-service-missing"}, json.dumps(GRAPH), 503, "libmissing"),
+    ({"engine": "test-service-crash"}, json.dumps(GRAPH), 502, "exit code 3"),
+])
+def test_bad_input_gets_a_4xx_json_error_naming_the_problem(
+    client: TestClient, query: dict[str, str], body: str, status: int, named: str
+) -> None:
+    response = post_render(client, body, **query)
+    assert response.status_code == status
+    message = response.json()["error"]
+    assert isinstance(message, str) and message and named in message
+
+
+def test_a_body_over_the_limit_gets_413_even_without_a_length(client: TestClient) -> None:
+    big = b"#" * (MAX_BODY_BYTES + 1)
+    assert post_render(client, big).status_code == 413
+
+    def chunks() -> Iterator[bytes]:  # sent chunked: no content-length to trust
+        for _ in range(3):
+            yield b"#" * (MAX_BODY_BYTES // 2)
+
+    response = client.post("/api/render", content=chunks())
+    assert response.status_code == 413
+    assert str(MAX_BODY_BYTES) in response.json()["error"]
+
+
+def test_an_unsupported_content_type_gets_415(client: TestClient) -> None:
+    response = client.post("/api/render", content=b"\x89PNG",
+                           headers={"content-type": "image/png"})
+    assert response.status_code == 415
+    assert "image/png" in response.json()["error"]
+
+
+def test_a_slow_layout_gets_504_while_the_server_keeps_answering(
+    client: TestClient, tmp_path: Path
+) -> None:
+    marker = tmp_path / "slow-worker.pid"
+    graph = {"nodes": [{"id": "a", "width": 10, "height": 10, "label": str(marker)}]}
+    responses: list[httpx.Response] = []
+    slow = threading.Thread(target=lambda: responses.append(post_render(
+        client, json.dumps(graph), engine="test-service-slow", timeBudget="1")))
+    slow.start()
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert marker.exists(), "the slow layout never started"
+    health = client.get("/healthz")
+    assert health.status_code == 200 and health.json() == {"status": "ok"}
+    assert slow.is_alive()  # /healthz answered while the slow layout was still running
+    slow.join(60)
+    assert responses[0].status_code == 504
+    assert f"{1 + GRACE_SECONDS:g} s" in responses[0].json()["error"]
+
+
+def test_a_bug_is_logged_and_gives_500(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: object, **kwargs: object) -> bytes:
+        raise KeyError("unexpected")
+
+    monkeypatch.setattr(service, "render_document", broken)
+    with caplog.at_level(logging.ERROR, logger="renderer.service"):
+        response = post_render(client, json.dumps(GRAPH))
+    assert response.status_code == 500
+    assert response.json() == {"error": "internal error: KeyError"}
+    assert "internal error in POST /api/render" in caplog.text
+
+
+def test_engines_lists_availability_and_reasons(client: TestClient) -> None:
+    rows = {row["name"]: row for row in client.get("/api/engines").json()}
+    assert rows["graphviz"]["available"] is True
+    assert rows["test-service-missing"] == {
+        "name": "test-service-missing", "available": False,
+        "reason": "libmissing not found; pip install libmissing"}
+
+
+def test_readyz_needs_the_pool_and_the_default_engine(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service, "DEFAULT_ENGINE", "graphviz")
+    assert client.get("/readyz").status_code == 200
+    monkeypatch.setattr(service, "DEFAULT_ENGINE", "test-service-missing")
+    missing = client.get("/readyz")
+    assert missing.status_code == 503 and "libmissing" in missing.json()["error"]
+    not_started = TestClient(create_app(pool=WorkerPool(size=1)))  # no lifespan: no pool
+    stopped = not_started.get("/readyz")
+    assert stopped.status_code == 503 and "not running" in stopped.json()["error"]
+
+
+def test_schemas_and_the_openapi_document(client: TestClient) -> None:
+    from layouts.schemas import all_schemas
+
+    schemas = all_schemas()
+    for name in ("graph", "options", "result"):
+        assert client.get(f"/api/schemas/{name}").json() == schemas[name]
+    missing = client.get("/api/schemas/nope")
+    assert missing.status_code == 404 and "nope" in missing.json()["error"]
+    document = client.get("/openapi.json").json()
+    assert document["openapi"] == "3.1.0"
+    assert {"/api/render", "/api/engines", "/healthz", "/readyz", "/openapi.json",
+            "/drawings/{file}", "/api/schemas/{name}", "/"} <= set(document["paths"])
+    components = document["components"]["schemas"]
+    assert components["Graph"] == schemas["graph"]
+    assert components["LayoutResult"] == schemas["result"]
+    parameters = {p["name"] for p in document["paths"]["/api/render"]["post"]["parameters"]}
+    assert {"format", "engine", "direction", "effort", "timeBudget", "nodeSpacing"} <= parameters
+
+
+def test_fixture_drawings_by_name(client: TestClient) -> None:
+    as_json = client.get("/drawings/document-processing.json", params={"engine": "graphviz"})
+    assert len(as_json.json()["nodes"]) == 24  # the fixture's 24 steps
+    for bad in ("nope.svg", "document-processing.png", "..%2Fpyproject.svg",
+                "document-processing"):
+        response = client.get(f"/drawings/{bad}")
+        assert response.status_code == 404, bad
+        assert "error" in response.json()
+
+
+def test_index_links_the_fixture_drawings(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert 'href="/drawings/document-processing.svg"' in page.text
+    assert 'href="/drawings/repository-assessment.svg"' in page.text
+
+
+def test_unknown_routes_get_a_json_404(client: TestClient) -> None:
+    response = client.get("/no/such/route")
+    assert response.status_code == 404 and response.json() == {"error": "Not Found"}
