@@ -192,3 +192,12 @@ def _step_data(step: object) -> dict[str, object]:
 def test_bad_node_count_is_a_value_error(bad: object) -> None:
     with pytest.raises(ValueError, match="node_count"):
         generate_definition(bad, 0)  # type: ignore[arg-type]
+
+
+def test_generated_definitions_pass_the_engine_validator() -> None:
+    from workflow.validation import validate_definition
+
+    for size in (2, 3, 5, 24, 100, 300):
+        for seed in range(3):
+            problems = validate_definition(generate_definition(size, seed))
+            assert problems == (), (size, seed, problems)
