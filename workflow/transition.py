@@ -15,7 +15,7 @@ is finished) changes nothing and asks for nothing.
 >>> run = new_run("r", "w", "0", registered.hash, {}, at=0.0)
 >>> run, effects = advance(plan, run, Start(at=0.0))
 >>> run.state, [type(effect).__name__ for effect in effects]
-(<RunState.RUNNING: 'Running'>, ['EmitEvent', 'DispatchStep', 'EmitEvent', 'StartTimer'])
+(<RunState.RUNNING: 'Running'>, ['EmitEvent', 'EmitEvent', 'DispatchStep', 'StartTimer'])
 >>> run, _ = advance(plan, run, StepOutcome("a", "a@0.1", True, at=1.0, output={"x": 1}))
 >>> run.state, run.output
 (<RunState.COMPLETED: 'Completed'>, {'a': {'x': 1}})
