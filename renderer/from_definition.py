@@ -64,6 +64,12 @@ def diagram_from_definition(definition: Definition) -> Diagram:
 
     Raises :class:`workflow.dsl.DslError` for a step of an unknown kind and
     :class:`layouts.errors.InvalidGraphError` for duplicate ids or dangling transitions.
+
+    >>> from workflow.dsl import Definition, Step, Transition
+    >>> d = diagram_from_definition(Definition("w", "1", (Step("t", "Timer"),
+    ...     Step("c", "Condition")), (Transition("e", "t", "c", '{"var": "go"}'),)))
+    >>> d.graph.node("t").shape.value, d.graph.edges[0].label
+    ('circle', 'go')
     """
     views = {step.id: _node_view(step) for step in definition.steps}
     nodes = tuple(_node(step.id, views[step.id]) for step in definition.steps)
@@ -114,7 +120,13 @@ def text_block_size(view: NodeView) -> tuple[float, float]:
     """Size of the title (plus subtitle) lines that :mod:`renderer.svg` draws in a node.
 
     Diamonds draw their badge inline before the title; circles draw it before the
-    subtitle; rectangles draw it in a corner (see :func:`node_size`)."""
+    subtitle; rectangles draw it in a corner (see :func:`node_size`).
+
+    >>> one_line = text_block_size(NodeView(StepKind.TOOL, "x"))
+    >>> two_lines = text_block_size(NodeView(StepKind.TOOL, "x", "sub"))
+    >>> two_lines[1] > one_line[1]
+    True
+    """
     style = KIND_STYLES[view.kind]
     title_width, title_height = measure_text(view.title, TITLE_TEXT.size, bold=TITLE_TEXT.bold)
     inline_badge = BADGE_SIZE + LINE_GAP if style.marker and style.shape is not Shape.RECT else 0

@@ -28,7 +28,11 @@ JOINING_OPERATORS: Mapping[str, str] = {"and": " and ", "or": " or "}
 
 
 def guard_label(guard: str | None) -> str | None:
-    """The short, readable form of a guard (``None`` stays ``None``)."""
+    """The short, readable form of a guard (``None`` stays ``None``).
+
+    >>> guard_label('{"in": [{"var": "status"}, ["ok", "done"]]}')
+    'status in ["ok","done"]'
+    """
     if guard is None:
         return None
     try:

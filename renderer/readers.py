@@ -80,7 +80,12 @@ def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
 
 
 def read_diagram_file(path: str | Path) -> Diagram:
-    """Read a diagram from a file (see :func:`read_diagram`)."""
+    """Read a diagram from a file (see :func:`read_diagram`); the file name helps detection.
+
+    >>> read_diagram_file("/nonexistent/flow.dot")
+    Traceback (most recent call last):
+    renderer.readers.ReaderError: cannot read /nonexistent/flow.dot: No such file or directory
+    """
     file = Path(path)
     try:
         size = file.stat().st_size

@@ -167,7 +167,13 @@ def edge_labels(diagram: Diagram) -> dict[str, str]:
 def edge_label_box(route: EdgeRoute, text: str | None) -> Box | None:
     """Where an edge's label ``text`` is drawn: the engine's label box, else a box of the
     label's measured size centred on the middle of the route's longest segment; ``None``
-    when there is no text."""
+    when there is no text.
+
+    >>> route = EdgeRoute("e", "a", "b", (Point(0, 0), Point(0, 10), Point(100, 10)))
+    >>> box = edge_label_box(route, "yes")
+    >>> (box.center.x, box.center.y)
+    (50.0, 10.0)
+    """
     if not text:
         return None
     if route.label_box is not None:

@@ -76,6 +76,13 @@ def write_output(diagram: Diagram, result: LayoutResult, fmt: OutputFormat | str
     result schema, :meth:`LayoutResult.to_json`); ``fmt`` is case-insensitive.
 
     Raises ``ValueError`` naming an unknown format.
+
+    >>> from layouts.graph import Graph, Node
+    >>> from layouts.result import Diagnostics, LayoutResult, NodeBox
+    >>> result = LayoutResult((NodeBox("a", 0, 0, 9, 9),), (), 9, 9,
+    ...                       Diagnostics("hand", "draft", "TopToBottom"))
+    >>> write_output(Diagram("d", Graph((Node("a", 9, 9),))), result, "dot")[:11]
+    b'digraph "d"'
     """
     try:
         output_format = OutputFormat(str(fmt).strip().lower())
