@@ -341,3 +341,36 @@ def test_bad_results_raise_a_typed_error_naming_the_problem() -> None:
         measure(_result([A], []), clearance=-1)
     with pytest.raises(InvalidLayoutResultError, match="duplicate node id 'a'"):
         measure(_result([A, A], []))
+
+
+def test_own_end_intrusion_follows_a_diamond_outline() -> None:
+    # Diamond g = (0,0,40,40), centre (20,20). e0 leaves the right tip (40,20) going right,
+    # climbs to y=-10 and comes down at x=20 through the diamond (it spans y 0..40 at
+    # x=20) to b's top at y=100: one own-end intrusion. e1 leaves the same tip, climbs
+    # and comes down at x=38: at x=38 the diamond spans |y-20| < 20*(1 - 18/20) = 2,
+    # i.e. y 18..22, which x=38 still crosses 1.5 px deep from the faces: intrusion.
+    # e2 comes down at x=45, outside the tip: none.
+    g = NodeBox("g", 0, 0, 40, 40, Shape.DIAMOND)
+    b = NodeBox("b", 0, 100, 60, 20)
+    q = measure(_result([g, b], [
+        ("g", "b", [(40, 20), (50, 20), (50, -10), (20, -10), (20, 100)]),
+        ("g", "b", [(40, 20), (52, 20), (52, -12), (38, -12), (38, 100)]),
+        ("g", "b", [(40, 20), (45, 20), (45, 100)]),
+    ]))
+    assert q.own_end_intrusions == 2
+    assert q.endpoints_off_outline == 0
+
+
+def test_endpoint_off_a_circle_outline() -> None:
+    # Circle c = (0,0,40,20): radius min(40,20)/2 = 10 around (20,10). (20,20) is on it;
+    # (32,10) is 2 px outside it (|32-20| - 10 = 2), although inside the box.
+    c, b = NodeBox("c", 0, 0, 40, 20, Shape.CIRCLE), NodeBox("b", 0, 100, 60, 20)
+    q = measure(_result([c, b], [("c", "b", [(20, 20), (20, 100)]),
+                                 ("c", "b", [(32, 10), (45, 10), (45, 100)])]))
+    assert q.endpoints_off_outline == 1
+
+
+def test_empty_result_measures_zero() -> None:
+    q = measure(_result([], [], 0, 0))
+    assert (q.crossings, q.node_overlaps, q.bends, q.total_edge_length, q.area) == (0, 0, 0, 0, 0)
+    assert q.min_clearance == math.inf
