@@ -348,7 +348,8 @@ def test_own_end_intrusion_follows_a_diamond_outline() -> None:
     # climbs to y=-10 and comes down at x=20 through the diamond (it spans y 0..40 at
     # x=20) to b's top at y=100: one own-end intrusion. e1 leaves the same tip, climbs
     # and comes down at x=38: at x=38 the diamond spans |y-20| < 20*(1 - 18/20) = 2,
-    # i.e. y 18..22, which x=38 still crosses 1.5 px deep from the faces: intrusion.
+    # and the point (38,20) lies (1 - 18/20) / hypot(1/20, 1/20) = 1.41 px inside the
+    # faces, deeper than the 0.5 px margin: intrusion.
     # e2 comes down at x=45, outside the tip: none.
     g = NodeBox("g", 0, 0, 40, 40, Shape.DIAMOND)
     b = NodeBox("b", 0, 100, 60, 20)
