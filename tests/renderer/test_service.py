@@ -6,6 +6,9 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import signal
+import socket
+import subprocess
 import sys
 import textwrap
 import threading
@@ -20,7 +23,8 @@ import pytest
 from layouts import registry
 from renderer import service
 from renderer.cli import main
-from renderer.isolation import GRACE_SECONDS, WorkerPool
+from renderer.isolation import DEFAULT_POOL_SIZE, GRACE_SECONDS, WorkerPool
+from renderer.serve import banner
 from renderer.service import MAX_BODY_BYTES, create_app
 
 with warnings.catch_warnings():
@@ -260,3 +264,52 @@ def test_index_links_the_fixture_drawings(client: TestClient) -> None:
 def test_unknown_routes_get_a_json_404(client: TestClient) -> None:
     response = client.get("/no/such/route")
     assert response.status_code == 404 and response.json() == {"error": "Not Found"}
+
+
+def test_serve_prints_the_address_and_the_reference_drawing() -> None:
+    assert banner("127.0.0.1", 8000) == (
+        "Serving on http://127.0.0.1:8000/ ; reference drawing: "
+        "http://127.0.0.1:8000/drawings/document-processing.svg")
+
+
+@pytest.mark.explicit
+def test_the_real_server_serves_the_reference_drawing_and_stops_cleanly() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "renderer.serve", "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().startswith(f"Serving on http://127.0.0.1:{port}/")
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        drawing = httpx.get(f"{base}/drawings/document-processing.svg", timeout=60)
+        assert drawing.status_code == 200 and drawing.content.startswith(b"<?xml")
+        workers = children_of(server.pid)
+        assert len(workers) == DEFAULT_POOL_SIZE
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(30) == 0
+        server.stdout.close()  # type: ignore[union-attr]
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid``, read from /proc (Linux)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
