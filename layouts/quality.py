@@ -100,6 +100,9 @@ def measure(result: LayoutResult, *, clearance: float = 12.0) -> QualityReport:
     >>> measure(empty).node_overlaps
     0
     """
+    if not isinstance(result, LayoutResult):
+        raise InvalidLayoutResultError(
+            f"measure needs a LayoutResult, not {type(result).__name__}")
     if isinstance(clearance, bool) or not isinstance(clearance, int | float) \
             or not math.isfinite(clearance) or clearance < 0:
         raise InvalidLayoutResultError(f"clearance {clearance!r} must be a finite number >= 0")

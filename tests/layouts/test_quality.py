@@ -341,6 +341,8 @@ def test_bad_results_raise_a_typed_error_naming_the_problem() -> None:
         measure(_result([A], []), clearance=-1)
     with pytest.raises(InvalidLayoutResultError, match="duplicate node id 'a'"):
         measure(_result([A, A], []))
+    with pytest.raises(InvalidLayoutResultError, match="LayoutResult"):
+        measure({"nodes": []})  # type: ignore[arg-type]
 
 
 def test_own_end_intrusion_follows_a_diamond_outline() -> None:
