@@ -30,6 +30,7 @@ from layouts.graph import Shape
 from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.diagram import Diagram
 from renderer.svg import edge_label_box, edge_labels
+from renderer.svg_nodes import xml_safe
 
 POINTS_PER_INCH = 72.0
 ARROW_LENGTH = 10.0
@@ -63,17 +64,20 @@ def write_dot(diagram: Diagram, result: LayoutResult) -> bytes:
 
 
 def quote(text: str) -> str:
-    """A DOT double-quoted string (``"`` escaped, newlines as DOT's ``\\n``).
+    """A DOT double-quoted string (``"`` escaped, control characters replaced by U+FFFD;
+    DOT keeps every other character of a quoted string as it is).
 
     >>> quote('say "hi"')
     '"say \\\\"hi\\\\""'
     """
-    return '"' + text.replace('"', '\\"').replace("\n", "\\n") + '"'
+    escaped = xml_safe(text).replace('"', '\\"')
+    return f'"{escaped}"'
 
 
 def _label(text: str) -> str:
-    """A quoted label; backslashes are doubled so DOT's ``\\N``-style escapes stay literal."""
-    return quote(text.replace("\\", "\\\\"))
+    """A quoted label: backslashes doubled so DOT's ``\\N``-style escapes stay literal,
+    line breaks as DOT's ``\\n``."""
+    return quote(text.replace("\\", "\\\\").replace("\n", "\\n"))
 
 
 def _n(value: float, decimals: int = 2) -> str:

@@ -40,7 +40,7 @@ from renderer.styles import (
     LOOP_BACK_DASH,
     EdgeStyle,
 )
-from renderer.svg_nodes import draw_node, draw_text
+from renderer.svg_nodes import draw_node, draw_text, xml_safe
 from renderer.svg_nodes import format_number as _n
 
 MARGIN = 20.0
@@ -63,7 +63,7 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
         viewBox=" ".join(_n(v) for v in (frame.x, frame.y, frame.width, frame.height)),
         debug=False,
     )
-    drawing.set_desc(title=title or diagram.name)
+    drawing.set_desc(title=xml_safe(title or diagram.name))
     drawing.defs.add(drawing.style(STYLE_SHEET))
     for style in EDGE_STYLES.values():
         drawing.defs.add(_arrowhead(drawing, style))
@@ -139,7 +139,7 @@ def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
     style = EDGE_STYLES["normal" if taken is None else "taken" if taken else "not-taken"]
     loop_back = route.loop_back or route.id in scene.loop_backs
     classes = ["edge", *(["loop-back"] if loop_back else [])]
-    group = drawing.g(id=f"edge-{route.id}", class_=" ".join(classes))
+    group = drawing.g(id=xml_safe(f"edge-{route.id}"), class_=" ".join(classes))
     data = "M " + " L ".join(f"{_n(p.x)} {_n(p.y)}" for p in route.points)
     path = drawing.path(d=data, fill="none", stroke=style.stroke,
                         stroke_width=_n(style.stroke_width),
@@ -192,7 +192,7 @@ def _edge_label(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> G
     box = edge_label_box(route, text)
     if text is None or box is None:
         return None
-    group = drawing.g(id=f"label-{route.id}", class_="edge-label")
+    group = drawing.g(id=xml_safe(f"label-{route.id}"), class_="edge-label")
     group.add(drawing.rect(insert=(_n(box.x), _n(box.y)), size=(_n(box.width), _n(box.height)),
                            rx="3", fill="#ffffff", fill_opacity="0.92", stroke="#cfd8dc"))
     _, text_height = measure_text(text, EDGE_LABEL_TEXT.size, bold=EDGE_LABEL_TEXT.bold)

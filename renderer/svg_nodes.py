@@ -5,10 +5,13 @@ fits the box the node was sized for. Text fills are attributes, never style-shee
 
 >>> format_number(12.3456), format_number(-0.001), format_number(40.0)
 ('12.35', '0', '40')
+>>> xml_safe("bell\x07")
+'bell�'
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import svgwrite
@@ -46,6 +49,14 @@ def format_number(value: float) -> str:
 
 _n = format_number
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with characters XML 1.0 cannot hold (most control characters, lone
+    surrogates) replaced by U+FFFD, so the document always parses."""
+    return _NOT_XML.sub("\ufffd", text)
+
 
 
 def draw_text(drawing: svgwrite.Drawing, text: str, x: float, top: float, style: TextStyle,
@@ -58,9 +69,9 @@ def draw_text(drawing: svgwrite.Drawing, text: str, x: float, top: float, style:
              "fill": TEXT_COLOURS[css_class]}
     if style.bold:
         extra["font_weight"] = "bold"
-    element = drawing.text(lines[0], insert=(_n(x), _n(baseline)), **extra)
+    element = drawing.text(xml_safe(lines[0]), insert=(_n(x), _n(baseline)), **extra)
     for line in lines[1:]:
-        element.add(drawing.tspan(line, x=[_n(x)], dy=[_n(line_height)]))
+        element.add(drawing.tspan(xml_safe(line), x=[_n(x)], dy=[_n(line_height)]))
     return element
 
 
@@ -72,7 +83,7 @@ def draw_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group
         state = STATE_STYLES[view.state]
         fill, stroke, width, dashed = state.fill, state.stroke, state.stroke_width, state.dashed
         classes.append(f"state-{view.state.value.lower()}")
-    group = drawing.g(id=f"node-{node.id}", class_=" ".join(classes))
+    group = drawing.g(id=xml_safe(f"node-{node.id}"), class_=" ".join(classes))
     shape = _outline(drawing, node)
     shape.update({"fill": fill, "stroke": stroke, "stroke-width": _n(width)})
     if dashed:

@@ -121,6 +121,15 @@ def test_hostile_node_ids_are_escaped() -> None:
     assert _node_groups(_parse(svg))[0].get("id") == "node-" + HOSTILE
 
 
+def test_control_characters_still_give_well_formed_xml() -> None:
+    odd = "bell\x07 nul\x00 esc\x1b"
+    graph = Graph((Node(odd, 60, 30),))
+    result = LayoutResult((NodeBox(odd, 0, 0, 60, 30),), (), 60, 30, _diagnostics())
+    root = _parse(write_svg(Diagram(odd, graph), result, title=odd))
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    assert "bell\ufffd nul\ufffd esc\ufffd" in texts
+
+
 def test_label_without_engine_box_sits_on_longest_segment() -> None:
     diagram, result = _three_node_case()
     root = _parse(write_svg(diagram, result))

@@ -155,3 +155,16 @@ def test_neato_redraws_dot_output(tmp_path: Path) -> None:
     svg = ET.fromstring(done.stdout)
     titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
     assert "classify" in titles and "confident" in titles
+
+
+def test_dot_round_trip_keeps_awkward_ids_and_labels() -> None:
+    ids = ["a\nb", 'q"uote', "back\\slash", "tab\tx"]
+    label = 'two\nlines \\N and \\"'
+    graph = Graph(tuple(Node(i, 50, 30) for i in ids), (Edge("e", ids[0], ids[1], label),))
+    result = LayoutResult(
+        tuple(NodeBox(i, 0, 40 * k, 50, 30) for k, i in enumerate(ids)),
+        (EdgeRoute("e", ids[0], ids[1], (Point(25, 30), Point(25, 40))),),
+        50, 160, Diagnostics("hand", "draft", "TopToBottom"))
+    again = read_diagram(write_dot(Diagram("x", graph), result))
+    assert [n.id for n in again.graph.nodes] == ids
+    assert again.graph.edges[0].label == label
