@@ -151,7 +151,7 @@ class Engine:
         emits += tuple(EmitEvent("task.requested", e.step_id, e.reason)
                        for e in effects if isinstance(e, RequestDecision))
         queued = tuple(self._signals_for(new, effects, now))
-        self.store.commit(Commit(new, emits, queued), at=now)
+        self.store.commit(Commit(new, emits, queued, previous=run), at=now)
         self.observer(new, event, effects)
 
     def _signals_for(self, run: Run, effects: tuple[Effect, ...], now: float

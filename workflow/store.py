@@ -73,6 +73,7 @@ class Commit:
     events: tuple[EmitEvent, ...] = ()
     enqueue: tuple[QueuedSignal, ...] = ()
     acknowledge: str | None = None  # a queue row finished by this same transaction
+    previous: Run | None = None  # the run before the transition (only changed steps written)
 
 
 class Store(Protocol):

@@ -50,3 +50,16 @@ def make_engine():
 @pytest.fixture
 def clock() -> Clock:
     return Clock(1000.0)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request, tmp_path):
+    """Each store implementation in turn."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    from workflow.sqlite_store import SqliteStore
+
+    sqlite = SqliteStore(tmp_path / "workflow.db")
+    yield sqlite
+    sqlite.close()

@@ -6,11 +6,12 @@ from workflow.dsl import load_definition
 from workflow.executors import ExecutorRegistry
 from workflow.model import RunState, StepState
 from workflow.pump import pump
-from workflow.store import Commit, MemoryStore, QueuedSignal
+from workflow.store import Commit, QueuedSignal
 
 
-def test_document_processing_runs_to_completion_with_demo_executors(make_engine, fixtures_dir):
-    engine = make_engine()
+def test_document_processing_runs_to_completion_with_demo_executors(make_engine, fixtures_dir,
+                                                                    store):
+    engine = make_engine(store=store)
     engine.register(load_definition(fixtures_dir / "document-processing.yaml"))
     run = engine.start("document-processing", None, {"document": "inv.pdf"})
     pump(engine, simulate_time=True)
@@ -29,9 +30,9 @@ def test_document_processing_runs_to_completion_with_demo_executors(make_engine,
     assert engine.store.pending() == ()  # every queue row handled (stale timeouts included)
 
 
-def test_repository_assessment_runs_to_completion_with_demo_executors(make_engine,
-                                                                       fixtures_dir):
-    engine = make_engine()
+def test_repository_assessment_runs_to_completion_with_demo_executors(make_engine, fixtures_dir,
+                                                                       store):
+    engine = make_engine(store=store)
     engine.register(load_definition(fixtures_dir / "repository-assessment.yaml"))
     run = engine.start("repository-assessment", None, {"repository": "r"})
     pump(engine, simulate_time=True)
@@ -42,12 +43,12 @@ def test_repository_assessment_runs_to_completion_with_demo_executors(make_engin
     assert run.output == {"propose": {"proposal": "pr-1"}}
 
 
-def test_document_processing_loop_through_review(make_engine, fixtures_dir):
+def test_document_processing_loop_through_review(make_engine, fixtures_dir, store):
     from workflow.demo import demo_executors
 
     executors = demo_executors().with_executor("vendor-registry", lambda p: {"confidence": 0.5})
     executors = executors.with_executor("tax-validator", lambda p: {"confidence": 0.5})
-    engine = make_engine(executors=executors)  # no timer is due on this path: real clock
+    engine = make_engine(executors=executors, store=store)  # no timer due on this path
     engine.register(load_definition(fixtures_dir / "document-processing.yaml"))
     run = engine.start("document-processing", None, {})
     pump(engine)
@@ -69,8 +70,8 @@ def test_document_processing_loop_through_review(make_engine, fixtures_dir):
 
 
 def test_undeliverable_signal_goes_to_dead_letters_after_five_attempts_and_replays(
-        make_engine, clock):
-    engine = make_engine(clock=clock)
+        make_engine, clock, store):
+    engine = make_engine(clock=clock, store=store)
     bad = QueuedSignal("ghost:start", "ghost", "event", {"type": "Start", "at": 0.0}, 0.0)
     engine.store.commit(Commit(None, enqueue=(bad,)), at=0.0)
     handled = pump(engine)
@@ -86,9 +87,9 @@ def test_undeliverable_signal_goes_to_dead_letters_after_five_attempts_and_repla
         engine.store.replay("nope", now=clock())
 
 
-def test_retention_purges_finished_runs_older_than_the_reference(make_engine, clock):
+def test_retention_purges_finished_runs_older_than_the_reference(make_engine, clock, store):
     engine = make_engine("workflow: t\nsteps: [{id: s, kind: Tool, tool: notifier, "
-                         "failurePolicy: Fail}]", store=MemoryStore(), clock=clock)
+                         "failurePolicy: Fail}]", store=store, clock=clock)
     old = engine.start("t").run_id
     pump(engine)
     clock.now += 100
@@ -98,9 +99,9 @@ def test_retention_purges_finished_runs_older_than_the_reference(make_engine, cl
     assert engine.store.outbox(old) == ()
 
 
-def test_executor_error_never_counts_as_success(make_engine):
+def test_executor_error_never_counts_as_success(make_engine, store):
     engine = make_engine("workflow: t\nsteps: [{id: s, kind: Agent, agent: gone, "
-                         "failurePolicy: Fail}]", executors=ExecutorRegistry())
+                         "failurePolicy: Fail}]", executors=ExecutorRegistry(), store=store)
     run = engine.start("t")
     pump(engine)
     assert engine.run(run.run_id).reason == "step 's' failed: no executor named 'gone' is " \
