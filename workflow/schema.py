@@ -25,7 +25,7 @@ class MigrationError(RuntimeError):
 def migration_files() -> list[tuple[str, str]]:
     """(name, SQL) of every migration, in order."""
     folder = resources.files("workflow") / "migrations"
-    files = sorted(f for f in folder.iterdir() if f.name.endswith(".sql"))
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
 
 
