@@ -52,7 +52,8 @@ class InvariantViolationError(LayoutError):
 
 
 class StepRunner:
-    """Runs named steps, timing each (the ``phases`` of the diagnostics)."""
+    """Runs named steps, timing each (the ``phases`` of the diagnostics); after each
+    step it asks the deadline, so a budget that ran out is always reported."""
 
     def __init__(self, deadline: Deadline) -> None:
         self.deadline = deadline
@@ -63,6 +64,7 @@ class StepRunner:
         start = time.perf_counter()
         result = step(*args, **kwargs)
         self.timings.append((name, time.perf_counter() - start))
+        self.deadline.expired()
         return result
 
 

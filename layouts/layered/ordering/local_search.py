@@ -3,8 +3,10 @@ et al. 1993, section 3) and sifting (Matuszewski, Schoenfeld and Molitor 1999, "
 sifting for k-layer straightline crossing minimization", GD'99: each node in turn tries
 every slot of its layer and takes the best).
 
-Both count only the crossings the move changes (:func:`pair_crossings` against the layers
-above and below), take only strict improvements, and so never undo a free model order.
+Both count only the crossings the move changes (the pairwise count of
+:func:`.crossings.pair_crossings` against the layers above and below, from neighbour
+positions sorted once per layer), take only strict improvements, and so never undo a free
+model order.
 
 >>> layers = [[0, 1], [2, 3]]
 >>> pos = [0, 1, 0, 1]
@@ -20,13 +22,41 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from layouts.layered.model import Deadline
-from layouts.layered.ordering.crossings import pair_crossings
 
 
-def _cost(v: int, w: int, pos: Sequence[int], up: Sequence[Sequence[int]],
-          down: Sequence[Sequence[int]]) -> int:
-    """Crossings at ``v`` and ``w`` with ``v`` left of ``w``, both sides."""
-    return pair_crossings(up[v], up[w], pos) + pair_crossings(down[v], down[w], pos)
+def _sorted_positions(layer: Sequence[int], pos: Sequence[int],
+                      neighbours: Sequence[Sequence[int]]) -> dict[int, list[int]]:
+    return {v: sorted([pos[u] for u in neighbours[v]]) for v in layer}
+
+
+def _inversions(left: list[int], right: list[int]) -> int:
+    """Pairs ``(a, b)`` of sorted positions, ``a`` from ``left``, with ``a > b``."""
+    if not left or not right:
+        return 0
+    if len(right) == 1:
+        b = right[0]
+        return sum(1 for a in left if a > b)
+    count = 0
+    j = 0
+    for a in left:
+        while j < len(right) and right[j] < a:
+            j += 1
+        count += j
+    return count
+
+
+class _LayerCosts:
+    """Crossings at two nodes of one layer, with the neighbour layers held fixed."""
+
+    def __init__(self, layer: Sequence[int], pos: Sequence[int], up: Sequence[Sequence[int]],
+                 down: Sequence[Sequence[int]]) -> None:
+        self.up = _sorted_positions(layer, pos, up)
+        self.down = _sorted_positions(layer, pos, down)
+
+    def cost(self, v: int, w: int) -> int:
+        """Crossings at ``v`` and ``w`` with ``v`` left of ``w``, both sides."""
+        return (_inversions(self.up[v], self.up[w])
+                + _inversions(self.down[v], self.down[w]))
 
 
 def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
@@ -35,9 +65,12 @@ def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int
     for _ in range(max_rounds):
         improved = False
         for layer in layers:
+            if len(layer) < 2:
+                continue
+            costs = _LayerCosts(layer, pos, up, down)
             for j in range(len(layer) - 1):
                 v, w = layer[j], layer[j + 1]
-                if _cost(w, v, pos, up, down) < _cost(v, w, pos, up, down):
+                if costs.cost(w, v) < costs.cost(v, w):
                     layer[j], layer[j + 1] = w, v
                     pos[v], pos[w] = j + 1, j
                     improved = True
@@ -49,20 +82,22 @@ def sift(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
          down: Sequence[Sequence[int]], deadline: Deadline | None = None) -> None:
     """One sifting round: every node, layer by layer, moves to its best slot."""
     for layer in layers:
+        if len(layer) < 2:
+            continue
+        costs = _LayerCosts(layer, pos, up, down)
         for v in list(layer):
-            _sift_node(layer, v, pos, up, down)
-            if deadline is not None and deadline.expired():
-                return
+            _sift_node(layer, v, pos, costs)
+        if deadline is not None and deadline.expired():
+            return
 
 
-def _sift_node(layer: list[int], v: int, pos: list[int], up: Sequence[Sequence[int]],
-               down: Sequence[Sequence[int]]) -> None:
+def _sift_node(layer: list[int], v: int, pos: list[int], costs: _LayerCosts) -> None:
+    if not costs.up[v] and not costs.down[v]:
+        return
     others = [w for w in layer if w != v]
     current = pos[v]
-    if not up[v] and not down[v]:
-        return
-    right_of = [_cost(v, w, pos, up, down) for w in others]
-    left_of = [_cost(w, v, pos, up, down) for w in others]
+    right_of = [costs.cost(v, w) for w in others]
+    left_of = [costs.cost(w, v) for w in others]
     cost = sum(right_of)
     best, best_cost = 0, cost
     current_cost = cost if current == 0 else None

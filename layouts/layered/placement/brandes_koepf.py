@@ -125,6 +125,8 @@ def horizontal_coordinates(layers: Sequence[Sequence[int]], up: Sequence[Sequenc
                            widths: Sequence[float] | None = None) -> list[float]:
     """Centre x per node (index), balanced over the four alignments."""
     node_count = max((v for layer in layers for v in layer), default=-1) + 1
+    if node_count == 0:
+        return []
     dummy = is_dummy if is_dummy is not None else [False] * node_count
     width = widths if widths is not None else [0.0] * node_count
     pos = [0] * node_count

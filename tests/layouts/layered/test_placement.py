@@ -1,0 +1,107 @@
+"""Placement: coordinates worked out by hand for small graphs, straight dummy chains,
+gateways centred over their branches, and the no-overlap/spacing invariant over the
+generator corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered import cycles, invariants, layering, ordering, placement
+from layouts.layered.graph import import_graph
+from layouts.layered.layering import chains
+from layouts.layered.model import Placement
+from layouts.options import Direction, Effort, LayoutOptions
+from renderer.from_definition import diagram_from_definition
+from workflow.generate import generate_definition
+
+
+def place(graph: Graph, options: LayoutOptions | None = None) -> Placement:
+    options = options or LayoutOptions()
+    acyclic = cycles.run(import_graph(graph, options))
+    proper = chains.run(acyclic, layering.run(acyclic))
+    placed = placement.run(proper, ordering.run(proper, options), options)
+    assert invariants.after_placement(proper, placed, options) == []
+    return placed
+
+
+def centre_x(p: Placement, node_id: str) -> float:
+    n = p.nodes[node_id]
+    return n.x + n.width / 2
+
+
+def test_two_children_sit_side_by_side_under_a_centred_parent() -> None:
+    # Children 100 wide, node_spacing 40: centres 100 + 40 = 140 apart, at 50 and 190
+    # (the left box starts at 0); the parent (a rectangle) is centred at (50 + 190) / 2.
+    g = Graph((Node("p", 80, 40), Node("a", 100, 40), Node("b", 100, 40)),
+              (Edge("1", "p", "a"), Edge("2", "p", "b")))
+    placed = place(g)
+    assert (centre_x(placed, "a"), centre_x(placed, "b")) == (50.0, 190.0)
+    assert centre_x(placed, "p") == 120.0
+
+
+def test_gateway_without_a_parent_is_centred_over_its_branches() -> None:
+    # A diamond (60 wide) with three branches 100 wide: centres 50, 190, 330 -> 190.
+    g = Graph((Node("g", 60, 60, Shape.DIAMOND), *(Node(n, 100, 40) for n in "abc")),
+              tuple(Edge(n, "g", n) for n in "abc"))
+    placed = place(g)
+    assert centre_x(placed, "g") == 190.0
+
+
+def test_layers_stack_with_spacing_and_nodes_centre_on_the_layer_axis() -> None:
+    # Layer 0: a (height 40). Layer 1: b (height 30) and c (height 50): the layer is 50
+    # high, its top at 40 + 60 = 100, so b's top is 100 + (50 - 30) / 2 = 110 and c's 100.
+    # Layer 2: d, top at 100 + 50 + 60 = 210.
+    g = Graph((Node("a", 50, 40), Node("b", 50, 30), Node("c", 50, 50), Node("d", 50, 20)),
+              (Edge("1", "a", "b"), Edge("2", "a", "c"), Edge("3", "b", "d"),
+               Edge("4", "c", "d")))
+    placed = place(g)
+    assert [placed.nodes[n].y for n in "abcd"] == [0.0, 110.0, 100.0, 210.0]
+
+
+def test_long_edge_dummies_stay_in_one_straight_column() -> None:
+    # a -> b -> c -> d and a -> d: the long edge's two dummies share one x.
+    g = Graph(tuple(Node(n, 80, 40) for n in "abcd"),
+              (Edge("1", "a", "b"), Edge("2", "b", "c"), Edge("3", "c", "d"),
+               Edge("long", "a", "d")))
+    placed = place(g)
+    chain = next(e for e in placed.edges if e.id == "long").chain
+    assert len(chain) == 2
+    assert placed.nodes[chain[0]].x == placed.nodes[chain[1]].x
+
+
+def test_a_chain_is_one_straight_column() -> None:
+    g = Graph(tuple(Node(n, 60 + 20 * i, 40) for i, n in enumerate("abcd")),
+              tuple(Edge(a + b, a, b) for a, b in ("ab", "bc", "cd")))
+    placed = place(g)
+    assert len({centre_x(placed, n) for n in "abcd"}) == 1
+
+
+def test_dummy_beside_a_node_keeps_clearance() -> None:
+    # Node spacing 40 and edge spacing 12: a dummy stands (40 + 12) / 2 = 26 >= 12 px
+    # from a neighbouring box; with edge spacing 2 and clearance 30, the clearance wins.
+    g = Graph(tuple(Node(n, 80, 40) for n in "abc"),
+              (Edge("1", "a", "b"), Edge("2", "b", "c"), Edge("3", "a", "c")))
+    for options, gap in ((LayoutOptions(), 26.0),
+                         (LayoutOptions(edge_spacing=2, clearance=30), 30.0)):
+        placed = place(g, options)
+        dummy = placed.nodes[next(e for e in placed.edges if e.id == "3").chain[0]]
+        b = placed.nodes["b"]
+        assert min(abs(dummy.x - b.x), abs(dummy.x - (b.x + b.width))) >= gap
+
+
+def test_left_to_right_swaps_sizes_into_the_canonical_frame() -> None:
+    g = Graph((Node("a", 120, 40), Node("b", 120, 40)), (Edge("1", "a", "b"),))
+    placed = place(g, LayoutOptions(direction=Direction.LEFT_TO_RIGHT))
+    a, b = placed.nodes["a"], placed.nodes["b"]
+    assert (a.width, a.height) == (40, 120)
+    assert b.y == 120 + 60
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("effort", list(Effort))
+@pytest.mark.parametrize("size", [10, 90, 200])
+def test_generated_graphs_have_no_overlaps(direction: Direction, effort: Effort,
+                                            size: int) -> None:
+    graph = diagram_from_definition(generate_definition(size, 7)).graph
+    place(graph, LayoutOptions(direction=direction, effort=effort))
