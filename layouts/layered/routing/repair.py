@@ -1,14 +1,243 @@
-"""Placeholder replaced below."""
+"""Sub-step 7 of routing: checked safety-net repairs, then the clearance nudge.
+
+The construction already keeps every contract; these passes guard against what it
+missed. Each repair targets one defect of one route and is *accepted only when it
+reduces that defect without adding* a boundary-angle, under-node (foreign or own),
+against-flow, crossing or shared-stretch defect (the acceptance rule of the ElkSharp engine):
+
+* **source departure / target approach** (the boundary-angle defect): an end whose
+  first segment does not leave its face straight outwards gets a stub of ``clearance``
+  px along the face's normal, joined orthogonally to the rest of the route;
+* **under-node and clearance nudge**: an inner segment (both ends free, so the route's
+  endpoints stay anchored on their slots) that passes through or within ``clearance`` of
+  a foreign node moves sideways past the node, and keeps moving outward until it clears
+  every node's box by ``clearance`` (nodes within 8 px of the segment's ends count as
+  adjacent), trying both sides and keeping the smaller move that is accepted.
+
+Only routes with a defect are touched; with none the pass costs one grid sweep.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from layouts.layered.model import Deadline
+from layouts.layered.routing.polylines import simplify
 from layouts.options import LayoutOptions
-from layouts.result import EdgeRoute, NodeBox
+from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
+from layouts.quality_grid import Grid
+from layouts.result import EdgeRoute, NodeBox, Point, Side
+
+ADJACENT = 8.0
+NORMALS = {Side.TOP: (0.0, -1.0), Side.BOTTOM: (0.0, 1.0), Side.LEFT: (-1.0, 0.0),
+           Side.RIGHT: (1.0, 0.0)}
+
+
+@dataclass(frozen=True, slots=True)
+class Defects:
+    """Defect counts of one route."""
+
+    angle: int
+    under: int
+    own: int
+    near: int
+    flow: int
+
+    def worse_than(self, other: Defects) -> bool:
+        return (self.angle > other.angle or self.under > other.under or self.own > other.own
+                or self.flow > other.flow)
+
+    @property
+    def none(self) -> bool:
+        return self == Defects(0, 0, 0, 0, 0)
+
+
+def segments(points: Sequence[Point]) -> list[Segment]:
+    return [Segment(a.x, a.y, b.x, b.y, 0, "", "") for a, b in pairwise(points) if a != b]
+
+
+def _angle_defects(route: EdgeRoute) -> int:
+    count = 0
+    for end, (a, b) in ((route.source_end, route.points[:2]),
+                        (route.target_end, route.points[-1:-3:-1])):
+        if end.side is None:
+            continue
+        nx, ny = NORMALS[end.side]
+        dx, dy = b.x - a.x, b.y - a.y
+        count += not (dx * ny == dy * nx and dx * nx + dy * ny > 0)
+    return count
+
+
+def _box_gap(s: Segment, box: NodeBox) -> float:
+    x0, y0, x1, y1 = s.bounds()
+    dx = max(box.x - x1, 0.0, x0 - box.x - box.width)
+    dy = max(box.y - y1, 0.0, y0 - box.y - box.height)
+    return float(math.hypot(dx, dy))
+
+
+def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
+                  clearance: float) -> Defects:
+    """Count the defects the repairs target, for one route (``grid`` files ``boxes``)."""
+    under = own = near = 0
+    limit = clearance - 0.5
+    for s in segments(route.points):
+        for box in (boxes[i] for i in sorted(grid.nodes_near(s, clearance))):
+            if _box_gap(s, box) >= limit:
+                continue
+            mine = box.id in (route.source, route.target)
+            if intrudes(s, box):
+                own += mine
+                under += not mine
+            elif not mine and segment_box_distance(
+                    s, box.x, box.y, box.x + box.width, box.y + box.height) < limit:
+                near += 1
+    flow = 0 if route.loop_back else sum(b.y < a.y - 0.5 for a, b in pairwise(route.points))
+    return Defects(_angle_defects(route), under, own, near, flow)
+
+
+def crossings(points: Sequence[Point], others: Sequence[EdgeRoute]) -> tuple[int, int]:
+    """(crossings, shared stretches) of a polyline with other routes."""
+    cross = shared = 0
+    mine = segments(points)
+    for other in others:
+        for t in segments(other.points):
+            for s in mine:
+                relation = segment_relation(s, t)
+                cross += relation == "cross"
+                shared += relation == "shared"
+    return cross, shared
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """What every repair looks at: node boxes, their grid, the other routes."""
+
+    boxes: Mapping[str, NodeBox]
+    grid: Grid
+    others: Sequence[EdgeRoute]
+    clearance: float
+
+
+def accepted(before: EdgeRoute, after: EdgeRoute, target: Callable[[Defects], int],
+             scene: Scene) -> bool:
+    """The acceptance rule: the targeted defect drops, nothing else gets worse."""
+    if after.points[0] != before.points[0] or after.points[-1] != before.points[-1]:
+        return False
+    old = route_defects(before, scene.boxes, scene.grid, scene.clearance)
+    new = route_defects(after, scene.boxes, scene.grid, scene.clearance)
+    if target(new) >= target(old) or new.worse_than(old):
+        return False
+    old_cross, old_shared = crossings(before.points, scene.others)
+    new_cross, new_shared = crossings(after.points, scene.others)
+    return new_cross <= old_cross and new_shared <= old_shared
+
+
+def with_departure_stub(points: Sequence[Point], side: Side, stub: float) -> tuple[Point, ...]:
+    """Points with a stub leaving ``points[0]`` straight out of ``side``.
+
+    >>> p = with_departure_stub([Point(50, 40), Point(90, 40), Point(90, 100)], Side.BOTTOM, 12)
+    >>> [(q.x, q.y) for q in p]
+    [(50, 40), (50.0, 52.0), (90, 52.0), (90, 100)]
+    """
+    nx, ny = NORMALS[side]
+    start = points[0]
+    tip = Point(start.x + nx * stub, start.y + ny * stub)
+    nxt = points[1]
+    corner = Point(nxt.x, tip.y) if ny else Point(tip.x, nxt.y)
+    return simplify([start, tip, corner, *points[1:]])
+
+
+def repair_ends(route: EdgeRoute, scene: Scene) -> EdgeRoute:
+    """Source-departure, then target-approach repair, each kept only if accepted."""
+    if route.source_end.side is not None:
+        moved = replace(route, points=with_departure_stub(route.points, route.source_end.side,
+                                                          scene.clearance))
+        if accepted(route, moved, lambda d: d.angle, scene):
+            route = moved
+    if route.target_end.side is not None:
+        backwards = with_departure_stub(route.points[::-1], route.target_end.side,
+                                        scene.clearance)
+        moved = replace(route, points=backwards[::-1])
+        if accepted(route, moved, lambda d: d.angle, scene):
+            route = moved
+    return route
+
+
+def _blocked(boxes: Sequence[NodeBox], vertical: bool, at: float, low: float, high: float,
+             clearance: float) -> list[NodeBox]:
+    found = []
+    for b in boxes:
+        across = (b.x, b.x + b.width) if vertical else (b.y, b.y + b.height)
+        along = (b.y, b.y + b.height) if vertical else (b.x, b.x + b.width)
+        if along[0] < high + ADJACENT and low - ADJACENT < along[1] and \
+                across[0] - clearance < at < across[1] + clearance:
+            found.append(b)
+    return found
+
+
+def free_position(boxes: Sequence[NodeBox], vertical: bool, at: float, low: float, high: float,
+                  clearance: float, direction: int) -> float:
+    """Move a segment (x for vertical, y for horizontal) in ``direction`` (+1/-1) past
+    every box it touches until it clears them all by ``clearance``.
+
+    >>> free_position([NodeBox("n", 0, 50, 100, 20)], False, 60.0, 0.0, 100.0, 12, +1)
+    82
+    """
+    for _ in range(len(boxes) + 1):
+        blockers = _blocked(boxes, vertical, at, low, high, clearance)
+        if not blockers:
+            return at
+        edges = [(b.x, b.x + b.width) if vertical else (b.y, b.y + b.height) for b in blockers]
+        at = (max(e[1] for e in edges) + clearance if direction > 0
+              else min(e[0] for e in edges) - clearance)
+    return at
+
+
+def _shifted(points: Sequence[Point], k: int, vertical: bool, at: float) -> tuple[Point, ...]:
+    moved = list(points)
+    for i in (k, k + 1):
+        p = moved[i]
+        moved[i] = Point(at, p.y) if vertical else Point(p.x, at)
+    return tuple(moved)
+
+
+def nudge_segments(route: EdgeRoute, scene: Scene) -> EdgeRoute:
+    """Move inner segments that pass through or too near a foreign node; see module."""
+    clearance = scene.clearance
+    foreign = [b for b in scene.boxes.values() if b.id not in (route.source, route.target)]
+    for k in range(1, len(route.points) - 2):
+        a, b = route.points[k], route.points[k + 1]
+        vertical = a.x == b.x
+        at, low, high = (a.x, min(a.y, b.y), max(a.y, b.y)) if vertical else \
+            (a.y, min(a.x, b.x), max(a.x, b.x))
+        if not _blocked(foreign, vertical, at, low, high, clearance):
+            continue
+        options = sorted((free_position(foreign, vertical, at, low, high, clearance, d)
+                          for d in (+1, -1)), key=lambda p: (abs(p - at), p))
+        for position in options:
+            moved = replace(route, points=_shifted(route.points, k, vertical, position))
+            if accepted(route, moved, lambda d: d.under + d.near, scene):
+                route = moved
+                break
+    return route
 
 
 def repair_routes(routes: Sequence[EdgeRoute], boxes: Mapping[str, NodeBox],
                   options: LayoutOptions, deadline: Deadline) -> list[EdgeRoute]:
-    return list(routes)
+    """Run the repairs on every route with a defect, until the deadline."""
+    clearance = options.clearance
+    grid = Grid.for_items(boxes.values(), [s for r in routes for s in segments(r.points)])
+    out = list(routes)
+    for index, route in enumerate(routes):
+        if route.source == route.target or len(route.points) < 2:
+            continue
+        if route_defects(route, boxes, grid, clearance).none:
+            continue
+        if deadline.expired():
+            break
+        scene = Scene(boxes, grid, out[:index] + out[index + 1:], clearance)
+        out[index] = nudge_segments(repair_ends(route, scene), scene)
+    return out
