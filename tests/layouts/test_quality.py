@@ -10,6 +10,8 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layouts.graph import Shape
 from layouts.quality import InvalidLayoutResultError, QualityReport, measure
@@ -377,3 +379,42 @@ def test_empty_result_measures_zero() -> None:
     q = measure(_result([], [], 0, 0))
     assert (q.crossings, q.node_overlaps, q.bends, q.total_edge_length, q.area) == (0, 0, 0, 0, 0)
     assert q.min_clearance == math.inf
+
+
+def _transformed(result: LayoutResult, dx: float, dy: float, transpose: bool) -> LayoutResult:
+    def point(p: Point) -> Point:
+        x, y = (p.y, p.x) if transpose else (p.x, p.y)
+        return Point(x + dx, y + dy)
+
+    nodes = tuple(
+        NodeBox(n.id, *((n.y, n.x, n.height, n.width) if transpose
+                        else (n.x, n.y, n.width, n.height)), n.shape)
+        for n in result.nodes)
+    nodes = tuple(NodeBox(n.id, n.x + dx, n.y + dy, n.width, n.height, n.shape) for n in nodes)
+    edges = tuple(EdgeRoute(e.id, e.source, e.target, tuple(point(p) for p in e.points))
+                  for e in reversed(result.edges))
+    return LayoutResult(nodes, edges, result.width, result.height, result.diagnostics)
+
+
+@given(seed=st.integers(0, 10_000), dx=st.integers(-5000, 5000), dy=st.integers(-5000, 5000),
+       transpose=st.booleans())
+@settings(max_examples=25, deadline=None)
+def test_metrics_do_not_depend_on_position_axis_or_edge_order(
+        seed: int, dx: int, dy: int, transpose: bool) -> None:
+    # Moving the whole drawing by whole pixels, swapping x and y, and reversing the edge
+    # order changes no count and no distance.
+    rng = random.Random(seed)
+    nodes = [NodeBox(f"n{i}", rng.randrange(0, 300, 5), rng.randrange(0, 300, 5),
+                     rng.choice((10, 20)), 10, rng.choice(list(Shape))) for i in range(12)]
+    routes = []
+    for _ in range(15):
+        s, t = rng.sample(nodes, 2)
+        points = [(s.x + s.width / 2, s.y + s.height)]
+        for _ in range(rng.randint(0, 2)):
+            points.append((points[-1][0], rng.randrange(0, 300, 10)))
+            points.append((rng.randrange(0, 300, 10), points[-1][1]))
+        points.append((t.x + t.width / 2, t.y))
+        routes.append((s.id, t.id, points))
+    original = measure(_result(nodes, routes, 300, 300))
+    moved = measure(_transformed(_result(nodes, routes, 300, 300), dx, dy, transpose))
+    assert original.to_dict() == moved.to_dict()
