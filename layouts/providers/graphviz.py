@@ -137,6 +137,9 @@ def run_dot(command: str, source: str, seconds: float) -> str:
 
     The process runs in a new session; on timeout its whole process group is killed
     (so a wrapper script cannot leave dot behind) and :class:`LayoutTimeoutError` raised.
+
+    >>> 'pos="27,18"' in run_dot("dot", "digraph { a }", seconds=10)
+    True
     """
     try:
         process = subprocess.Popen(
@@ -200,7 +203,13 @@ def _spline_points(pos: str, height: float) -> list[Point]:
 
 
 def read_layout(text: str, graph: Graph) -> tuple[dict[str, Point], list[RawRoute]]:
-    """Node centres and raw routes (source to target) from dot's ``-Tdot`` output."""
+    """Node centres and raw routes (source to target) from dot's ``-Tdot`` output.
+
+    >>> from layouts.graph import Node
+    >>> text = 'digraph { graph [bb="0,0,54,36"]; n0 [pos="27,18"]; }'
+    >>> read_layout(text, Graph((Node("a", 54, 36),)))[0]   # y flipped: 36 - 18
+    {'a': Point(x=27.0, y=18.0)}
+    """
     import pygraphviz
 
     laid = pygraphviz.AGraph(string=text)
