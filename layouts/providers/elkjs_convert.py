@@ -2,9 +2,10 @@
 
 ELK gives node corners (``x``, ``y``) and, per edge, ``sections`` with a start point,
 bend points and an end point, all on node *bounding boxes* (coordinates of root-level
-shapes are absolute). Diamond and circle endpoints are then moved onto the true outline
-along the axis of the segment that reaches them, so routes stay orthogonal; anything
-missing or non-numeric in ELK's answer is a :class:`ProviderFailedError`.
+shapes are absolute). Loop-back edges, sent to ELK reversed, are turned back. Diamond
+and circle endpoints are then moved onto the true outline along the axis of the segment
+that reaches them, so routes stay orthogonal; anything missing or non-numeric in ELK's
+answer is a :class:`ProviderFailedError`.
 
 >>> from layouts.graph import Edge, Graph, Node, Shape
 >>> graph = Graph((Node("a", 40, 40), Node("d", 40, 40, Shape.DIAMOND)), (Edge("e", "a", "d"),))
@@ -122,6 +123,8 @@ def _edge_route(edge: Edge, elk_edge: Mapping[str, Any], boxes: Mapping[str, Nod
                 ) -> EdgeRoute:
     where = f"edge '{edge.id}'"
     points = _section_points(elk_edge, where)
+    if edge.loop_back:  # ELK laid it out reversed (see elkjs_options._elk_edge)
+        points.reverse()
     source, target = boxes[edge.source], boxes[edge.target]
     first = _onto_outline(source, points[0], _neighbour(points, 0, 1))
     last = _onto_outline(target, points[-1], _neighbour(points, len(points) - 1, -1))

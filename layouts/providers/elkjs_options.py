@@ -69,7 +69,11 @@ def elk_layout_options(options: LayoutOptions) -> dict[str, str]:
 
 
 def _elk_edge(edge: Edge) -> dict[str, Any]:
-    elk_edge: dict[str, Any] = {"id": edge.id, "sources": [edge.source], "targets": [edge.target]}
+    """A declared loop-back edge is given to ELK reversed, so ELK's cycle breaking keeps
+    every other edge pointing along the layout direction (the route is turned back in
+    :mod:`layouts.providers.elkjs_convert`)."""
+    source, target = (edge.target, edge.source) if edge.loop_back else (edge.source, edge.target)
+    elk_edge: dict[str, Any] = {"id": edge.id, "sources": [source], "targets": [target]}
     if edge.label is not None and edge.label_width > 0 and edge.label_height > 0:
         elk_edge["labels"] = [
             {"text": edge.label, "width": edge.label_width, "height": edge.label_height}
@@ -78,8 +82,9 @@ def _elk_edge(edge: Edge) -> dict[str, Any]:
 
 
 def to_elk_graph(graph: Graph, options: LayoutOptions) -> dict[str, Any]:
-    """The ELK JSON graph of ``graph``: nodes and edges in model order, labels that have a
-    measured size as ELK edge labels, and the mapped options on the root."""
+    """The ELK JSON graph of ``graph``: nodes and edges in model order, loop-back edges
+    reversed, labels that have a measured size as ELK edge labels, and the mapped options
+    on the root."""
     node_ids = {node.id for node in graph.nodes}
     root_id = ROOT_ID
     while root_id in node_ids:

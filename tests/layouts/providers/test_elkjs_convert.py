@@ -77,8 +77,7 @@ def test_circle_missed_by_the_axis_takes_the_outline_point_towards_the_bend() ->
 
 def test_rectangle_ends_bends_sections_and_label_are_kept() -> None:
     graph = Graph((Node("a", 40, 40), Node("b", 40, 40)),
-                  (Edge("e", "a", "b", label="go", label_width=20, label_height=10,
-                        loop_back=True),))
+                  (Edge("e", "a", "b", label="go", label_width=20, label_height=10),))
     sections = [_section((20, 40), (20, 50), (60, 50)), _section((60, 50), (60, 70))]
     elk = _elk([{"id": "a", "x": 0, "y": 0}, {"id": "b", "x": 40, "y": 70}],
                [{"id": "e", "sections": sections,
@@ -87,9 +86,21 @@ def test_rectangle_ends_bends_sections_and_label_are_kept() -> None:
     route = result.edges[0]
     assert route.points == (Point(20, 40), Point(20, 50), Point(60, 50), Point(60, 70))
     assert route.label_box == Box(30, 52, 20, 10)
-    assert route.loop_back is True
+    assert route.loop_back is False
     assert (result.width, result.height) == (300, 200)
     assert result.node("b").x == 40 and result.node("b").shape is Shape.RECT
+
+
+def test_loop_back_route_is_turned_back_to_run_from_its_source() -> None:
+    # ELK got the loop-back b -> a as a -> b, and routed it from a's bottom to b's top.
+    graph = Graph((Node("a", 40, 40), Node("b", 40, 40)),
+                  (Edge("back", "b", "a", loop_back=True),))
+    elk = _elk([{"id": "a", "x": 0, "y": 0}, {"id": "b", "x": 0, "y": 100}],
+               [{"id": "back", "sections": [_section((20, 40), (20, 100))]}])
+    route = from_elk_graph(graph, elk, DIAGNOSTICS).edges[0]
+    assert route.points == (Point(20, 100), Point(20, 40))
+    assert route.source_end.side is Side.TOP and route.target_end.side is Side.BOTTOM
+    assert route.loop_back is True
 
 
 @pytest.mark.parametrize(("elk", "names"), [

@@ -56,7 +56,9 @@ def test_graph_copy_keeps_model_order_sizes_and_labels() -> None:
     assert elk["edges"][0]["labels"] == [{"text": "yes", "width": 22, "height": 14}]
     assert "labels" not in elk["edges"][1]
     assert "labels" not in elk["edges"][2]  # a label without a measured size is not sent
-    assert elk["edges"][1]["sources"] == ["a"] and elk["edges"][1]["targets"] == ["z"]
+    assert elk["edges"][0]["sources"] == ["z"] and elk["edges"][0]["targets"] == ["a"]
+    # the loop-back a -> z goes to ELK as z -> a, so ELK never reverses a forward edge
+    assert elk["edges"][1]["sources"] == ["z"] and elk["edges"][1]["targets"] == ["a"]
 
 
 def test_root_id_never_collides_with_a_node_id() -> None:
