@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -155,3 +156,20 @@ def ensure_installed(install_dir: Path) -> None:
     with _folder_lock(install_dir):
         if not is_installed(install_dir):
             _install_locked(install_dir)
+
+
+def main() -> int:
+    """Install elkjs in the default folder, as ``make test`` does:
+    ``python -m layouts.providers.elkjs_install``. Prints the error and returns 1 on failure."""
+    folder = default_install_dir()
+    try:
+        ensure_installed(folder)
+    except ProviderUnavailableError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"elkjs installed in {folder}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
