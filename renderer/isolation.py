@@ -52,6 +52,9 @@ its worker is killed."""
 STARTUP_SECONDS = 60.0
 """Seconds a new worker may take to import the layout packages and report ready."""
 
+STOP_SECONDS = 10.0
+"""Seconds to wait for a killed worker to exit."""
+
 DEFAULT_POOL_SIZE = 2
 
 
@@ -104,7 +107,10 @@ class _Worker:
         self.usable = False
         if self.process.poll() is None:
             self.process.kill()
-        self.process.wait()
+        try:
+            self.process.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:  # stuck in the kernel; the OS reaps it later
+            LOGGER.warning("layout worker %d did not exit after SIGKILL", self.pid)
         self.connection.close()
 
 
@@ -216,13 +222,15 @@ class WorkerPool:
         if not self.started:
             raise PoolClosedError("layout worker pool is not running")
         worker = self._take_idle()
+        if worker.process.poll() is not None:  # died while idle (e.g. killed from outside)
+            worker = self._replace(worker)
         try:
             return self._run_on(worker, graph, engine, options)
         finally:
             if worker.usable:
                 self._idle.put(worker)
             else:
-                self._replace(worker)
+                self._idle.put(self._replace(worker))
 
     def _take_idle(self) -> _Worker:
         while True:
@@ -238,22 +246,26 @@ class WorkerPool:
         if self._closed:
             raise PoolClosedError("layout worker pool is closed")
         worker.wait_ready()
-        worker.connection.send((graph, engine, options))
         limit = time_limit(options)
-        if not worker.connection.poll(limit):
+        try:
+            worker.connection.send((graph, engine, options))
+            answered = worker.connection.poll(limit)
+        except OSError:  # the worker is gone; _receive reports how it ended
+            answered = True
+        if not answered:
             worker.stop()
             raise LayoutTimeoutError(engine, limit)
         result: LayoutResult = _receive(worker, engine=engine)
         return result
 
-    def _replace(self, worker: _Worker) -> None:
+    def _replace(self, worker: _Worker) -> _Worker:
+        """Stop ``worker`` and start its successor (not yet ready; jobs wait for that)."""
         worker.stop()
         with self._lock:
             self._all.pop(worker.pid, None)
             if self._closed:
-                return
-            fresh = self._spawn_locked()
-        self._idle.put(fresh)
+                return worker  # unusable: the next job on it fails as closed
+            return self._spawn_locked()
 
     def close(self) -> None:
         """Kill every worker and reap it; jobs in flight fail with ProviderFailedError."""

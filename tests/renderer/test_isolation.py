@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 import textwrap
 import threading
@@ -164,6 +165,15 @@ def test_a_dead_worker_reports_its_exit_code_and_is_replaced(pool: WorkerPool) -
         pool.run(graph_of("exit"), ENGINE, LayoutOptions())
     assert len(pool.pids()) == 1 and pool.pids() != [before]
     assert pool.run(graph_of("a"), ENGINE, LayoutOptions()).nodes[0].id == "a"
+
+
+def test_a_worker_killed_while_idle_is_replaced_before_the_next_job(pool: WorkerPool) -> None:
+    (victim,) = pool.pids()
+    os.kill(victim, signal.SIGKILL)
+    os.waitid(os.P_PID, victim, os.WEXITED | os.WNOWAIT)  # dead, not yet reaped
+    result = pool.run(graph_of("a"), ENGINE, LayoutOptions())
+    assert int(result.diagnostics.notes[0]) != victim
+    assert victim not in pool.pids() and not is_running(victim)
 
 
 def test_jobs_from_many_threads_all_get_their_own_result(pool_of_two: WorkerPool) -> None:
