@@ -35,3 +35,104 @@ def test_validate_unreadable_file_is_one_line_on_stderr(tmp_path, capsys):
     assert run_cli(["validate", str(tmp_path / "none.yaml")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot read" in err
+
+
+HUMAN = """
+workflow: approval
+version: 1.0.0
+steps:
+  - {id: ask, kind: Human, failurePolicy: Fail}
+  - {id: tell, kind: Tool, tool: notifier, failurePolicy: Fail}
+edges: [{from: ask, to: tell}]
+"""
+
+
+def test_run_fixture_prints_each_transition_and_completes(tmp_path, capsys):
+    db = str(tmp_path / "w.db")
+    code = run_cli(["run", str(FIXTURES / "repository-assessment.yaml"), "--input",
+                    '{"repository": "x"}', "--db", db])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert out[0].startswith("started run ") and out[-1].endswith(" is Completed")
+    # classify, retrieve, analyse (+confident), propose: a start and four outcomes
+    assert sum(": Start -> " in line for line in out) == 1
+    assert sum(": StepOutcome " in line for line in out) == 4
+
+
+def test_human_task_waits_then_decide_finishes_it(tmp_path, capsys):
+    db = str(tmp_path / "w.db")
+    definition = tmp_path / "approval.yaml"
+    definition.write_text(HUMAN)
+    assert run_cli(["run", str(definition), "--db", db]) == 0
+    run_id = capsys.readouterr().out.splitlines()[0].split()[2]
+    assert run_cli(["runs", "--db", db]) == 0
+    assert f"{run_id}\tapproval\t1.0.0\tWaitingForHuman" in capsys.readouterr().out
+    assert run_cli(["show", run_id, "--db", db]) == 0
+    assert "  ask: Waiting attempt 1 iteration 0 waiting for decision" in capsys.readouterr().out
+    assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"run {run_id} is Completed"
+    assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 2
+    assert "is not waiting for a decision" in capsys.readouterr().err
+
+
+def test_dead_letters_are_listed_and_replayed(tmp_path, capsys):
+    from workflow.sqlite_store import SqliteStore
+    from workflow.store import Commit, QueuedSignal
+
+    db = tmp_path / "w.db"
+    store = SqliteStore(db)
+    store.commit(Commit(None, enqueue=(QueuedSignal("lost:start", "lost", "event",
+                                                    {"type": "Start", "at": 0.0}, 0.0),)), at=0.0)
+    store.close()
+    assert run_cli(["replay", "lost:start", "--db", str(db)]) == 2  # not dead yet
+    assert "no dead letter 'lost:start'" in capsys.readouterr().err
+    definition = tmp_path / "approval.yaml"
+    definition.write_text(HUMAN)
+    run_cli(["run", str(definition), "--db", str(db)])  # pumps the bad row 5 times
+    capsys.readouterr()
+    assert run_cli(["dead-letters", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == ("lost:start\tlost\tevent\tattempts 5\t"
+                                       "EngineError: no run 'lost'\n")
+    assert run_cli(["replay", "lost:start", "--db", str(db)]) == 0
+    assert capsys.readouterr().out.startswith("replayed lost:start")
+
+
+def test_bad_input_json_is_one_line_and_exit_2(tmp_path, capsys):
+    code = run_cli(["run", str(FIXTURES / "repository-assessment.yaml"), "--input", "{oops",
+                    "--db", str(tmp_path / "w.db")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--input is not valid JSON" in err
+
+
+def test_purge_removes_finished_runs(tmp_path, capsys):
+    db = str(tmp_path / "w.db")
+    run_cli(["run", str(FIXTURES / "repository-assessment.yaml"), "--db", db])
+    capsys.readouterr()
+    assert run_cli(["purge", "--before", "0", "--db", db]) == 0
+    assert capsys.readouterr().out == "purged 0 finished runs\n"
+    assert run_cli(["purge", "--db", db]) == 0
+    assert capsys.readouterr().out == "purged 1 finished runs\n"
+
+
+def test_repository_assessment_validates_once_its_compensation_executor_is_known(capsys):
+    path = str(FIXTURES / "repository-assessment.yaml")
+    assert run_cli(["validate", path]) == 2
+    assert run_cli(["validate", path, "--demo"]) == 0
+
+
+def test_the_wfr_console_script_runs_a_fixture(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    wfr = Path(sys.executable).with_name("wfr")
+    if not wfr.exists() and shutil.which("wfr") is None:
+        raise AssertionError("the wfr console script is not installed in this environment")
+    result = subprocess.run([str(wfr), "run", str(FIXTURES / "document-processing.yaml"),
+                             "--input", '{"document": "a.pdf"}', "--db",
+                             str(tmp_path / "w.db")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].endswith(" is Completed")
+    assert "TimerFired settle-window" in result.stdout
