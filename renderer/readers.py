@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -50,6 +50,9 @@ class InputLimits:
     max_nodes: int = 5000
     max_edges: int = 20000
     max_bytes: int = 20_000_000
+    max_values: int = 1_000_000
+    """Values in the parsed document counted with YAML aliases expanded, so a small
+    "billion laughs" file cannot blow up later processing."""
 
 
 INPUT_LIMITS = InputLimits()
@@ -125,7 +128,7 @@ def _parse(text: str) -> object:
     try:
         if text.lstrip()[0] in "{[":
             return json.loads(text)
-        return yaml.safe_load(text)
+        data = yaml.safe_load(text)
     except json.JSONDecodeError as exc:
         raise ReaderError(f"not valid JSON at line {exc.lineno} column {exc.colno}: "
                           f"{exc.msg}") from None
@@ -136,6 +139,40 @@ def _parse(text: str) -> object:
         raise ReaderError(f"not valid YAML{where}: {problem}") from None
     except RecursionError:
         raise ReaderError("input is nested too deeply to read") from None
+    if isinstance(data, Mapping | list):
+        _check_expanded_size(data)
+    return data
+
+
+def _containers(item: object) -> list[object]:
+    values = item.values() if isinstance(item, Mapping) else item
+    assert isinstance(values, Iterable)
+    return [v for v in values if isinstance(v, Mapping | list)]
+
+
+def _check_expanded_size(data: object) -> None:
+    """Count values as if YAML aliases were copied out (each shared part is sized once,
+    then reused), refusing documents over the limit or that contain themselves."""
+    limit = INPUT_LIMITS.max_values
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[object, bool]] = [(data, False)]
+    while stack:
+        item, finished = stack.pop()
+        key = id(item)
+        if finished:
+            own = len(item) if isinstance(item, Mapping | list) else 0
+            sizes[key] = min(limit + 1, own + sum(sizes[id(c)] for c in _containers(item)))
+            on_path.discard(key)
+        elif key in on_path:
+            raise ReaderError("input contains itself (a YAML alias inside its own anchor)")
+        elif key not in sizes:
+            on_path.add(key)
+            stack.append((item, True))
+            stack.extend((c, False) for c in _containers(item) if id(c) not in sizes)
+    if sizes[id(data)] > limit:
+        raise ReaderError(f"input expands to more than {limit} values (YAML aliases "
+                          "repeating large parts?)")
 
 
 def _check_counts(nodes: int, edges: int) -> None:

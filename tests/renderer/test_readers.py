@@ -233,6 +233,29 @@ def test_too_many_bytes_is_refused() -> None:
         read_diagram(b" " * (INPUT_LIMITS.max_bytes + 1))
 
 
+def test_yaml_alias_bomb_is_refused() -> None:
+    # each level repeats the previous one 9 times: 9**9 (about 387 million) strings in all
+    levels = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    text = "\n".join(levels) + "\nworkflow: w\nsteps: []\nedges: []\n"
+    with pytest.raises(ReaderError, match="expands to more than 1000000 values"):
+        read_diagram(text)
+
+
+def test_self_referencing_yaml_is_refused() -> None:
+    with pytest.raises(ReaderError, match="input contains itself"):
+        read_diagram("nodes: &loop [*loop]\n")
+
+
+def test_shared_yaml_parts_within_the_limit_are_fine() -> None:
+    text = ("defaults: &tool {kind: Tool, tool: t}\nworkflow: w\nsteps:\n"
+            "  - {<<: *tool, id: a}\n  - {<<: *tool, id: b}\nedges:\n  - {from: a, to: b}\n"
+            "x-notes: &many [1, 2, 3]\nx-more: [*many, *many]\n")
+    # 'x-...' keys are not DSL fields at the top level, and the merged steps read as tools
+    diagram = read_diagram(text)
+    assert [n.id for n in diagram.graph.nodes] == ["a", "b"]
+
+
 def test_missing_file_is_reader_error(tmp_path: Path) -> None:
     with pytest.raises(ReaderError, match="cannot read"):
         read_diagram_file(tmp_path / "absent.yaml")
