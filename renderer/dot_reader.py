@@ -33,6 +33,8 @@ DOT_SHAPES: Mapping[str, Shape] = {
 }
 TRUE_WORDS = frozenset({"true", "yes", "1"})
 SYNTAX_CHECK_SECONDS = 10.0
+NODE_ATTRIBUTES = ("label", "shape", "width", "height")
+EDGE_ATTRIBUTES = ("id", "label", "loopBack")
 
 
 class DotReadError(ValueError):
@@ -54,7 +56,8 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     name = agraph.name or default_name
     nodes, views = [], {}
     for node_name in agraph.nodes():
-        node, view = _node(str(node_name), dict(agraph.get_node(node_name).attr), name)
+        attributes = _attributes(agraph.get_node(node_name).attr, NODE_ATTRIBUTES)
+        node, view = _node(str(node_name), attributes, name)
         nodes.append(node)
         views[node.id] = view
     edges = _edges(agraph, name)
@@ -92,6 +95,13 @@ def _syntax_problem(text: str) -> str | None:
 
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _attributes(attr: Any, keys: tuple[str, ...]) -> dict[str, str]:
+    """The effective values of ``keys``, defaults from ``node [...]``/``edge [...]``
+    statements included (iterating pygraphviz attributes yields only local values)."""
+    values = {key: attr.get(key) for key in keys}
+    return {key: str(value) for key, value in values.items() if value not in (None, "")}
 
 
 def _label_text(raw: str | None, default: str, graph_name: str) -> str:
@@ -141,7 +151,7 @@ def _edges(agraph: Any, graph_name: str) -> list[Edge]:
     edges = []
     for edge in agraph.edges():
         tail, head = str(edge[0]), str(edge[1])
-        attributes = dict(edge.attr)
+        attributes = _attributes(edge.attr, EDGE_ATTRIBUTES)
         edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen)
         raw_label = attributes.get("label")
         label = _label_text(raw_label, "", graph_name) if raw_label else None

@@ -172,6 +172,14 @@ def test_dot_by_extension_and_strict_undirected() -> None:
     assert [(e.source, e.target) for e in diagram.graph.edges] == [("x", "y")]
 
 
+def test_dot_default_attributes_apply() -> None:
+    diagram = read_diagram(
+        "digraph { node [width=2, shape=diamond]; edge [label=x]; a; b [width=1]; a -> b }")
+    a, b = diagram.graph.node("a"), diagram.graph.node("b")
+    assert (a.width, a.shape, b.width, b.shape) == (2 * 72, Shape.DIAMOND, 72, Shape.DIAMOND)
+    assert diagram.graph.edges[0].label == "x"
+
+
 def test_dot_parallel_edges_get_numbered_ids() -> None:
     diagram = read_diagram("digraph { a -> b; a -> b }")
     assert [e.id for e in diagram.graph.edges] == ["a->b", "a->b#2"]
