@@ -34,12 +34,12 @@ from layouts.geometry import on_outline
 from layouts.quality_geometry import (
     Segment,
     bend_count,
-    crosses_at_vertex,
     intrudes,
     is_orthogonal,
     route_segments,
     segment_box_distance,
     segment_relation,
+    vertex_crossings,
 )
 from layouts.quality_grid import Grid
 from layouts.result import LayoutResult, NodeBox
@@ -169,7 +169,7 @@ def _segment_pairs(segments: list[Segment], grid: Grid) -> tuple[int, int]:
             continue
         relation = segment_relation(a, b)
         if relation == "none":
-            crossings += crosses_at_vertex(a, b) + crosses_at_vertex(b, a)
+            crossings += vertex_crossings(a, b)
         crossings += relation == "cross"
         shared += relation == "shared"
     return crossings, shared

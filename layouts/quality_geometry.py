@@ -144,6 +144,37 @@ def crosses_at_vertex(a: Segment, b: Segment) -> bool:
     return _opposite(_signed_distance(a, *b.before), _signed_distance(a, b.x2, b.y2))
 
 
+def crosses_at_shared_vertex(a: Segment, b: Segment) -> bool:
+    """Whether two routes that both turn at the same point (the start of ``a`` and of
+    ``b``) cross there: their rays out of that point interleave around it.
+
+    >>> crosses_at_shared_vertex(Segment(50, 50, 90, 70, 0, "s", "t", before=(10, 10)),
+    ...                          Segment(50, 50, 10, 70, 1, "u", "v", before=(90, 30)))
+    True
+    """
+    if a.before is None or b.before is None \
+            or math.hypot(a.x1 - b.x1, a.y1 - b.y1) > TOUCH_TOLERANCE:
+        return False
+    low, high = _angle(a, a.before), _angle(a, (a.x2, a.y2))
+    rays = (_angle(a, b.before), _angle(a, (b.x2, b.y2)))
+    if any(min(abs(r - q), 2 * math.pi - abs(r - q)) < 1e-9 for r in rays for q in (low, high)):
+        return False  # a ray is shared: the routes overlap there (see ``shared``)
+    span = (high - low) % (2 * math.pi)
+    inside = [(r - low) % (2 * math.pi) < span for r in rays]
+    return inside[0] != inside[1]
+
+
+def _angle(s: Segment, towards: tuple[float, float]) -> float:
+    return math.atan2(towards[1] - s.y1, towards[0] - s.x1)
+
+
+def vertex_crossings(a: Segment, b: Segment) -> int:
+    """Crossings of two routes at a vertex of either (see :func:`crosses_at_vertex` and
+    :func:`crosses_at_shared_vertex`); each crossing is found through one pair only."""
+    return (crosses_at_vertex(a, b) + crosses_at_vertex(b, a)
+            + crosses_at_shared_vertex(a, b))
+
+
 def _opposite(u: float, v: float) -> bool:
     return (u > TOUCH_TOLERANCE and v < -TOUCH_TOLERANCE) or (
         u < -TOUCH_TOLERANCE and v > TOUCH_TOLERANCE)

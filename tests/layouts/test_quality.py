@@ -17,10 +17,10 @@ from layouts.graph import Shape
 from layouts.quality import InvalidLayoutResultError, QualityReport, measure
 from layouts.quality_geometry import (
     Segment,
-    crosses_at_vertex,
     route_segments,
     segment_box_distance,
     segment_relation,
+    vertex_crossings,
 )
 from layouts.result import Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
 
@@ -79,6 +79,23 @@ def test_crossing_through_a_bend_on_the_other_edge() -> None:
     assert q.crossings == 1
     q = measure(_result([C, D, u, v], [("c", "d", [(10, 50), (90, 50)]),
                                        ("u", "v", [(25, 10), (50, 50), (80, 10)])]))
+    assert q.crossings == 0
+
+
+def test_routes_turning_at_the_same_point() -> None:
+    # Both routes bend at (50, 50). Crossing: s->t comes from (10,10) and leaves to
+    # (90,70); u->v comes from (90,30) and leaves to (10,70). Going round (50,50), the
+    # rays towards (10,10), (90,30), (90,70), (10,70) alternate s, u, s, u: they cross.
+    # Kissing: w->x comes from (10,60) and leaves to (10,90): both its rays point left,
+    # between s->t's rays on the same side, so it only touches s->t.
+    s, t = NodeBox("s", 5, 0, 10, 10), NodeBox("t", 85, 70, 10, 10)
+    u, v = NodeBox("u", 85, 20, 10, 10), NodeBox("v", 5, 70, 10, 10)
+    w, x = NodeBox("w", 0, 55, 10, 10), NodeBox("x", 5, 90, 10, 10)
+    q = measure(_result([s, t, u, v], [("s", "t", [(10, 10), (50, 50), (90, 70)]),
+                                       ("u", "v", [(90, 30), (50, 50), (10, 70)])]))
+    assert q.crossings == 1
+    q = measure(_result([s, t, w, x], [("s", "t", [(10, 10), (50, 50), (90, 70)]),
+                                       ("w", "x", [(10, 60), (50, 50), (10, 90)])]))
     assert q.crossings == 0
 
 
@@ -283,7 +300,7 @@ def _brute_force(result: LayoutResult) -> tuple[int, int]:
     pairs = [(s, t) for k, s in enumerate(segments) for t in segments[k + 1:]
              if s.edge != t.edge]
     relations = [segment_relation(s, t) for s, t in pairs]
-    at_vertices = sum(crosses_at_vertex(s, t) + crosses_at_vertex(t, s) for s, t in pairs)
+    at_vertices = sum(vertex_crossings(s, t) for s, t in pairs)
     return relations.count("cross") + at_vertices, relations.count("shared")
 
 
@@ -402,7 +419,8 @@ def _transformed(result: LayoutResult, dx: float, dy: float, transpose: bool) ->
 def test_metrics_do_not_depend_on_position_axis_or_edge_order(
         seed: int, dx: int, dy: int, transpose: bool) -> None:
     # Moving the whole drawing by whole pixels, swapping x and y, and reversing the edge
-    # order changes no count and no distance.
+    # order changes no count and no distance. Routes are orthogonal on a half-pixel
+    # lattice, so every distance is computed from exact coordinate differences.
     rng = random.Random(seed)
     nodes = [NodeBox(f"n{i}", rng.randrange(0, 300, 5), rng.randrange(0, 300, 5),
                      rng.choice((10, 20)), 10, rng.choice(list(Shape))) for i in range(12)]
@@ -413,6 +431,7 @@ def test_metrics_do_not_depend_on_position_axis_or_edge_order(
         for _ in range(rng.randint(0, 2)):
             points.append((points[-1][0], rng.randrange(0, 300, 10)))
             points.append((rng.randrange(0, 300, 10), points[-1][1]))
+        points.append((t.x + t.width / 2, points[-1][1]))
         points.append((t.x + t.width / 2, t.y))
         routes.append((s.id, t.id, points))
     original = measure(_result(nodes, routes, 300, 300))
