@@ -58,7 +58,8 @@ class InputLimits:
 INPUT_LIMITS = InputLimits()
 
 DOT_EXTENSIONS = (".dot", ".gv")
-_DOT_START = re.compile(r"(strict\s+)?(di)?graph\b", re.IGNORECASE)
+_DOT_START = re.compile(r"(strict\s+)?(di)?graph\b(?!\s*:)", re.IGNORECASE)
+"""DOT's first keyword, but not a YAML key such as ``graph:``."""
 _LEADING_COMMENTS = re.compile(r"\A(\s+|//[^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
 KNOWN_FORMATS = ("a workflow definition (YAML/JSON with 'workflow' and 'steps'), ELK JSON "
                  "(an object with 'children'), graph JSON (an object with 'nodes') or DOT "

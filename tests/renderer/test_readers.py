@@ -82,6 +82,11 @@ def test_unrecognised_input_says_what_is_expected(text: str) -> None:
         read_diagram(text)
 
 
+def test_yaml_key_named_graph_is_not_dot() -> None:
+    with pytest.raises(ReaderError, match="unrecognised input"):
+        read_diagram("graph: {}\n")
+
+
 def test_non_utf8_bytes() -> None:
     with pytest.raises(ReaderError, match="not UTF-8 text"):
         read_diagram(b'{"nodes": []}\xff')
