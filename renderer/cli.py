@@ -15,18 +15,25 @@ Exit codes: 0 success; 2 bad input (one line on stderr naming the problem, no tr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
 from layouts.api import engines
+from layouts.errors import InvalidGraphError
 from layouts.options import OPTION_TABLE, LayoutOptions, OptionSpec
 from layouts.registry import DEFAULT_ENGINE
+from renderer.readers import ReaderError
 from renderer.render import Rendering, classify_error, one_line, render_timed
 from renderer.writers import OutputFormat, format_for_path
 from workflow.cli import register_commands
+from workflow.dsl import DslError
 
 SCHEMA_NAMES = ("graph", "options", "result")
+INPUT_ERRORS = (ReaderError, DslError, InvalidGraphError)
+"""Errors in the content of the input file; their message gets the file's name."""
 STDIO = "-"
 
 
@@ -84,8 +91,12 @@ def _render_command(args: argparse.Namespace) -> int:
     options = LayoutOptions.from_mapping(values)
     fmt = _output_format(args.format, args.output)
     data, filename = _read_input(args.file)
-    rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
-                             options=options)
+    try:
+        rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
+                                 options=options)
+    except INPUT_ERRORS as error:  # name the file whose content is at fault
+        name = "<stdin>" if args.file == STDIO else args.file
+        raise CommandInputError(f"{name}: {one_line(str(error))}") from None
     _write_output(rendering.output, args.output)
     if args.timings:
         _print_timings(rendering)
@@ -162,12 +173,21 @@ def main(argv: list[str] | None = None) -> int:
         return _report(f"{command}: {error}", 2)
     except KeyboardInterrupt:
         return _report(f"{command}: interrupted", 130)
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stay quiet
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, as the shell reports a process killed by it
     except Exception as error:
         problem = classify_error(error)
         if problem is not None:
             return _report(f"{command}: {problem.message}", problem.exit_code)
         detail = one_line(f"{type(error).__name__}: {error}")
         return _report(f"{command}: internal error: {detail}", 1)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError):  # stdout may not be a real file
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _report(line: str, exit_code: int) -> int:
