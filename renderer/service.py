@@ -25,7 +25,7 @@ from pathlib import Path
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -93,11 +93,14 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
         raise too_large
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise RequestProblem(400, "the client disconnected while sending the body") from None
     return b"".join(chunks)
 
 
@@ -110,7 +113,11 @@ def check_media_type(request: Request) -> None:
 
 
 def parse_format(value: str) -> OutputFormat:
-    """The output format named by ``value``; :class:`RequestProblem` 400 otherwise."""
+    """The output format named by ``value``; :class:`RequestProblem` 400 otherwise.
+
+    >>> parse_format("elk")
+    <OutputFormat.ELK: 'elk'>
+    """
     try:
         return OutputFormat(value)
     except ValueError:
@@ -120,13 +127,22 @@ def parse_format(value: str) -> OutputFormat:
 
 def render_query(query: Mapping[str, str]) -> tuple[str, LayoutOptions]:
     """Engine and options from the query: every name but ``format`` and ``engine`` is a
-    layout option (camelCase, snake_case or kebab-case, validated by the options table)."""
+    layout option (camelCase, snake_case or kebab-case, validated by the options table).
+
+    >>> engine, options = render_query({"engine": "graphviz", "timeBudget": "2.5"})
+    >>> engine, options.time_budget
+    ('graphviz', 2.5)
+    """
     values = {k: v for k, v in query.items() if k not in RESERVED_QUERY_NAMES}
     return query.get("engine") or DEFAULT_ENGINE, LayoutOptions.from_mapping(values)
 
 
 def fixture_paths(folder: Path) -> dict[str, Path]:
-    """Fixture files by name (file name without its suffix), sorted by name."""
+    """Fixture files by name (file name without its suffix), sorted by name.
+
+    >>> "document-processing" in fixture_paths(FIXTURES_DIR)
+    True
+    """
     if not folder.is_dir():
         return {}
     found = (p for p in folder.iterdir() if p.is_file() and p.suffix in FIXTURE_SUFFIXES)

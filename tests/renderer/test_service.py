@@ -17,15 +17,17 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
+from starlette.requests import Request
 
 from layouts import registry
 from renderer import service
 from renderer.cli import main
 from renderer.isolation import DEFAULT_POOL_SIZE, GRACE_SECONDS, WorkerPool
 from renderer.serve import banner
-from renderer.service import MAX_BODY_BYTES, create_app
+from renderer.service import MAX_BODY_BYTES, RequestProblem, create_app, read_body
 
 with warnings.catch_warnings():
     # starlette 1.x prefers the httpx2 package; the httpx it falls back to works the same.
@@ -160,6 +162,39 @@ def test_a_body_over_the_limit_gets_413_even_without_a_length(client: TestClient
     response = client.post("/api/render", content=chunks())
     assert response.status_code == 413
     assert str(MAX_BODY_BYTES) in response.json()["error"]
+
+
+def request_receiving(*messages: dict[str, object]) -> Request:
+    """A request whose body arrives as the given ASGI messages."""
+    pending = list(messages)
+
+    async def receive() -> dict[str, object]:
+        return pending.pop(0)
+
+    scope = {"type": "http", "method": "POST", "path": "/api/render", "headers": [],
+             "query_string": b""}
+    return Request(scope, receive)
+
+
+def test_the_body_is_read_in_chunks_up_to_the_limit() -> None:
+    request = request_receiving(
+        {"type": "http.request", "body": b"abc", "more_body": True},
+        {"type": "http.request", "body": b"de", "more_body": False})
+    assert anyio.run(read_body, request, 5) == b"abcde"
+    over = request_receiving(
+        {"type": "http.request", "body": b"abc", "more_body": True},
+        {"type": "http.request", "body": b"def", "more_body": True})  # never asked for more
+    with pytest.raises(RequestProblem) as info:
+        anyio.run(read_body, over, 5)
+    assert info.value.status == 413
+
+
+def test_a_client_that_disconnects_mid_body_gets_400() -> None:
+    request = request_receiving({"type": "http.request", "body": b"abc", "more_body": True},
+                                {"type": "http.disconnect"})
+    with pytest.raises(RequestProblem) as info:
+        anyio.run(read_body, request)
+    assert info.value.status == 400 and "disconnected" in str(info.value)
 
 
 def test_an_unsupported_content_type_gets_415(client: TestClient) -> None:
