@@ -29,7 +29,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import math
 import os
 import shutil
@@ -238,8 +237,10 @@ class GraphvizProvider:
 
     def availability(self) -> Availability:
         """Available when pygraphviz imports and the dot command is on PATH."""
-        if importlib.util.find_spec("pygraphviz") is None:
-            return Availability(False, f"pygraphviz not importable; {INSTALL_HINT}")
+        try:
+            import pygraphviz  # noqa: F401  (a broken libcgraph fails here, not in find_spec)
+        except ImportError as exc:
+            return Availability(False, f"pygraphviz not importable ({exc}); {INSTALL_HINT}")
         if shutil.which(self.dot_command) is None:
             return Availability(False, f"{MISSING}; {INSTALL_HINT}")
         return Availability(True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import sys
 import time
 from pathlib import Path
 
@@ -182,3 +183,12 @@ def test_api_fails_closed_without_dot_on_path(monkeypatch: pytest.MonkeyPatch) -
     message = str(caught.value)
     assert "Graphviz" in message
     assert "apt-get install graphviz libgraphviz-dev" in message
+
+
+def test_unimportable_pygraphviz_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pygraphviz", None)  # makes `import pygraphviz` fail
+    status = GraphvizProvider().availability()
+    assert not status.available
+    missing, _, hint = status.reason.partition(";")
+    assert missing.startswith("pygraphviz not importable")
+    assert "pip install pygraphviz" in hint
