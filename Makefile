@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: test run system-deps venv lint typecheck explicit bench stress clean
+.PHONY: test run system-deps venv elk lint explicit bench compare stress clean
 
 system-deps:
 	@bash tools/install-system-deps.sh
@@ -20,7 +20,12 @@ $(STAMP): pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-venv: system-deps $(STAMP)
+venv: system-deps $(STAMP) elk
+
+# elkjs pinned by tools/elk-layout/package-lock.json: an idempotent `npm ci`, skipped when the
+# install marker matches the lock file (the same guarded install the provider runs on first use).
+elk: $(STAMP)
+	@$(BIN)/python -c "from layouts.providers.elkjs_install import default_install_dir, ensure_installed; ensure_installed(default_install_dir())"
 
 test: venv
 	$(BIN)/python -m pytest --timeout=180 --timeout-method=thread -q $(PYTEST_ARGS)
@@ -31,6 +36,15 @@ explicit: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+bench: venv
+	$(BIN)/python -m pytest bench --benchmark-only -q $(PYTEST_ARGS)
+
+compare: venv
+	$(BIN)/python bench/compare.py --html bench/results/side-by-side.html
+
+stress: venv
+	$(BIN)/python tools/stress.py --iterations 5 --effort best --direction TopToBottom
 
 run: venv
 	$(BIN)/python -m renderer.serve --host $(HOST) --port $(PORT)

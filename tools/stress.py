@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Stress harness: lay out one graph many times in one process and report speed and quality.
+
+    python tools/stress.py --iterations 5 --effort best --direction TopToBottom
+
+prints, per iteration, the seconds per phase (for engines that report phases) and in total,
+then the median, min and max, and the quality metrics of the last layout. Any iteration over
+``--max-seconds`` (the regression guard) exits 1 naming the iteration; a watchdog also ends
+the process with exit 1 if an iteration hangs past that limit. Bad input exits 2 with one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import statistics
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from layouts.api import layout  # noqa: E402
+from layouts.errors import LayoutError  # noqa: E402
+from layouts.graph import Graph  # noqa: E402
+from layouts.options import LayoutOptions, parse_direction, parse_effort  # noqa: E402
+from layouts.quality import measure  # noqa: E402
+from layouts.result import LayoutResult  # noqa: E402
+from renderer import corpus  # noqa: E402
+
+WATCHDOG_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Iteration:
+    number: int
+    seconds: float
+    phases: tuple[tuple[str, float], ...]
+    budget_exhausted: bool
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="stress.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", type=int, default=5)
+    parser.add_argument("--engine", default="layered")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--graph", type=Path, help="a fixture, DSL, ELK JSON, graph JSON or DOT")
+    source.add_argument("--generate", type=int, metavar="N",
+                        help="a seeded workflow-like graph of N nodes")
+    parser.add_argument("--seed", type=int, default=corpus.DEFAULT_SEED)
+    parser.add_argument("--effort", default="best", help="Draft|Balanced|Best")
+    parser.add_argument("--direction", default="TopToBottom", help="TopToBottom|LeftToRight")
+    parser.add_argument("--max-seconds", type=float, default=120.0)
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
+    parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
+    return parser.parse_args(argv)
+
+
+def load_graph(args: argparse.Namespace) -> tuple[str, Graph]:
+    if args.generate is not None:
+        if args.generate < 2:
+            raise ValueError(f"--generate {args.generate}: a graph needs at least 2 nodes")
+        return f"generated-{args.generate}-seed{args.seed}", corpus.generated_graph(
+            args.generate, args.seed)
+    path = args.graph or corpus.REFERENCE_FIXTURE
+    return str(path), corpus.file_graph(path)
+
+
+class Watchdog:
+    """Ends the process with exit code 1 when one iteration runs past its limit, so a hung
+    layout fails the harness instead of stalling it."""
+
+    def __init__(self, limit: float, out: TextIO) -> None:
+        self._limit, self._out = limit, out
+        self._timer: threading.Timer | None = None
+
+    def start(self, number: int) -> None:
+        self._timer = threading.Timer(self._limit, self._fire, args=(number,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _fire(self, number: int) -> None:
+        self._out.write(f"\niteration {number} hung past {self._limit:g} s; giving up\n")
+        self._out.flush()
+        os._exit(1)
+
+
+def run_iterations(graph: Graph, args: argparse.Namespace, options: LayoutOptions,
+                   out: TextIO) -> tuple[list[Iteration], LayoutResult]:
+    interactive = out.isatty()
+    watchdog = Watchdog(args.max_seconds + WATCHDOG_GRACE_SECONDS, out)
+    iterations: list[Iteration] = []
+    result: LayoutResult | None = None
+    for number in range(1, args.iterations + 1):
+        if interactive:
+            out.write(f"\r[{number}/{args.iterations}] laying out ...")
+            out.flush()
+        watchdog.start(number)
+        started = time.perf_counter()
+        result = layout(graph, engine=args.engine, options=options)
+        seconds = time.perf_counter() - started
+        watchdog.stop()
+        iteration = Iteration(number, seconds, result.diagnostics.phases,
+                              result.diagnostics.budget_exhausted)
+        iterations.append(iteration)
+        out.write(("\r" if interactive else "") + format_iteration(iteration, args.iterations)
+                  + "\n")
+        out.flush()
+    assert result is not None
+    return iterations, result
+
+
+def format_iteration(it: Iteration, total: int) -> str:
+    phases = ", ".join(f"{name} {seconds:.4f}" for name, seconds in it.phases)
+    flag = "  (budget exhausted)" if it.budget_exhausted else ""
+    return (f"iteration {it.number}/{total}: {it.seconds:.4f} s"
+            + (f"  [{phases}]" if phases else "") + flag)
+
+
+def summarise(iterations: list[Iteration]) -> dict[str, Any]:
+    totals = [it.seconds for it in iterations]
+    names = [name for name, _ in iterations[0].phases]
+    phase_medians = {
+        name: statistics.median(dict(it.phases).get(name, 0.0) for it in iterations)
+        for name in names
+    }
+    return {"median": statistics.median(totals), "min": min(totals), "max": max(totals),
+            "phaseMedians": phase_medians}
+
+
+def print_report(label: str, args: argparse.Namespace, summary: dict[str, Any],
+                 quality: dict[str, Any], out: TextIO) -> None:
+    out.write(f"\n{label}: engine {args.engine}, effort {args.effort}, "
+              f"direction {args.direction}\n")
+    out.write(f"total seconds: median {summary['median']:.4f}, min {summary['min']:.4f}, "
+              f"max {summary['max']:.4f}\n")
+    for name, seconds in summary["phaseMedians"].items():
+        out.write(f"  {name:<24} median {seconds:.4f} s\n")
+    out.write("quality of the last layout:\n")
+    for key in ("crossings", "bends", "edgeNodeIntrusions", "ownEndIntrusions", "minClearance",
+                "clearanceViolations", "area", "totalEdgeLength", "nodeOverlaps",
+                "sharedSegments", "nonOrthogonalSegments", "endpointsOffOutline"):
+        out.write(f"  {key:<24} {quality.get(key)}\n")
+
+
+def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
+    try:
+        args = parse_args(argv)
+        if args.iterations < 1:
+            raise ValueError(f"--iterations {args.iterations}: must be at least 1")
+        if args.max_seconds <= 0:
+            raise ValueError("--max-seconds must be positive")
+        options = LayoutOptions(direction=parse_direction(args.direction),
+                                effort=parse_effort(args.effort),
+                                time_budget=min(args.max_seconds, 600.0))
+        label, graph = load_graph(args)
+    except (ValueError, LayoutError, OSError) as exc:
+        sys.stderr.write(f"stress.py: {exc}\n")
+        return 2
+    profiler = cProfile.Profile() if args.profile else None
+    try:
+        if profiler:
+            profiler.enable()
+        iterations, result = run_iterations(graph, args, options, out)
+    except LayoutError as exc:
+        sys.stderr.write(f"stress.py: {exc}\n")
+        return 2
+    finally:
+        if profiler:
+            profiler.disable()
+    summary = summarise(iterations)
+    quality = measure(result, clearance=options.clearance).to_dict()
+    print_report(label, args, summary, quality, out)
+    if profiler:
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(25)
+        out.write(text.getvalue())
+    if args.json:
+        args.json.write_text(json.dumps({
+            "graph": label, "engine": args.engine, "effort": options.effort.value,
+            "direction": options.direction.value,
+            "iterations": [{"seconds": it.seconds, "phases": dict(it.phases),
+                            "budgetExhausted": it.budget_exhausted} for it in iterations],
+            "summary": summary, "quality": quality,
+        }, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    slow = [it for it in iterations if it.seconds > args.max_seconds]
+    if slow:
+        names = ", ".join(f"{it.number} ({it.seconds:.2f} s)" for it in slow)
+        sys.stderr.write(f"stress.py: iterations over --max-seconds {args.max_seconds:g}: "
+                         f"{names}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
