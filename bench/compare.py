@@ -27,15 +27,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from layouts.api import engines, layout  # noqa: E402
-from layouts.errors import LayoutError, LayoutTimeoutError  # noqa: E402
-from layouts.options import LayoutOptions, parse_direction, parse_effort  # noqa: E402
-from layouts.permute import shuffle_graph  # noqa: E402
-from layouts.quality import measure  # noqa: E402
-from layouts.result import LayoutResult  # noqa: E402
-from renderer import corpus  # noqa: E402
-from renderer.diagram import Diagram  # noqa: E402
-from renderer.svg import write_svg  # noqa: E402
+from layouts.api import engines, layout
+from layouts.errors import LayoutError, LayoutTimeoutError
+from layouts.options import LayoutOptions, parse_direction, parse_effort
+from layouts.permute import shuffle_graph
+from layouts.quality import measure
+from layouts.result import LayoutResult
+from renderer import corpus
+from renderer.diagram import Diagram
+from renderer.svg import write_svg
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 METRIC_KEYS = ("crossings", "bends", "totalEdgeLength", "area", "edgeNodeIntrusions",

@@ -27,13 +27,13 @@ from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from layouts.api import layout  # noqa: E402
-from layouts.errors import LayoutError  # noqa: E402
-from layouts.graph import Graph  # noqa: E402
-from layouts.options import LayoutOptions, parse_direction, parse_effort  # noqa: E402
-from layouts.quality import measure  # noqa: E402
-from layouts.result import LayoutResult  # noqa: E402
-from renderer import corpus  # noqa: E402
+from layouts.api import layout
+from layouts.errors import LayoutError
+from layouts.graph import Graph
+from layouts.options import LayoutOptions, parse_direction, parse_effort
+from layouts.quality import measure
+from layouts.result import LayoutResult
+from renderer import corpus
 
 WATCHDOG_GRACE_SECONDS = 5.0
 
