@@ -122,6 +122,8 @@ class ElkjsProvider:
 
     def _worker_pool(self, node: str, script: Path) -> WorkerPool:
         with self._pool_guard:
+            if self._pool is not None and self._pool.owner_pid != os.getpid():
+                self._pool = None  # inherited through fork: the parent's workers, not ours
             if self._pool is None:
                 self._pool = WorkerPool(node, script, size=self._workers)
                 atexit.register(self._pool.close)

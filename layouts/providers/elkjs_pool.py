@@ -15,6 +15,7 @@ and the next call starts a fresh worker in its place. ELK's own errors (an answe
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ class WorkerPool:
         self._busy: set[ElkWorker] = set()
         self._changed = threading.Condition()
         self._closed = False
+        self.owner_pid = os.getpid()  # a forked child must not touch its parent's workers
 
     def pids(self) -> tuple[int, ...]:
         """Process ids of the live workers, idle and busy, sorted."""
@@ -101,7 +103,14 @@ class WorkerPool:
         return answer_from(reply, exchange_seconds, "worker answer")
 
     def close(self) -> None:
-        """Stop every worker; later calls raise :class:`ProviderFailedError`."""
+        """Stop every worker; later calls raise :class:`ProviderFailedError`. In a forked
+        child this only forgets the parent's workers, which stay the parent's to stop."""
+        if os.getpid() != self.owner_pid:
+            with self._changed:
+                self._closed = True
+                self._idle.clear()
+                self._busy.clear()
+            return
         with self._changed:
             self._closed = True
             workers = [*self._idle, *self._busy]

@@ -7,8 +7,12 @@ not from this code.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import shutil
+import signal
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -137,3 +141,59 @@ def test_unknown_mode_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
         ElkjsProvider()
     monkeypatch.setenv("WFR_ELK_MODE", "worker")
     assert ElkjsProvider().mode is ElkMode.WORKER
+
+
+def test_worker_that_died_while_idle_is_replaced_silently() -> None:
+    elk = ElkjsProvider(mode="worker", workers=1)
+    try:
+        elk.layout(ELK_EXAMPLE, LayoutOptions())
+        (first,) = elk.worker_pids()
+        os.kill(first, signal.SIGKILL)
+        os.waitid(os.P_PID, first, os.WEXITED | os.WNOWAIT)  # dead, not yet reaped
+        assert elk.layout(ELK_EXAMPLE, LayoutOptions()).node("c").width == 120
+        (second,) = elk.worker_pids()
+        assert second != first
+    finally:
+        elk.close()
+
+
+def test_threads_share_the_pool_without_mixing_answers() -> None:
+    elk = ElkjsProvider(mode="worker", workers=2)
+    # the same chain of n rectangles 100 px tall is laid out by 6 threads at once; ELK puts
+    # layer k at y = padding 12 + k * (100 + layer spacing 30), so answers cannot be mixed up
+    def chain(n: int) -> Graph:
+        nodes = tuple(Node(f"n{i}", 60, 100) for i in range(n))
+        edges = tuple(Edge(f"e{i}", f"n{i}", f"n{i + 1}") for i in range(n - 1))
+        return Graph(nodes, edges)
+
+    options = LayoutOptions(layer_spacing=30, clearance=10, time_budget=60)
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            results = list(pool.map(lambda n: elk.layout(chain(n), options), range(2, 8)))
+        assert len(elk.worker_pids()) <= 2
+    finally:
+        elk.close()
+    for n, result in zip(range(2, 8), results, strict=True):
+        assert len(result.nodes) == n
+        assert result.node(f"n{n - 1}").y == pytest.approx(12 + (n - 1) * 130, abs=0.01)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_forked_child_leaves_the_parents_workers_alone() -> None:
+    elk = ElkjsProvider(mode="worker", workers=1)
+    try:
+        elk.layout(ELK_EXAMPLE, LayoutOptions())
+        (parent_worker,) = elk.worker_pids()
+        child = multiprocessing.get_context("fork").Process(target=_child_lays_out, args=(elk,))
+        child.start()
+        child.join(60)
+        assert child.exitcode == 0
+        assert elk.worker_pids() == (parent_worker,)
+        assert elk.layout(ELK_EXAMPLE, LayoutOptions()).node("a").height == 40
+    finally:
+        elk.close()
+
+
+def _child_lays_out(elk: ElkjsProvider) -> None:
+    elk.layout(ELK_EXAMPLE, LayoutOptions())
+    elk.close()
