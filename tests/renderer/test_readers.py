@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from layouts.errors import InvalidGraphError
 from layouts.graph import Shape
@@ -272,3 +275,26 @@ def test_shared_yaml_parts_within_the_limit_are_fine() -> None:
 def test_missing_file_is_reader_error(tmp_path: Path) -> None:
     with pytest.raises(ReaderError, match="cannot read"):
         read_diagram_file(tmp_path / "absent.yaml")
+
+
+# --- robustness ---------------------------------------------------------------------------
+
+_FRAGMENTS = ["digraph {", "}", "a -> b", "[width=", "workflow: w", "steps:", "- {id: a}",
+              '{"children": [', '{"nodes": [', '"id": 1', "]", ",", ":", "\n", "&a", "*a",
+              '"', "\\", "strict graph", "kind: Tool", "edges: [{from: a, to: b}]"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=8)), max_size=12))
+def test_any_text_reads_or_fails_with_a_value_error(parts: list[str]) -> None:
+    """Whatever the text, reading gives a diagram or a ReaderError/InvalidGraphError
+    (both ValueErrors): never another exception."""
+    with contextlib.suppress(ReaderError, InvalidGraphError):
+        read_diagram(" ".join(parts))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.binary(max_size=64))
+def test_any_bytes_read_or_fail_with_a_value_error(data: bytes) -> None:
+    with contextlib.suppress(ReaderError, InvalidGraphError):
+        read_diagram(data)

@@ -7,6 +7,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
@@ -218,3 +220,17 @@ def test_edge_with_one_point_is_rejected() -> None:
     result = dataclasses.replace(result, edges=(broken,))
     with pytest.raises(ValueError, match="edge 'a->d' has 1 route points"):
         write_svg(diagram, result)
+
+
+@settings(max_examples=40, deadline=None)
+@given(title=st.text(max_size=20), subtitle=st.text(max_size=20), label=st.text(max_size=20))
+def test_any_text_gives_parseable_deterministic_svg(title: str, subtitle: str,
+                                                    label: str) -> None:
+    diagram, result = _three_node_case()
+    views = dict(diagram.nodes)
+    views["a"] = NodeView(StepKind.HUMAN, title, subtitle or None)
+    diagram = dataclasses.replace(diagram, nodes=views, edges={"d->t": EdgeView(label)})
+    svg = write_svg(diagram, result, title=title)
+    assert svg == write_svg(diagram, result, title=title)
+    root = _parse(svg)
+    assert len(_node_groups(root)) == 3
