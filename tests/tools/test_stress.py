@@ -1,0 +1,69 @@
+"""The stress harness: timings and metrics printed, the regression guard exits 1, bad
+input exits 2 with one line."""
+
+import importlib.util
+import io
+import sys
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = str(ROOT / "fixtures" / "repository-assessment.yaml")
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("stress", ROOT / "tools" / "stress.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["stress"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+stress = _load()
+
+
+def test_prints_iterations_phases_summary_and_metrics(tmp_path: Path) -> None:
+    out = io.StringIO()
+    report = tmp_path / "out.json"
+    code = stress.main(["--iterations", "2", "--graph", SMALL, "--effort", "Draft",
+                        "--direction", "lefttoright", "--json", str(report)], out)
+    text = out.getvalue()
+    assert code == 0, text
+    assert "iteration 1/2" in text and "iteration 2/2" in text
+    assert "ordering" in text  # the layered engine reports its phases by name
+    assert "median" in text and "crossings" in text and "minClearance" in text
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert len(data["iterations"]) == 2
+    assert data["effort"] == "draft" and data["direction"] == "LeftToRight"
+    assert data["quality"]["nodeOverlaps"] == 0
+
+
+def test_iteration_over_the_limit_exits_1_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code = stress.main(["--iterations", "1", "--graph", SMALL, "--max-seconds", "0.000001"],
+                       io.StringIO())
+    assert code == 1
+    assert "iterations over --max-seconds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--effort", "extreme"], ["--direction", "up"], ["--iterations", "0"],
+     ["--generate", "1"], ["--graph", "/nonexistent.yaml"], ["--engine", "nope"]],
+)
+def test_bad_input_exits_2_with_one_line(argv: list[str],
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code = stress.main(argv, io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and err.startswith("stress.py:")
+
+
+def test_generated_graph_runs() -> None:
+    out = io.StringIO()
+    assert stress.main(["--iterations", "1", "--generate", "30", "--effort", "balanced"],
+                       out) == 0
+    assert "generated-30" in out.getvalue()
