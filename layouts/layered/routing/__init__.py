@@ -45,6 +45,7 @@ from layouts.layered.routing.geometry import (
     horizontal_extent,
     label_requests,
     layer_offsets,
+    loop_steps,
     placed_boxes,
 )
 from layouts.layered.routing.legs import Leg, corridor_legs, forward_legs, snap_columns
@@ -87,23 +88,25 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
     """Route every edge of ``placement``; see the module docstring for the steps."""
     validate_placement(placement)
     spacing, clearance = options.edge_spacing, options.clearance
+    margin = max(clearance, spacing)   # between nodes and the nearest track or corridor
     corridors = assign_corridors(placement)
     plans = plan_ends(placement, corridors)
     boxes = placed_boxes(placement)
-    labels = label_requests(plans, boxes, placement, spacing)
-    extent = horizontal_extent(placement, boxes, plans, labels, spacing)
-    corridor_x = corridor_lines(corridors, extent, clearance, spacing)
+    steps = loop_steps(placement, plans, spacing, clearance)
+    labels = label_requests(plans, boxes, placement, steps)
+    extent = horizontal_extent(placement, boxes, plans, labels, steps)
+    corridor_x = corridor_lines(corridors, extent, margin, spacing)
     legs, geometries = _edge_legs(plans, placement, boxes, corridor_x)
     tracks, counts = assign_tracks([leg.run(k) for k, leg in enumerate(legs)], spacing)
     rows = arrange_labels(labels)
     offsets, heights = layer_offsets(placement)
     frame = vertical_frame(heights, counts, rows.heights, placement.layer_spacing, spacing,
-                           clearance)
+                           margin)
     track_y = {k: frame.track_starts[leg.channel] + tracks[k] * spacing
                for k, leg in enumerate(legs)}
     final = final_boxes(placement, frame, offsets)
     routes = draw_routes(plans, geometries, legs, track_y, final,
-                         {r.key: r for r in labels}, rows, frame, spacing)
+                         {r.key: r for r in labels}, rows, frame, steps)
     routes = repair_routes(routes, final, options, deadline)
     left = min([extent[0], *corridor_x.values()])
     right = max([extent[1], *corridor_x.values()])

@@ -44,13 +44,13 @@ def final_boxes(placement: Placement, frame: Frame,
 
 def _edge_points(plan: EdgePlan, geometry: EdgeGeometry, legs: Sequence[Leg],
                  track_y: Mapping[int, float], boxes: Mapping[str, NodeBox],
-                 spacing: float) -> tuple[Point, ...]:
+                 steps: Mapping[str, float]) -> tuple[Point, ...]:
     start = slot_point(boxes[plan.source.node], plan.source.side, plan.source.count,
                        plan.source.index)
     end = slot_point(boxes[plan.target.node], plan.target.side, plan.target.count,
                      plan.target.index)
     if plan.kind is EdgeKind.SELF_LOOP:
-        return self_loop_path(start, end, loop_reach(boxes, plan, spacing))
+        return self_loop_path(start, end, loop_reach(boxes, plan, steps))
     start = Point(geometry.first_x, start.y)
     end = Point(geometry.last_x, end.y)
     pieces = [(legs[k].start, legs[k].end, track_y[k]) for k in geometry.legs]
@@ -60,7 +60,8 @@ def _edge_points(plan: EdgePlan, geometry: EdgeGeometry, legs: Sequence[Leg],
 def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
                 legs: Sequence[Leg], track_y: Mapping[int, float],
                 boxes: Mapping[str, NodeBox], labels: Mapping[int, LabelRequest],
-                rows: LabelRows, frame: Frame, spacing: float) -> list[EdgeRoute]:
+                rows: LabelRows, frame: Frame, steps: Mapping[str, float]
+                ) -> list[EdgeRoute]:
     """One route per edge, in input order, with points from its source to its target."""
     routes: list[EdgeRoute] = []
     for plan, geometry in zip(plans, geometries, strict=True):
@@ -70,7 +71,7 @@ def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
             request, frame.channel_tops[request.channel], rows)
         routes.append(EdgeRoute(
             edge.id, edge.source, edge.target,
-            _edge_points(plan, geometry, legs, track_y, boxes, spacing),
+            _edge_points(plan, geometry, legs, track_y, boxes, steps),
             EdgeEnd(plan.source.side, plan.source.index),
             EdgeEnd(plan.target.side, plan.target.index),
             box, edge.loop_back or plan.kind is EdgeKind.CORRIDOR,

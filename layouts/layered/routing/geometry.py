@@ -48,15 +48,45 @@ def end_x(boxes: Mapping[str, NodeBox], end: EndSlot) -> float:
     return slot_coordinate(boxes[end.node], end.side, end.count, end.index)
 
 
-def loop_reach(boxes: Mapping[str, NodeBox], plan: EdgePlan, spacing: float) -> float:
+def loop_steps(placement: Placement, plans: Sequence[EdgePlan], spacing: float,
+               clearance: float) -> dict[str, float]:
+    """Per node with self-loops, the x step between its nested loops: ``spacing``, or less
+    when the gap to the right neighbour must still leave ``clearance`` beside the loops.
+
+    >>> from layouts.layered.model import ChainEdge, PlacedNode
+    >>> from layouts.layered.routing.ends import plan_ends
+    >>> nodes = {"a": PlacedNode("a", 0, 0, 0, 0, 50, 30),
+    ...          "b": PlacedNode("b", 0, 1, 80, 0, 50, 30)}
+    >>> loop = ChainEdge("s", "a", "a", "a", "a", (), False, False)
+    >>> p = Placement(nodes, (("a", "b"),), (loop,), 30, 60)
+    >>> loop_steps(p, plan_ends(p, {}), 20, 12)      # gap 30 - 12 leaves 18 for one loop
+    {'a': 18.0}
+    """
+    steps: dict[str, float] = {}
+    for plan in plans:
+        if plan.kind is not EdgeKind.SELF_LOOP or plan.source.node in steps:
+            continue
+        node = placement.nodes[plan.source.node]
+        layer = placement.layers[node.layer]
+        step = float(spacing)
+        if node.order + 1 < len(layer):
+            neighbour = placement.nodes[layer[node.order + 1]]
+            room = neighbour.x - (node.x + node.width) - max(clearance, 1.0)
+            step = min(step, room / (plan.source.count // 2))
+        steps[node.id] = max(step, 1.0)
+    return steps
+
+
+def loop_reach(boxes: Mapping[str, NodeBox], plan: EdgePlan, steps: Mapping[str, float]
+               ) -> float:
     """x of a self-loop's outer vertical: loops nest, the outermost slots reach farthest."""
     loops = plan.source.count // 2
     box = boxes[plan.source.node]
-    return box.x + box.width + spacing * (loops - plan.source.index)
+    return box.x + box.width + steps[box.id] * (loops - plan.source.index)
 
 
 def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
-                   placement: Placement, spacing: float) -> list[LabelRequest]:
+                   placement: Placement, steps: Mapping[str, float]) -> list[LabelRequest]:
     """One request per labelled edge, in the channel below its source node."""
     requests: list[LabelRequest] = []
     for plan in plans:
@@ -64,7 +94,7 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
         if edge.label_width <= 0 and edge.label_height <= 0:
             continue
         if plan.kind is EdgeKind.SELF_LOOP:
-            anchor = loop_reach(boxes, plan, spacing)
+            anchor = loop_reach(boxes, plan, steps)
         else:
             anchor = end_x(boxes, plan.source)
         channel = placement.nodes[plan.source.node].layer + 1
@@ -75,22 +105,22 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
 
 def horizontal_extent(placement: Placement, boxes: Mapping[str, NodeBox],
                       plans: Sequence[EdgePlan], labels: Sequence[LabelRequest],
-                      spacing: float) -> tuple[float, float]:
+                      steps: Mapping[str, float]) -> tuple[float, float]:
     """Left-most and right-most x used by nodes, dummies, self-loops and labels."""
     xs = [n.x for n in placement.nodes.values()]
     rights = [n.x + n.width for n in placement.nodes.values()]
-    rights += [loop_reach(boxes, p, spacing) for p in plans if p.kind is EdgeKind.SELF_LOOP]
+    rights += [loop_reach(boxes, p, steps) for p in plans if p.kind is EdgeKind.SELF_LOOP]
     rights += [r.x + r.width for r in labels]
     return min(xs, default=0.0), max(rights, default=0.0)
 
 
 def corridor_lines(corridors: Mapping[int, Corridor], extent: tuple[float, float],
-                   clearance: float, spacing: float) -> dict[int, float]:
-    """x of each reversed edge's corridor: ``clearance`` outside everything, then one
+                   margin: float, spacing: float) -> dict[int, float]:
+    """x of each reversed edge's corridor: ``margin`` outside everything, then one
     ``spacing`` further out per corridor number."""
     left, right = extent
     lines: dict[int, float] = {}
     for position, corridor in corridors.items():
-        offset = clearance + spacing * corridor.index
+        offset = margin + spacing * corridor.index
         lines[position] = left - offset if corridor.side is CorridorSide.LEFT else right + offset
     return lines
