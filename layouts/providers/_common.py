@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from layouts.geometry import clip_to_outline, side_of, strictly_inside
 from layouts.graph import Edge, Graph
@@ -227,16 +227,23 @@ def assemble_result(
     centers: Mapping[str, Point],
     raw_routes: Sequence[RawRoute],
     diagnostics: Diagnostics,
+    elapsed: Callable[[], float] | None = None,
 ) -> LayoutResult:
     """Build the :class:`LayoutResult` (nodes and edges in the graph's model order) from
-    the engine's centres and raw routes; see the module docstring for the steps."""
+    the engine's centres and raw routes; see the module docstring for the steps.
+    ``elapsed`` (seconds since the layout began) is read last, so the diagnostics'
+    ``seconds`` include this assembly."""
     boxes = node_boxes(graph, centers)
     by_id = {raw.edge.id: raw for raw in raw_routes}
     routes = [_edge_route(by_id[e.id], boxes) for e in graph.edges]
-    if not boxes:
-        return LayoutResult((), (), 0.0, 0.0, diagnostics)
-    x0, y0, x1, y1 = _extent(boxes.values(), routes)
-    nodes = tuple(NodeBox(b.id, b.x - x0, b.y - y0, b.width, b.height, b.shape)
-                  for b in boxes.values())
-    edges = tuple(_shifted(r, -x0, -y0) for r in routes)
+    nodes: tuple[NodeBox, ...] = ()
+    edges: tuple[EdgeRoute, ...] = ()
+    x0 = y0 = x1 = y1 = 0.0
+    if boxes:
+        x0, y0, x1, y1 = _extent(boxes.values(), routes)
+        nodes = tuple(NodeBox(b.id, b.x - x0, b.y - y0, b.width, b.height, b.shape)
+                      for b in boxes.values())
+        edges = tuple(_shifted(r, -x0, -y0) for r in routes)
+    if elapsed is not None:
+        diagnostics = replace(diagnostics, seconds=elapsed())
     return LayoutResult(nodes, edges, x1 - x0, y1 - y0, diagnostics)

@@ -251,10 +251,11 @@ class GrandalfProvider:
             routes = [RawRoute(r.edge, tuple(transpose(p) for p in r.points)) for r in routes]
         diagnostics = Diagnostics(
             engine=self.name, effort=options.effort.value, direction=options.direction.value,
-            seconds=self.clock() - start, budget_exhausted=exhausted,
+            budget_exhausted=exhausted,
             notes=(f"effort {options.effort.value} -> "
                    f"{ORDERING_ROUNDS[options.effort]} grandalf ordering rounds",))
-        return assemble_result(graph, centers, routes, diagnostics)
+        return assemble_result(graph, centers, routes, diagnostics,
+                               lambda: self.clock() - start)
 
     def _place_components(
         self, graph: Graph, options: LayoutOptions, out_of_time: Callable[[], bool],

@@ -253,19 +253,20 @@ class GraphvizProvider:
             raise ProviderUnavailableError(self.name, missing.strip(), hint.strip())
         start = time.perf_counter()
         if not graph.nodes:
-            return assemble_result(graph, {}, [], self._diagnostics(options, start))
+            return assemble_result(graph, {}, [], self._diagnostics(options),
+                                   lambda: time.perf_counter() - start)
         output = run_dot(self.dot_command, build_dot_source(graph, options),
                          options.time_budget)
         try:
             centers, routes = read_layout(output, graph)
         except (KeyError, ValueError, IndexError) as exc:
             raise ProviderFailedError(f"cannot read dot's output: {exc!r}") from exc
-        return assemble_result(graph, centers, routes, self._diagnostics(options, start))
+        return assemble_result(graph, centers, routes, self._diagnostics(options),
+                               lambda: time.perf_counter() - start)
 
-    def _diagnostics(self, options: LayoutOptions, start: float) -> Diagnostics:
+    def _diagnostics(self, options: LayoutOptions) -> Diagnostics:
         return Diagnostics(
             engine=self.name, effort=options.effort.value, direction=options.direction.value,
-            seconds=time.perf_counter() - start,
             notes=(f"effort {options.effort.value} -> dot mclimit={MCLIMIT[options.effort]:g}",),
         )
 

@@ -105,7 +105,15 @@ def _labelled() -> Graph:
     return Graph(nodes, edges)
 
 
+def _self_loop_and_parallel() -> Graph:
+    nodes = (_rect("retry"), _rect("next"))
+    edges = (Edge("again", "retry", "retry"), Edge("first", "retry", "next"),
+             Edge("second", "retry", "next"))
+    return Graph(nodes, edges)
+
+
 GRAPHS = {
+    "empty": lambda: Graph(()),
     "chain": _chain,
     "gateway-2": lambda: _gateway(2),
     "gateway-3": lambda: _gateway(3),
@@ -113,6 +121,7 @@ GRAPHS = {
     "loop-back": _loop_back,
     "two-components": _two_components,
     "labelled": _labelled,
+    "self-loop-and-parallel": _self_loop_and_parallel,
 }
 
 
