@@ -232,7 +232,8 @@ def assemble_result(
     """Build the :class:`LayoutResult` (nodes and edges in the graph's model order) from
     the engine's centres and raw routes; see the module docstring for the steps.
     ``elapsed`` (seconds since the layout began) is read last, so the diagnostics'
-    ``seconds`` include this assembly."""
+    ``seconds`` include this assembly; when the engine timed its phases, an
+    ``assemble`` phase is appended with the rest of the time."""
     boxes = node_boxes(graph, centers)
     by_id = {raw.edge.id: raw for raw in raw_routes}
     routes = [_edge_route(by_id[e.id], boxes) for e in graph.edges]
@@ -245,5 +246,8 @@ def assemble_result(
                       for b in boxes.values())
         edges = tuple(_shifted(r, -x0, -y0) for r in routes)
     if elapsed is not None:
-        diagnostics = replace(diagnostics, seconds=elapsed())
+        seconds = elapsed()
+        before = sum(t for _, t in diagnostics.phases)
+        phases = (*diagnostics.phases, ("assemble", seconds - before)) if before else ()
+        diagnostics = replace(diagnostics, seconds=seconds, phases=phases)
     return LayoutResult(nodes, edges, x1 - x0, y1 - y0, diagnostics)

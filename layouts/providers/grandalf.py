@@ -251,7 +251,7 @@ class GrandalfProvider:
             routes = [RawRoute(r.edge, tuple(transpose(p) for p in r.points)) for r in routes]
         diagnostics = Diagnostics(
             engine=self.name, effort=options.effort.value, direction=options.direction.value,
-            budget_exhausted=exhausted,
+            budget_exhausted=exhausted, phases=(("sugiyama", self.clock() - start),),
             notes=(f"effort {options.effort.value} -> "
                    f"{ORDERING_ROUNDS[options.effort]} grandalf ordering rounds",))
         return assemble_result(graph, centers, routes, diagnostics,

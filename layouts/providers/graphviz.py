@@ -255,18 +255,24 @@ class GraphvizProvider:
         if not graph.nodes:
             return assemble_result(graph, {}, [], self._diagnostics(options),
                                    lambda: time.perf_counter() - start)
-        output = run_dot(self.dot_command, build_dot_source(graph, options),
-                         options.time_budget)
+        source = build_dot_source(graph, options)
+        built = time.perf_counter()
+        output = run_dot(self.dot_command, source, options.time_budget)
+        ran = time.perf_counter()
         try:
             centers, routes = read_layout(output, graph)
         except (KeyError, ValueError, IndexError) as exc:
             raise ProviderFailedError(f"cannot read dot's output: {exc!r}") from exc
-        return assemble_result(graph, centers, routes, self._diagnostics(options),
+        phases = (("build", built - start), ("dot", ran - built),
+                  ("read", time.perf_counter() - ran))
+        return assemble_result(graph, centers, routes, self._diagnostics(options, phases),
                                lambda: time.perf_counter() - start)
 
-    def _diagnostics(self, options: LayoutOptions) -> Diagnostics:
+    def _diagnostics(self, options: LayoutOptions,
+                     phases: tuple[tuple[str, float], ...] = ()) -> Diagnostics:
         return Diagnostics(
             engine=self.name, effort=options.effort.value, direction=options.direction.value,
+            phases=phases,
             notes=(f"effort {options.effort.value} -> dot mclimit={MCLIMIT[options.effort]:g}",),
         )
 
