@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from layouts.graph import Shape
-from layouts.result import EdgeRoute, NodeBox
+from layouts.result import EdgeRoute, NodeBox, Side
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,10 @@ class ChainEdge:
     is true when the input edge points from ``lower`` to ``upper`` (a declared loop-back
     or an edge of the feedback set); the routed polyline must still run from the input
     edge's source to its target. ``loop_back`` is the input's declared flag. A
-    self-loop has ``upper == lower`` and an empty chain.
+    self-loop has ``upper == lower`` and an empty chain. ``corridor_side`` is, for a
+    reversed edge, the side (``Side.LEFT``/``Side.RIGHT``) ordering planned its corridor
+    on, having counted the crossings of its corridor runs there; ``None`` lets routing
+    choose.
     """
 
     id: str
@@ -61,6 +64,7 @@ class ChainEdge:
     loop_back: bool
     label_width: float = 0.0
     label_height: float = 0.0
+    corridor_side: Side | None = None
 
 
 @dataclass(frozen=True, slots=True)

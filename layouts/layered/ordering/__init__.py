@@ -17,6 +17,10 @@ the deadline only cuts it short, keeping the best order so far.
 >>> result = run(chains.run(import_graph(g, LayoutOptions()), (0, 0, 1, 1)), LayoutOptions())
 >>> result.layers, result.crossings
 (((0, 1), (3, 2)), 0)
+
+Reversed edges, which routing draws around the side, take part through corridor
+anchors (:mod:`.corridors`): the count of their corridor runs' crossings is reported
+apart, with the side planned per component.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 
 from layouts.layered.graph import ProperGraph
 from layouts.layered.model import Deadline
+from layouts.layered.ordering.corridors import CorridorAnchors, corridor_anchors, pin
 from layouts.layered.ordering.crossings import total_crossings
 from layouts.layered.ordering.local_search import sift, transpose
 from layouts.layered.ordering.sweep import initial_layers, sweep
@@ -56,46 +61,97 @@ EFFORT_PLANS: dict[Effort, OrderingPlan] = {
 
 @dataclass(frozen=True, slots=True)
 class OrderingResult:
-    """Node indices per layer, left to right, and their crossing count."""
+    """Node indices per layer, left to right; the crossings among the graph's segments;
+    the extra crossings of loop-back corridor runs (see :mod:`.corridors`) and the side
+    (``-1`` left, ``+1`` right) ordering planned the corridors of each component on."""
 
     layers: tuple[tuple[int, ...], ...]
     crossings: int
+    corridor_crossings: int = 0
+    corridor_sides: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Work:
+    """The graph ordering works on: the proper graph's nodes followed by corridor
+    anchors, with neighbour lists, ranks and pins (``-1``/``+1`` pinned left/right)."""
+
+    up: list[list[int]]
+    down: list[list[int]]
+    rank: list[int]
+    pinned: list[int]
+    layer_count: int
 
 
 def run(graph: ProperGraph, options: LayoutOptions,
         deadline: Deadline | None = None) -> OrderingResult:
     """Order every layer of ``graph``; see the module docstring."""
     plan = EFFORT_PLANS[options.effort]
-    node_count = len(graph.nodes)
-    up: list[list[int]] = [[] for _ in range(node_count)]
-    down: list[list[int]] = [[] for _ in range(node_count)]
+    anchors = corridor_anchors(graph)
+    work = _work_graph(graph, anchors)
+    members: dict[int, list[int]] = {}
+    for v, c in enumerate((*graph.component, *anchors.component)):
+        members.setdefault(c, []).append(v)
+    layers: list[list[int]] = [[] for _ in range(graph.layer_count)]
+    total = 0
+    sides: list[int] = []
+    pos = [0] * len(work.rank)
+    for c, nodes in members.items():
+        options_of_side = []
+        for side in _sides(c, len(members), any(v >= len(graph.nodes) for v in nodes)):
+            for v in nodes:
+                work.pinned[v] = side if v >= len(graph.nodes) else 0
+            rng = random.Random(options.seed * 1_000_003 + c)
+            options_of_side.append((*_order_component(nodes, work, pos, plan, rng, deadline),
+                                    side))
+        best, count, side = min(options_of_side, key=lambda o: o[1])
+        total += count
+        sides.append(side)
+        for i, layer in enumerate(best):
+            layers[i].extend(v for v in layer if v < len(graph.nodes))
+    _set_positions(layers, pos)
+    exact = total_crossings(layers, pos, [d[:] for d in _real_down(graph)])
+    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, total - exact,
+                          tuple(sides))
+
+
+def _sides(component: int, component_count: int, has_anchors: bool) -> tuple[int, ...]:
+    """Corridor sides to try: the left for the first component, the right for the last,
+    both when there is one component; components without reversed edges need none."""
+    if not has_anchors:
+        return (0,)
+    sides = tuple(side for side, ok in ((-1, component == 0),
+                                        (1, component == component_count - 1)) if ok)
+    return sides or (1,)
+
+
+def _real_down(graph: ProperGraph) -> list[list[int]]:
+    down: list[list[int]] = [[] for _ in graph.nodes]
     for a, b in graph.segments:
         down[a].append(b)
+    return down
+
+
+def _work_graph(graph: ProperGraph, anchors: CorridorAnchors) -> _Work:
+    count = len(graph.nodes) + len(anchors.rank)
+    up: list[list[int]] = [[] for _ in range(count)]
+    down: list[list[int]] = [[] for _ in range(count)]
+    for a, b in (*graph.segments, *anchors.segments):
+        down[a].append(b)
         up[b].append(a)
-    members: dict[int, list[int]] = {}
-    for v in range(node_count):
-        members.setdefault(graph.component[v], []).append(v)
-    layers: list[list[int]] = [[] for _ in range(graph.layer_count)]
-    crossings = 0
-    pos = [0] * node_count
-    for c, nodes in members.items():
-        rng = random.Random(options.seed * 1_000_003 + c)
-        best, count = _order_component(nodes, graph, up, down, pos, plan, rng, deadline)
-        crossings += count
-        for i, layer in enumerate(best):
-            layers[i].extend(layer)
-    return OrderingResult(tuple(tuple(layer) for layer in layers), crossings)
+    return _Work(up, down, [*graph.rank, *anchors.rank], [0] * count, graph.layer_count)
 
 
-def _order_component(nodes: list[int], graph: ProperGraph, up: Sequence[Sequence[int]],
-                     down: Sequence[Sequence[int]], pos: list[int], plan: OrderingPlan,
+def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: OrderingPlan,
                      rng: random.Random, deadline: Deadline | None
                      ) -> tuple[list[list[int]], int]:
+    up, down, pinned = work.up, work.down, work.pinned
     best: list[list[int]] = []
     best_count = -1
     for restart in range(plan.restarts):
-        layers = initial_layers(nodes, graph.rank, down, graph.layer_count,
+        layers = initial_layers(nodes, work.rank, down, work.layer_count,
                                 rng if restart else None)
+        pin(layers, pinned)
         _set_positions(layers, pos)
         count = total_crossings(layers, pos, down)
         for iteration in range(plan.sweeps + 1):
@@ -104,9 +160,9 @@ def _order_component(nodes: list[int], graph: ProperGraph, up: Sequence[Sequence
             if best_count == 0 or iteration == plan.sweeps or _expired(deadline):
                 break
             sweep(layers, pos, up, down, downward=iteration % 2 == 0,
-                  median=(iteration // 2) % 2 == 1)
+                  median=(iteration // 2) % 2 == 1, pinned=pinned)
             if plan.transpose:
-                transpose(layers, pos, up, down)
+                transpose(layers, pos, up, down, pinned=pinned)
             count = total_crossings(layers, pos, down)
         if best_count == 0 or _expired(deadline):
             break
@@ -115,8 +171,8 @@ def _order_component(nodes: list[int], graph: ProperGraph, up: Sequence[Sequence
             break
         layers = [list(layer) for layer in best]
         _set_positions(layers, pos)
-        sift(layers, pos, up, down, deadline)
-        transpose(layers, pos, up, down)
+        sift(layers, pos, up, down, deadline, pinned=pinned)
+        transpose(layers, pos, up, down, pinned=pinned)
         count = total_crossings(layers, pos, down)
         if count >= best_count:
             break

@@ -60,8 +60,10 @@ class _LayerCosts:
 
 
 def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
-              down: Sequence[Sequence[int]], max_rounds: int = 8) -> None:
-    """Swap neighbours while that strictly lowers crossings (at most ``max_rounds``)."""
+              down: Sequence[Sequence[int]], max_rounds: int = 8,
+              pinned: Sequence[int] | None = None) -> None:
+    """Swap neighbours while that strictly lowers crossings (at most ``max_rounds``);
+    pinned nodes (``pinned[v] != 0``) never move."""
     for _ in range(max_rounds):
         improved = False
         for layer in layers:
@@ -70,6 +72,8 @@ def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int
             costs = _LayerCosts(layer, pos, up, down)
             for j in range(len(layer) - 1):
                 v, w = layer[j], layer[j + 1]
+                if pinned and (pinned[v] or pinned[w]):
+                    continue
                 if costs.cost(w, v) < costs.cost(v, w):
                     layer[j], layer[j + 1] = w, v
                     pos[v], pos[w] = j + 1, j
@@ -79,23 +83,31 @@ def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int
 
 
 def sift(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
-         down: Sequence[Sequence[int]], deadline: Deadline | None = None) -> None:
-    """One sifting round: every node, layer by layer, moves to its best slot."""
-    for layer in layers:
-        if len(layer) < 2:
+         down: Sequence[Sequence[int]], deadline: Deadline | None = None,
+         pinned: Sequence[int] | None = None) -> None:
+    """One sifting round: every node, layer by layer, moves to its best slot between the
+    pinned nodes at the layer's ends (which stay put: moving among the free nodes does
+    not change their crossings)."""
+    for i, layer in enumerate(layers):
+        head = [v for v in layer if pinned and pinned[v] < 0]
+        tail = [v for v in layer if pinned and pinned[v] > 0]
+        free = [v for v in layer if not (pinned and pinned[v])]
+        if len(free) < 2:
             continue
-        costs = _LayerCosts(layer, pos, up, down)
-        for v in list(layer):
-            _sift_node(layer, v, pos, costs)
+        costs = _LayerCosts(free, pos, up, down)
+        for v in list(free):
+            _sift_node(free, v, pos, costs, len(head))
+        layers[i] = head + free + tail
         if deadline is not None and deadline.expired():
             return
 
 
-def _sift_node(layer: list[int], v: int, pos: list[int], costs: _LayerCosts) -> None:
+def _sift_node(layer: list[int], v: int, pos: list[int], costs: _LayerCosts,
+               offset: int) -> None:
     if not costs.up[v] and not costs.down[v]:
         return
     others = [w for w in layer if w != v]
-    current = pos[v]
+    current = pos[v] - offset
     right_of = [costs.cost(v, w) for w in others]
     left_of = [costs.cost(w, v) for w in others]
     cost = sum(right_of)
@@ -112,4 +124,4 @@ def _sift_node(layer: list[int], v: int, pos: list[int], costs: _LayerCosts) -> 
     others.insert(best, v)
     layer[:] = others
     for p, w in enumerate(layer):
-        pos[w] = p
+        pos[w] = p + offset

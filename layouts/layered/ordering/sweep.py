@@ -79,11 +79,11 @@ def weighted_median(neighbours: Sequence[int], pos: Sequence[int]) -> float | No
 
 
 def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Sequence[int]],
-               *, median: bool) -> list[int]:
+               *, median: bool, pinned: Sequence[int] | None = None) -> list[int]:
     """``layer`` reordered by the neighbours' barycenter (or median); nodes without
-    neighbours keep their index."""
+    neighbours and pinned nodes (``pinned[v] != 0``) keep their index."""
     measure = weighted_median if median else barycenter
-    keys = [measure(neighbours[v], pos) for v in layer]
+    keys = [None if pinned and pinned[v] else measure(neighbours[v], pos) for v in layer]
     movable = sorted((k, pos[v], v) for k, v in zip(keys, layer, strict=True) if k is not None)
     result: list[int] = []
     moving = iter(movable)
@@ -93,10 +93,12 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
 
 
 def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
-          down: Sequence[Sequence[int]], *, downward: bool, median: bool) -> None:
+          down: Sequence[Sequence[int]], *, downward: bool, median: bool,
+          pinned: Sequence[int] | None = None) -> None:
     """Reorder every layer (in place) against its already-ordered neighbour layer."""
     indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
     for i in indices:
-        layers[i] = sort_layer(layers[i], pos, up if downward else down, median=median)
+        layers[i] = sort_layer(layers[i], pos, up if downward else down, median=median,
+                               pinned=pinned)
         for p, v in enumerate(layers[i]):
             pos[v] = p

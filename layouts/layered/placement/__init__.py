@@ -13,6 +13,7 @@ horizontal axis. The drawing's left-most box starts at x = 0, the first layer at
 >>> from layouts.layered.layering import chains
 >>> from layouts.layered import ordering
 >>> from layouts.options import LayoutOptions
+from layouts.result import Side
 >>> g = Graph((Node("a", 100, 40), Node("b", 60, 20)), (Edge("e", "a", "b"),))
 >>> proper = chains.run(import_graph(g, LayoutOptions()), (0, 1))
 >>> p = run(proper, ordering.run(proper, LayoutOptions()), LayoutOptions())
@@ -24,13 +25,15 @@ horizontal axis. The drawing's left-most box starts at x = 0, the first layer at
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from layouts.graph import Shape
 from layouts.layered.graph import ProperGraph
-from layouts.layered.model import PlacedNode, Placement
+from layouts.layered.model import ChainEdge, PlacedNode, Placement
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.placement.brandes_koepf import Separation, horizontal_coordinates
 from layouts.options import LayoutOptions
+from layouts.result import Side
 
 __all__ = ["layer_tops", "run", "separation_for"]
 
@@ -105,9 +108,24 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions) ->
     return Placement(
         nodes={placed[v].id: placed[v] for v in sorted(placed)},
         layers=tuple(tuple(graph.nodes[v].id for v in layer) for layer in ordering.layers),
-        edges=graph.chain_edges,
+        edges=_with_corridor_sides(graph, ordering),
         node_spacing=options.node_spacing,
         layer_spacing=options.layer_spacing,
+    )
+
+
+def _with_corridor_sides(graph: ProperGraph, ordering: OrderingResult
+                         ) -> tuple[ChainEdge, ...]:
+    """Chain edges with the corridor side ordering planned for each reversed edge (the
+    side of the component of its lower node)."""
+    if not ordering.corridor_sides:
+        return graph.chain_edges
+    sides = {-1: Side.LEFT, 1: Side.RIGHT}
+    return tuple(
+        replace(e, corridor_side=sides.get(
+            ordering.corridor_sides[graph.component[graph.index[e.lower]]]))
+        if e.reversed and e.upper != e.lower else e
+        for e in graph.chain_edges
     )
 
 

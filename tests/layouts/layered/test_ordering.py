@@ -9,13 +9,14 @@ from itertools import combinations
 import pytest
 
 from layouts.graph import Edge, Graph, Node
-from layouts.layered import cycles, invariants, layering, ordering
+from layouts.layered import cycles, invariants, layering, ordering, placement
 from layouts.layered.graph import ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.ordering.crossings import bilayer_crossings, pair_crossings, total_crossings
 from layouts.layered.ordering.local_search import sift, transpose
 from layouts.layered.ordering.sweep import initial_layers, sort_layer, weighted_median
 from layouts.options import Effort, LayoutOptions
+from layouts.result import Side
 from renderer.from_definition import diagram_from_definition
 from workflow.generate import generate_definition
 
@@ -127,6 +128,39 @@ def test_sweeps_untangle_a_crossing_the_initial_order_has() -> None:
         result = ordering.run(proper, LayoutOptions(effort=effort))
         assert result.crossings == 0
         assert invariants.after_ordering(proper, result) == []
+
+
+def test_corridor_runs_are_counted_where_a_loop_back_source_is_enclosed() -> None:
+    # t -> l, b, r; l -> x, b -> x, b -> y, r -> y; loop-back b -> t. Routing takes b's
+    # loop-back out through the channel below b to a corridor beyond the drawing: a run
+    # from b to an anchor pinned at the far end of layer 2 ([x, y, A] or [A, x, y]).
+    # Layers 1-2 alone order crossing-free as [l, b, r] / [x, y]. With the anchor on the
+    # right, b-A crosses r-y; moving b to the right end ([l, r, b]) makes r-y cross b-x
+    # instead; [b, l, r] costs 3. By mirror symmetry the left side also costs 1. So: 0
+    # crossings among the segments and 1 corridor crossing.
+    g = Graph(tuple(Node(n, 40, 20) for n in "tlbrxy"),
+              (Edge("tl", "t", "l"), Edge("tb", "t", "b"), Edge("tr", "t", "r"),
+               Edge("lx", "l", "x"), Edge("bx", "b", "x"), Edge("by", "b", "y"),
+               Edge("ry", "r", "y"), Edge("bt", "b", "t", loop_back=True)))
+    for effort in Effort:
+        result = ordering.run(proper_of(g), LayoutOptions(effort=effort))
+        assert (result.crossings, result.corridor_crossings) == (0, 1)
+
+
+def test_placement_hands_the_planned_corridor_side_to_routing() -> None:
+    # a -> b -> c -> d with the loop-back c -> b: its runs turn in the channels above b
+    # and below c, which hold anchors on ranks 0 and 3. One component; both sides cost
+    # nothing, the left is tried first and kept on ties.
+    g = Graph(tuple(Node(n, 40, 20) for n in "abcd"),
+              (Edge("ab", "a", "b"), Edge("bc", "b", "c"), Edge("cd", "c", "d"),
+               Edge("cb", "c", "b", loop_back=True)))
+    proper = proper_of(g)
+    order = ordering.run(proper, LayoutOptions())
+    placed = placement.run(proper, order, LayoutOptions())
+    back = next(e for e in placed.edges if e.id == "cb")
+    assert order.corridor_sides == (-1,)
+    assert back.corridor_side is Side.LEFT
+    assert all(e.corridor_side is None for e in placed.edges if e.id != "cb")
 
 
 @pytest.mark.parametrize("effort", list(Effort))
