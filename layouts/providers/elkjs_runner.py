@@ -86,8 +86,11 @@ def _stop(process: subprocess.Popen[bytes]) -> bytes:
 
 
 def _run_node(command: list[str], folder: str, timeout: float) -> tuple[int, bytes]:
-    process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except OSError as error:
+        raise ProviderFailedError(f"cannot start node for elkjs: {error}") from None
     try:
         _, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

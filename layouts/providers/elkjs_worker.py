@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from layouts.errors import ProviderFailedError
 from layouts.providers.elkjs_runner import describe_exit, stderr_tail
 
 STDERR_LINES_KEPT = 20
@@ -47,9 +48,12 @@ class ElkWorker:
     """A started worker process; not thread-safe (the pool hands it to one caller)."""
 
     def __init__(self, node: str, script: Path) -> None:
-        self._process = subprocess.Popen(
-            [node, str(script), "--worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, bufsize=0)
+        try:
+            self._process = subprocess.Popen(
+                [node, str(script), "--worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, bufsize=0)
+        except OSError as error:
+            raise ProviderFailedError(f"cannot start an elkjs worker: {error}") from None
         assert self._process.stdin and self._process.stdout and self._process.stderr
         self._stdin, self._stdout = self._process.stdin.fileno(), self._process.stdout.fileno()
         os.set_blocking(self._stdin, False)

@@ -175,3 +175,17 @@ def test_worker_answering_garbage_is_a_typed_error(private_tmp: Path) -> None:
     finally:
         elk.close()
     assert node_pids(folder) == []
+
+
+@pytest.mark.parametrize("mode", ["per-call", "worker"])
+def test_node_that_cannot_start_is_a_typed_error(private_tmp: Path, mode: str) -> None:
+    folder = stand_in_folder(private_tmp, "crash")
+    broken_node = private_tmp / "node"
+    broken_node.write_text("#!/nonexistent/interpreter\n")  # executable, but exec fails
+    broken_node.chmod(0o755)
+    elk = ElkjsProvider(install_dir=folder, mode=mode, node=str(broken_node))
+    try:
+        with pytest.raises(ProviderFailedError, match="cannot start"):
+            elk.layout(GRAPH, LayoutOptions())
+    finally:
+        elk.close()
