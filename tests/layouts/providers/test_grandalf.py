@@ -151,3 +151,9 @@ def test_effort_sets_the_number_of_ordering_rounds() -> None:
         {"effort": effort})).diagnostics.notes for effort in ("draft", "best")}
     assert "1 grandalf ordering rounds" in notes["draft"][0]
     assert "8 grandalf ordering rounds" in notes["best"][0]
+
+
+def test_diagnostics_name_the_phases() -> None:
+    diagnostics = GrandalfProvider().layout(_gateway(), LayoutOptions()).diagnostics
+    assert [name for name, _ in diagnostics.phases] == ["sugiyama", "assemble"]
+    assert not diagnostics.budget_exhausted

@@ -192,3 +192,13 @@ def test_unimportable_pygraphviz_is_unavailable(monkeypatch: pytest.MonkeyPatch)
     missing, _, hint = status.reason.partition(";")
     assert missing.startswith("pygraphviz not importable")
     assert "pip install pygraphviz" in hint
+
+
+@needs_dot
+def test_diagnostics_name_the_phases_and_the_effort_mapping() -> None:
+    graph = Graph((Node("a", 10, 10), Node("b", 10, 10)), (Edge("e", "a", "b"),))
+    options = LayoutOptions.from_mapping({"effort": "draft"})
+    diagnostics = GraphvizProvider().layout(graph, options).diagnostics
+    assert [name for name, _ in diagnostics.phases] == ["build", "dot", "read", "assemble"]
+    assert (diagnostics.engine, diagnostics.effort) == ("graphviz", "draft")
+    assert diagnostics.notes == ("effort draft -> dot mclimit=0.25",)
