@@ -25,6 +25,7 @@ from layouts.api import engines
 from layouts.errors import InvalidGraphError
 from layouts.options import OPTION_TABLE, LayoutOptions, OptionSpec
 from layouts.registry import DEFAULT_ENGINE
+from renderer.isolation import WorkerPool
 from renderer.readers import ReaderError
 from renderer.render import Rendering, classify_error, one_line, render_timed
 from renderer.writers import OutputFormat, format_for_path
@@ -91,12 +92,16 @@ def _render_command(args: argparse.Namespace) -> int:
     options = LayoutOptions.from_mapping(values)
     fmt = _output_format(args.format, args.output)
     data, filename = _read_input(args.file)
+    pool = WorkerPool(size=1)
+    pool.start(wait=False)  # the worker starts up while the input is read and measured
     try:
         rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
-                                 options=options)
+                                 options=options, runner=pool.run)
     except INPUT_ERRORS as error:  # name the file whose content is at fault
         name = "<stdin>" if args.file == STDIO else args.file
         raise CommandInputError(f"{name}: {one_line(str(error))}") from None
+    finally:
+        pool.close()
     _write_output(rendering.output, args.output)
     if args.timings:
         _print_timings(rendering)

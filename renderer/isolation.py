@@ -195,8 +195,9 @@ class WorkerPool:
         with self._lock:
             return sorted(self._all)
 
-    def start(self) -> None:
-        """Start the workers and wait until each is ready (idempotent)."""
+    def start(self, *, wait: bool = True) -> None:
+        """Start the workers (idempotent). With ``wait``, block until each is ready; without,
+        the first job on a worker waits for it (so start-up overlaps the caller's work)."""
         with self._lock:
             if self._started:
                 return
@@ -206,7 +207,8 @@ class WorkerPool:
             workers = [self._spawn_locked() for _ in range(self.size)]
         try:
             for worker in workers:
-                worker.wait_ready()
+                if wait:
+                    worker.wait_ready()
                 self._idle.put(worker)
         except ProviderFailedError:
             self.close()

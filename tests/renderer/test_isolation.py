@@ -204,6 +204,18 @@ def test_close_leaves_no_worker_processes() -> None:
         pool.run(graph_of("a"), ENGINE, LayoutOptions())
 
 
+def test_a_pool_started_without_waiting_waits_at_its_first_job() -> None:
+    pool = WorkerPool(size=1)
+    pool.start(wait=False)
+    try:
+        (pid,) = pool.pids()
+        result = pool.run(graph_of("a"), ENGINE, LayoutOptions())
+        assert int(result.diagnostics.notes[0]) == pid
+    finally:
+        pool.close()
+    assert not is_running(pid)
+
+
 def test_one_shot_layout_uses_a_fresh_process_that_is_gone_after() -> None:
     result = layout_isolated(graph_of("a", "b"), ENGINE, LayoutOptions())
     worker_pid = int(result.diagnostics.notes[0])
