@@ -248,6 +248,7 @@ def assemble_result(
     if elapsed is not None:
         seconds = elapsed()
         before = sum(t for _, t in diagnostics.phases)
-        phases = (*diagnostics.phases, ("assemble", seconds - before)) if before else ()
+        phases = ((*diagnostics.phases, ("assemble", seconds - before))
+                  if diagnostics.phases else ())
         diagnostics = replace(diagnostics, seconds=seconds, phases=phases)
     return LayoutResult(nodes, edges, x1 - x0, y1 - y0, diagnostics)
