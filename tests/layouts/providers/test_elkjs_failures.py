@@ -29,6 +29,8 @@ from layouts.providers.elkjs_install import (
     ensure_installed,
     lock_hash,
 )
+from layouts.providers.elkjs_options import to_elk_graph
+from layouts.providers.elkjs_runner import run_per_call
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None,
                                 reason="Node.js (node) not found; apt-get install nodejs npm")
@@ -99,16 +101,32 @@ def test_timeout_kills_node_and_raises(private_tmp: Path) -> None:
     assert node_pids(folder) == []
 
 
-def test_real_script_past_a_tiny_budget_times_out(private_tmp: Path) -> None:
+def real_folder(root: Path) -> Path:
+    """A folder with the real script, sharing the repository's installed node_modules."""
     ensure_installed(default_install_dir())
-    folder = private_tmp / "elk-real"
+    folder = root / "elk-real"
     folder.mkdir()
     for name in ("package.json", "package-lock.json", "layout.js"):
         shutil.copy(default_install_dir() / name, folder / name)
     (folder / "node_modules").symlink_to(default_install_dir() / "node_modules")
+    return folder
+
+
+def test_real_script_past_a_tiny_budget_times_out(private_tmp: Path) -> None:
+    folder = real_folder(private_tmp)
     # Node alone needs far more than 1 ms to start, so this budget always runs out.
     with pytest.raises(LayoutTimeoutError, match=r"time limit of 0\.001 s"):
         ElkjsProvider(install_dir=folder).layout(GRAPH, LayoutOptions(time_budget=0.001))
+    assert node_pids(folder) == []
+
+
+def test_a_graph_elk_rejects_is_a_typed_error_naming_elks_message(private_tmp: Path) -> None:
+    folder = real_folder(private_tmp)
+    elk_graph = to_elk_graph(GRAPH, LayoutOptions())
+    elk_graph["edges"].append({"id": "bad", "sources": ["a"], "targets": ["missing"]})
+    with pytest.raises(ProviderFailedError,
+                       match=r"exit code 1\): ELK layout failed: .*does not exist: missing"):
+        run_per_call(elk_graph, node="node", script=folder / "layout.js", timeout=60)
     assert node_pids(folder) == []
 
 
