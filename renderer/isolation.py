@@ -22,11 +22,9 @@ True
 
 from __future__ import annotations
 
-import importlib
 import logging
 import pickle
 import queue
-import signal
 import socket
 import subprocess
 import sys
@@ -37,11 +35,12 @@ from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any
 
-from layouts.errors import LayoutError, LayoutTimeoutError, ProviderFailedError
+from layouts.errors import LayoutTimeoutError, ProviderFailedError
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
-from layouts.registry import ProviderFactory, register, runtime_registrations
+from layouts.registry import ProviderFactory, runtime_registrations
 from layouts.result import LayoutResult
+from renderer.isolation_worker import rebuild_error
 
 LOGGER = logging.getLogger(__name__)
 
@@ -74,7 +73,7 @@ class PoolClosedError(ProviderFailedError):
 _BOOTSTRAP = (
     "import sys; from multiprocessing.connection import Connection; "
     "connection = Connection(int(sys.argv[1])); sys.path[:] = connection.recv(); "
-    "from renderer.isolation import _serve; _serve(connection)"
+    "from renderer.isolation_worker import serve; serve(connection)"
 )
 """The worker's command: take the caller's ``sys.path`` first, then serve jobs."""
 
@@ -140,25 +139,8 @@ def _receive(worker: _Worker, *, engine: str) -> Any:
             f"layout worker for {what} died with exit code {code}"
         ) from None
     if kind == "error":
-        raise _rebuild_error(payload)
+        raise rebuild_error(payload)
     return payload
-
-
-def _rebuild_error(payload: Mapping[str, Any]) -> Exception:
-    """The worker's error as the same :class:`LayoutError` class, message and attributes."""
-    try:
-        found: object = importlib.import_module(payload["module"])
-        for part in payload["qualname"].split("."):
-            found = getattr(found, part)
-        cls = found
-    except (ImportError, AttributeError):
-        cls = None
-    if not (isinstance(cls, type) and issubclass(cls, LayoutError)):
-        return ProviderFailedError(f"{payload['qualname']}: {payload['message']}")
-    error: Exception = cls.__new__(cls)
-    Exception.__init__(error, payload["message"])
-    error.__dict__.update(payload["attributes"])
-    return error
 
 
 class WorkerPool:
@@ -313,36 +295,3 @@ def layout_isolated(
     """
     with WorkerPool(size=1, extra_providers=extra_providers) as pool:
         return pool.run(graph, engine, options)
-
-
-def _serve(connection: Connection) -> None:
-    """The worker's loop: register extra providers, report ready, then answer jobs."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides when workers stop
-    from layouts.api import layout
-
-    extra_providers: Mapping[str, ProviderFactory] = connection.recv()
-    for name, factory in extra_providers.items():
-        register(name, factory)
-    connection.send(("ready", None))
-    while True:
-        try:
-            graph, engine, options = connection.recv()
-        except EOFError:
-            return
-        try:
-            reply: tuple[str, Any] = ("result", layout(graph, engine=engine, options=options))
-        except Exception as error:  # every failure goes back to the caller, typed
-            reply = ("error", _describe_error(error, engine))
-        connection.send(reply)
-
-
-def _describe_error(error: Exception, engine: str) -> dict[str, Any]:
-    """A picklable description of ``error`` that :func:`_rebuild_error` turns back into it."""
-    if not isinstance(error, LayoutError):
-        return {"module": "layouts.errors", "qualname": "ProviderFailedError",
-                "message": f"layout engine '{engine}' failed: {type(error).__name__}: {error}",
-                "attributes": {}}
-    simple = (str, int, float, bool, type(None))
-    attributes = {k: v for k, v in vars(error).items() if isinstance(v, simple)}
-    return {"module": type(error).__module__, "qualname": type(error).__qualname__,
-            "message": str(error), "attributes": attributes}

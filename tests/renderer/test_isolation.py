@@ -34,6 +34,7 @@ from renderer.isolation import (
     layout_isolated,
     time_limit,
 )
+from renderer.isolation_worker import describe_error, rebuild_error
 
 PROVIDER_SOURCE = '''
 import os, pathlib, time
@@ -108,6 +109,20 @@ def is_running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_errors_cross_the_process_boundary_as_the_same_class() -> None:
+    sent = ProviderUnavailableError("elkjs", "node", "apt-get install nodejs")
+    back = rebuild_error(describe_error(sent, "elkjs"))
+    assert type(back) is ProviderUnavailableError and str(back) == str(sent)
+    assert (back.engine, back.missing, back.install_hint) == ("elkjs", "node",
+                                                              "apt-get install nodejs")
+    bug = rebuild_error(describe_error(ValueError("bad"), "layered"))
+    assert type(bug) is ProviderFailedError
+    assert str(bug) == "layout engine 'layered' failed: ValueError: bad"
+    forged = rebuild_error({"module": "os", "qualname": "system", "message": "x",
+                            "attributes": {}})
+    assert type(forged) is ProviderFailedError  # only LayoutError classes are rebuilt
 
 
 def test_time_limit_is_budget_plus_grace() -> None:
