@@ -1,5 +1,6 @@
 """Edge labels of the layered engine: each label box sits in the channel just below its
-edge's source, to the right of the edge's first vertical segment.
+edge's source, beside the edge's first vertical segment (routing picks the side the edge
+turns to and hands over the box's x).
 
 A channel holds no nodes, so a label placed there cannot overlap a node. Labels of one
 channel are spread over rows by first-fit interval colouring in x order (each label

@@ -93,7 +93,7 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
     plans = plan_ends(placement, corridors)
     boxes = placed_boxes(placement)
     steps = loop_steps(placement, plans, spacing, clearance)
-    labels = label_requests(plans, boxes, placement, steps)
+    labels = label_requests(plans, boxes, placement, steps, corridors)
     extent = horizontal_extent(placement, boxes, plans, labels, steps)
     corridor_x = corridor_lines(corridors, extent, margin, spacing)
     legs, geometries = _edge_legs(plans, placement, boxes, corridor_x)

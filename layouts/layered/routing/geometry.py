@@ -85,9 +85,24 @@ def loop_reach(boxes: Mapping[str, NodeBox], plan: EdgePlan, steps: Mapping[str,
     return box.x + box.width + steps[box.id] * (loops - plan.source.index)
 
 
+def _label_goes_left(plan: EdgePlan, boxes: Mapping[str, NodeBox], placement: Placement,
+                     corridors: Mapping[int, Corridor]) -> bool:
+    """A label sits on the side its edge turns to, so it covers fewer other edges."""
+    if plan.kind is EdgeKind.CORRIDOR:
+        return corridors[plan.position].side is CorridorSide.LEFT
+    if plan.kind is EdgeKind.SELF_LOOP:
+        return False
+    chain = plan.edge.chain
+    after = placement.nodes[chain[0]].x if chain else end_x(boxes, plan.target)
+    return after < end_x(boxes, plan.source)
+
+
 def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
-                   placement: Placement, steps: Mapping[str, float]) -> list[LabelRequest]:
-    """One request per labelled edge, in the channel below its source node."""
+                   placement: Placement, steps: Mapping[str, float],
+                   corridors: Mapping[int, Corridor]) -> list[LabelRequest]:
+    """One request per labelled edge, in the channel below its source node, beside the
+    edge's first vertical segment on the side the edge turns to (self-loops: beside
+    the loop)."""
     requests: list[LabelRequest] = []
     for plan in plans:
         edge = plan.edge
@@ -97,9 +112,13 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
             anchor = loop_reach(boxes, plan, steps)
         else:
             anchor = end_x(boxes, plan.source)
+        if _label_goes_left(plan, boxes, placement, corridors):
+            x = anchor - LABEL_GAP - edge.label_width
+        else:
+            x = anchor + LABEL_GAP
         channel = placement.nodes[plan.source.node].layer + 1
-        requests.append(LabelRequest(plan.position, channel, anchor + LABEL_GAP,
-                                     edge.label_width, edge.label_height))
+        requests.append(LabelRequest(plan.position, channel, x, edge.label_width,
+                                     edge.label_height))
     return requests
 
 
@@ -107,7 +126,7 @@ def horizontal_extent(placement: Placement, boxes: Mapping[str, NodeBox],
                       plans: Sequence[EdgePlan], labels: Sequence[LabelRequest],
                       steps: Mapping[str, float]) -> tuple[float, float]:
     """Left-most and right-most x used by nodes, dummies, self-loops and labels."""
-    xs = [n.x for n in placement.nodes.values()]
+    xs = [n.x for n in placement.nodes.values()] + [r.x for r in labels]
     rights = [n.x + n.width for n in placement.nodes.values()]
     rights += [loop_reach(boxes, p, steps) for p in plans if p.kind is EdgeKind.SELF_LOOP]
     rights += [r.x + r.width for r in labels]

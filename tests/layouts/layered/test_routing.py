@@ -155,18 +155,24 @@ def test_two_edges_into_one_channel_take_a_crossing_free_track_order() -> None:
     assert (y_be, y_ad) == (64, 76)
 
 
-def test_labels_of_one_gateway_go_to_separate_rows_below_it() -> None:
-    nodes = gateway_nodes([("a", 0, 80), ("b", 120, 80)])
-    r = route(nodes, [forward("ea", "g", "a", label=(60, 14)),
-                      forward("eb", "g", "b", label=(60, 14))])
-    a, b = (e.label_box for e in r.edges)
-    assert a is not None and b is not None
-    # labels start 4 px right of their edge's slot: 94 and 114; 94 + 60 + 4 > 114, so the
-    # second takes row 2: y = 40 + 4 and 40 + 4 + 14 + 4
-    assert (a.x, a.y, b.x, b.y) == (94, 44, 114, 62)
-    # the tracks move below the 4 + 2 * 18 = 40 px of label rows: 40 + 40 + 12 = 92
+def test_gateway_labels_sit_beside_their_edges_in_rows_below_the_gateway() -> None:
+    nodes = gateway_nodes([("a", -60, 80), ("m", 50, 100), ("b", 180, 80)])
+    label = (60, 14)
+    r = route(nodes, [forward("ea", "g", "a", label=label), forward("em", "g", "m", label=label),
+                      forward("eb", "g", "b", label=label)])
+    boxes = [e.label_box for e in r.edges]
+    assert all(b is not None for b in boxes)
+    # slots at 85, 100, 115 (before the shift of 60). ea turns left: its label ends 4 px
+    # left of x = 85 (85 - 4 - 60 = 21); em goes straight and eb turns right: 104 and 119.
+    # In x order: 21..81 takes row 1, 104 >= 81 + 4 joins it, 119 < 164 + 4 opens row 2;
+    # rows start 4 px below the gateway (y 40 + 4) and 14 + 4 apart.
+    shift = 60
+    assert [(b.x, b.y) for b in boxes if b is not None] == [
+        (21 + shift, 44), (104 + shift, 44), (119 + shift, 62)]
+    # the labels take 4 + 2 * 18 = 40 px; the single track lies 12 px below them (92) and
+    # the channel grows to 40 + 12 + 12 = 64, so the next layer starts at 40 + 64
     assert r.edges[0].points[1].y == 92
-    assert r.nodes[1].y == 40 + (40 + 12 + 12)
+    assert r.nodes[1].y == 104
 
 
 def test_bad_placement_gets_a_typed_error_naming_the_edge() -> None:
@@ -187,3 +193,20 @@ def test_routing_is_deterministic_and_leaves_the_placement_alone() -> None:
     first = route_edges(p, LayoutOptions(), Deadline(5))
     assert route_edges(p, LayoutOptions(), Deadline(5)) == first
     assert repr(p) == before
+
+
+def test_a_self_loop_squeezes_to_keep_its_right_neighbour_cleared() -> None:
+    nodes = [node("a", 0, 0, 0, 0, 100, 60), node("b", 0, 1, 130, 0, 50, 60)]
+    options = LayoutOptions(edge_spacing=20, clearance=12)
+    r = route(nodes, [self_loop("s", "a")], options)
+    # a 20 px loop would leave 130 - 120 = 10 px to b; the step shrinks to 30 - 12 = 18
+    assert r.edges[0].points[1] == Point(118, 20)
+    assert r.nodes[1].x - r.edges[0].points[1].x == 12
+
+
+def test_zero_clearance_still_keeps_corridors_an_edge_spacing_off_the_nodes() -> None:
+    nodes = [node("a", 0, 0, 0, 0, 100, 40), node("b", 1, 0, 0, 100, 100, 40)]
+    r = route(nodes, [forward("f", "a", "b"), loop_back("r", "b", "a")],
+              LayoutOptions(clearance=0))
+    # corridor at 0 - max(0, 12) = -12: after the shift by 12 the nodes start at x = 12
+    assert r.edges[1].points[2].x == 0 and r.nodes[0].x == 12
