@@ -154,8 +154,15 @@ def ensure_installed(install_dir: Path) -> None:
             ENGINE, f"{', '.join(absent)} not found in {install_dir}",
             f"restore tools/elk-layout from the repository or set {INSTALL_DIR_VARIABLE}")
     with _folder_lock(install_dir):
-        if not is_installed(install_dir):
+        if is_installed(install_dir):
+            return
+        try:
             _install_locked(install_dir)
+        except OSError as error:  # e.g. a read-only install folder
+            raise ProviderUnavailableError(
+                ENGINE, f"cannot install elkjs in {install_dir}: {error}",
+                f"make the folder writable or set {INSTALL_DIR_VARIABLE} to a writable copy"
+            ) from None
 
 
 def main() -> int:

@@ -24,6 +24,7 @@ from layouts.options import LayoutOptions
 from layouts.providers.elkjs import ElkjsProvider
 from layouts.providers.elkjs_install import (
     INSTALL_LOG,
+    LOCK_FILE,
     MARKER,
     default_install_dir,
     ensure_installed,
@@ -172,3 +173,9 @@ def test_install_folder_comes_from_the_environment(fresh: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WFR_ELK_DIR", str(fresh))
     assert ElkjsProvider().install_dir == fresh.resolve()
+
+
+def test_unwritable_lock_file_is_a_clear_error(fresh: Path) -> None:
+    (fresh / LOCK_FILE).mkdir()  # opening the lock file now fails, even for root
+    with pytest.raises(ProviderUnavailableError, match="cannot install elkjs in"):
+        ensure_installed(fresh)
