@@ -76,6 +76,9 @@ class ElkjsProvider:
         self.install_dir = (Path(install_dir).resolve() if install_dir is not None
                             else elkjs_install.default_install_dir())
         self.mode = _parse_mode(mode)
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise InvalidOptionError(f"elkjs workers {workers!r} must be an integer >= 1",
+                                     option="workers")
         self._workers = workers
         self._node = node
         self._pool: WorkerPool | None = None

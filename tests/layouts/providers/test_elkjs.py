@@ -131,6 +131,8 @@ def test_unknown_mode_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
         ElkjsProvider()
     monkeypatch.setenv("WFR_ELK_MODE", "worker")
     assert ElkjsProvider().mode is ElkMode.WORKER
+    with pytest.raises(ValueError, match="workers 0 must be an integer >= 1"):
+        ElkjsProvider(mode="worker", workers=0)
 
 
 def test_worker_that_died_while_idle_is_replaced_silently() -> None:
