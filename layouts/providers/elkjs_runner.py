@@ -121,4 +121,8 @@ def run_per_call(elk_graph: Mapping[str, Any], *, node: str, script: Path,
         except (OSError, UnicodeDecodeError) as error:
             raise ProviderFailedError(f"elkjs layout script wrote no readable output ({error});"
                                       f" stderr: {stderr_tail(stderr)}") from None
-        return parse_answer(text, exchange_seconds, "output file")
+        try:
+            return parse_answer(text, exchange_seconds, "output file")
+        except ProviderFailedError as error:
+            raise ProviderFailedError(f"{error} (node {describe_exit(returncode)}; stderr: "
+                                      f"{stderr_tail(stderr)})") from None

@@ -40,7 +40,8 @@ GRAPH = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
 WRITE_PID = "require('fs').writeFileSync(__dirname + '/pid', String(process.pid));\n"
 SCRIPTS = {
     "hang": WRITE_PID + "setInterval(() => {}, 1000);\n",
-    "garbage": "require('fs').writeFileSync(process.argv[3], 'not json {');\n",
+    "garbage": "require('fs').writeFileSync(process.argv[3], 'not json {');\n"
+               "process.stderr.write('wrote nonsense\\n');\n",
     "crash": "process.stderr.write('out of cheese\\n'); process.exit(3);\n",
     "worker-crash": "process.stdin.once('data', () => {\n"
                     "  process.stderr.write('worker fell over\\n'); process.exit(4); });\n",
@@ -149,7 +150,8 @@ def test_crashing_script_reports_exit_code_and_stderr(private_tmp: Path) -> None
 
 def test_invalid_json_output_is_a_typed_error(private_tmp: Path) -> None:
     folder = stand_in_folder(private_tmp, "garbage")
-    with pytest.raises(ProviderFailedError, match="output file is not valid JSON"):
+    with pytest.raises(ProviderFailedError,
+                       match=r"output file is not valid JSON.*exit code 0; stderr: wrote nonsense"):
         ElkjsProvider(install_dir=folder).layout(GRAPH, LayoutOptions())
 
 
