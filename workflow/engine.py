@@ -16,7 +16,6 @@ in one store commit. The clock and the id source are injected, so tests are dete
 
 from __future__ import annotations
 
-import dataclasses
 import time
 import uuid
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from workflow.model import (
     event_from_dict,
     event_to_dict,
     new_run,
+    shallow_fields,
 )
 from workflow.plan import Plan, compile_plan
 from workflow.store import Commit, QueuedSignal, Store
@@ -96,15 +96,17 @@ class Engine:
         self.plans[registered.hash] = compile_plan(registered)
 
     def start(self, workflow: str, version: str | None = None, run_input: Json = None, *,
-              parent: tuple[str, str, str] | None = None, run_id: str | None = None) -> Run:
-        """Create a Pending run and queue its Start."""
+              parent: tuple[str, str, str] | None = None, run_id: str | None = None,
+              acknowledge: str | None = None) -> Run:
+        """Create a Pending run and queue its Start (``acknowledge``: a queue row done by it)."""
         registered = self.versions.resolve(workflow, version)
         definition, now = registered.definition, self.now()
         run = new_run(run_id or self.new_id(), definition.workflow, definition.version,
                       registered.hash, {} if run_input is None else run_input, at=now,
                       parent=parent)
         self.store.commit(Commit(run, (EmitEvent("run.created"),),
-                                 (self._event_signal(run.run_id, Start(at=now), now),)), at=now)
+                                 (self._event_signal(run.run_id, Start(at=now), now),),
+                                 acknowledge=acknowledge), at=now)
         return run
 
     def run(self, run_id: str) -> Run:
@@ -151,7 +153,8 @@ class Engine:
         emits += tuple(EmitEvent("task.requested", e.step_id, e.reason)
                        for e in effects if isinstance(e, RequestDecision))
         queued = tuple(self._signals_for(new, effects, now))
-        self.store.commit(Commit(new, emits, queued, previous=run), at=now)
+        self.store.commit(Commit(new, emits, queued, previous=run,
+                                 cancel=_stale_timeouts(run, new)), at=now)
         self.observer(new, event, effects)
 
     def _signals_for(self, run: Run, effects: tuple[Effect, ...], now: float
@@ -161,14 +164,14 @@ class Engine:
             if isinstance(effect, DispatchStep):
                 signals.append(QueuedSignal(f"{run.run_id}:dispatch:{effect.attempt_id}",
                                             run.run_id, "dispatch",
-                                            dataclasses.asdict(effect), now))
+                                            shallow_fields(effect), now))
             elif isinstance(effect, StartTimer):
                 fired = _timer_event(effect)
                 signals.append(self._event_signal(run.run_id, fired, effect.due_at))
             elif isinstance(effect, StartChildRun):
                 signals.append(QueuedSignal(f"{run.run_id}:start-child:{effect.attempt_id}",
                                             run.run_id, "start-child",
-                                            dataclasses.asdict(effect), now))
+                                            shallow_fields(effect), now))
         if run.state.is_finished and run.parent_run_id is not None:
             signals.append(self._event_signal(run.parent_run_id, ChildFinished(
                 run.parent_step_id or "", run.parent_attempt_id or "",
@@ -195,15 +198,28 @@ class Engine:
                 at=self.now())
             return
         child_id = f"{signal.run_id}/{effect.attempt_id}"
-        if self.store.load_run(child_id) is None:
-            self.start(registered.definition.workflow, registered.definition.version,
-                       effect.input, parent=(signal.run_id, effect.step_id, effect.attempt_id),
-                       run_id=child_id)
+        if self.store.load_run(child_id) is not None:  # started before a crash
+            self.store.acknowledge(signal.signal_id)
+            return
+        self.start(registered.definition.workflow, registered.definition.version, effect.input,
+                   parent=(signal.run_id, effect.step_id, effect.attempt_id), run_id=child_id,
+                   acknowledge=signal.signal_id)
 
     @staticmethod
     def _event_signal(run_id: str, event: Event, due_at: float) -> QueuedSignal:
         return QueuedSignal(f"{run_id}:{event.key}", run_id, "event", event_to_dict(event),
                             due_at)
+
+
+def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:
+    """Timeout timers of attempts that ended in this transition (they can only be no-ops)."""
+    stale = []
+    for step_id, old in before.steps.items():
+        new = after.steps.get(step_id)
+        ended = new is None or new.attempt_id != old.attempt_id or not new.state.is_active
+        if old.attempt_id and old.state.is_active and ended:
+            stale.append(f"{before.run_id}:timer:timeout:{old.attempt_id}")
+    return tuple(stale)
 
 
 def _timer_event(effect: StartTimer) -> Event:

@@ -196,7 +196,9 @@ def loop_back(w: Scratch, edge: Transition) -> None:
     w.emit("loop.iteration", edge.target, str(count))
     body = w.plan.loop_bodies[edge.id]
     for step_id in body:
-        w.steps[step_id] = StepRun(step_id, iteration=w.step(step_id).iteration + 1)
+        previous = w.step(step_id)
+        w.step_transitions += previous.state is not StepState.PENDING
+        w.steps[step_id] = StepRun(step_id, iteration=previous.iteration + 1)
     for step_id in body:
         for out in w.plan.outgoing[step_id]:
             w.edges.pop(out.id, None)

@@ -15,7 +15,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -103,7 +103,8 @@ class Run:
     parent_run_id: str | None = None
     parent_step_id: str | None = None
     parent_attempt_id: str | None = None
-    transitions: int = 0
+    transitions: int = 0  # events applied
+    step_transitions: int = 0  # step-run state changes
 
 
 def new_run(run_id: str, workflow: str, version: str, definition_hash: str, run_input: Json,
@@ -264,7 +265,12 @@ _EVENT_TYPES: dict[str, type[Any]] = {
 
 def event_to_dict(event: Event) -> dict[str, Json]:
     """Plain JSON data of an event, tagged with its ``type``."""
-    return {"type": type(event).__name__, **asdict(event)}
+    return {"type": type(event).__name__, **shallow_fields(event)}
+
+
+def shallow_fields(item: object) -> dict[str, Json]:
+    """The fields of a dataclass instance as a dict (values shared, not copied)."""
+    return {f.name: getattr(item, f.name) for f in fields(item)}  # type: ignore[arg-type]
 
 
 def event_from_dict(data: Mapping[str, Json]) -> Event:

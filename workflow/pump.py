@@ -77,7 +77,8 @@ def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None =
         return True
     if hook is not None:
         hook.reached("committed", signal)
-    store.acknowledge(signal.signal_id)
+    if signal.kind == "event":  # dispatch and start-child rows are acknowledged in their commit
+        store.acknowledge(signal.signal_id)
     return True
 
 

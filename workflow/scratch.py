@@ -31,6 +31,7 @@ class Scratch:
     reason: str | None = None
     compensation: list[str] = field(default_factory=list)
     compensated: list[str] = field(default_factory=list)
+    step_transitions: int = 0
 
     @classmethod
     def of(cls, plan: Plan, run: Run, now: float) -> Scratch:
@@ -45,7 +46,9 @@ class Scratch:
 
     def update(self, step_id: str, **changes: Any) -> StepRun:
         """Replace fields of a step run."""
-        updated = dataclasses.replace(self.step(step_id), **changes)
+        current = self.step(step_id)
+        updated = dataclasses.replace(current, **changes)
+        self.step_transitions += updated.state is not current.state
         self.steps[step_id] = updated
         return updated
 
@@ -82,4 +85,5 @@ class Scratch:
             processed=self.run.processed | {key},
             compensation=tuple(self.compensation), compensated=tuple(self.compensated),
             transitions=self.run.transitions + 1,
+            step_transitions=self.run.step_transitions + self.step_transitions,
         )

@@ -9,7 +9,7 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import Any
 
 from workflow.model import Run, RunState, StepRun, StepState
@@ -28,11 +28,14 @@ def run_to_json(run: Run) -> str:
     data["processed"] = sorted(run.processed)
     data["compensation"] = list(run.compensation)
     data["compensated"] = list(run.compensated)
-    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+    return json.dumps(data, separators=(",", ":"), sort_keys=True, check_circular=False)
+
+
+_STEP_FIELDS = tuple(f.name for f in fields(StepRun))
 
 
 def _step_data(step_run: StepRun) -> dict[str, Any]:
-    data = asdict(step_run)
+    data = {name: getattr(step_run, name) for name in _STEP_FIELDS}
     data["state"] = step_run.state.value
     return data
 

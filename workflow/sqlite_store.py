@@ -54,6 +54,7 @@ class SqliteStore:
             self.connection = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.execute("PRAGMA synchronous=NORMAL")
+            self.connection.execute("PRAGMA cache_size=-65536")
         except sqlite3.Error as exc:
             raise OSError(f"cannot open workflow store {self.path}: {exc}") from None
         apply_migrations(self.connection)
@@ -110,8 +111,9 @@ class SqliteStore:
                            "due_at) VALUES (?, ?, ?, ?, ?)",
                            [(s.signal_id, s.run_id, s.kind, json.dumps(s.payload), s.due_at)
                             for s in commit.enqueue])
-            if commit.acknowledge is not None:
-                db.execute("DELETE FROM queue WHERE signal_id = ?", (commit.acknowledge,))
+            finished = (*commit.cancel, *(() if commit.acknowledge is None
+                                          else (commit.acknowledge,)))
+            db.executemany("DELETE FROM queue WHERE signal_id = ?", [(s,) for s in finished])
 
     @staticmethod
     def _write_run(db: sqlite3.Connection, run: Run, previous: Run | None, at: float) -> None:

@@ -74,6 +74,7 @@ class Commit:
     enqueue: tuple[QueuedSignal, ...] = ()
     acknowledge: str | None = None  # a queue row finished by this same transaction
     previous: Run | None = None  # the run before the transition (only changed steps written)
+    cancel: tuple[str, ...] = ()  # queue rows no longer needed (timeouts of finished attempts)
 
 
 class Store(Protocol):
@@ -154,8 +155,9 @@ class MemoryStore:
             if signal.signal_id not in self.queue:
                 self.sequence += 1
                 self.queue[signal.signal_id] = _Row(signal, self.sequence)
-        if commit.acknowledge is not None:
-            self.acknowledge(commit.acknowledge)
+        for signal_id in (*commit.cancel, *(() if commit.acknowledge is None
+                                            else (commit.acknowledge,))):
+            self.acknowledge(signal_id)
 
     def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
         free = [row for row in self.queue.values() if row.signal.due_at <= now
