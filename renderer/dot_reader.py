@@ -74,10 +74,15 @@ def parse_dot(text: str) -> Any:
     except ImportError:
         raise DotReadError("reading DOT needs pygraphviz, which is not installed (pip install "
                            "pygraphviz; it needs Debian's graphviz and libgraphviz-dev)") from None
+    # Check the syntax with dot first: libcgraph prints its own error to the process's
+    # stderr when it fails to parse, which would break the CLI's one-line error.
+    problem = _syntax_problem(text)
+    if problem is not None:
+        raise DotReadError(f"not valid DOT: {problem}")
     try:
         return pygraphviz.AGraph(string=text)
     except (pygraphviz.DotError, ValueError, TypeError) as exc:
-        raise DotReadError(f"not valid DOT: {_syntax_problem(text) or exc}") from None
+        raise DotReadError(f"not valid DOT: {exc}") from None
 
 
 def _syntax_problem(text: str) -> str | None:
@@ -90,8 +95,10 @@ def _syntax_problem(text: str) -> str | None:
                               capture_output=True, timeout=SYNTAX_CHECK_SECONDS, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
+    if done.returncode == 0:
+        return None
     message = done.stderr.decode("utf-8", "replace").strip().replace("<stdin>: ", "")
-    return message.removeprefix("Error: ").splitlines()[0] if message else None
+    return message.removeprefix("Error: ").splitlines()[0] if message else "dot rejected it"
 
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
