@@ -74,8 +74,9 @@ class ElkWorker:
 
     def _broken(self, what: str, *, kill: bool = True) -> WorkerBroken:
         self.stop(kill=kill)
+        stderr = "\n".join(self._stderr)
         return WorkerBroken(f"{what} ({describe_exit(self._process.returncode)}); stderr: "
-                            f"{stderr_tail(chr(10).join(self._stderr))}")
+                            f"{stderr_tail(stderr)}")
 
     def _write(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
