@@ -59,6 +59,10 @@ EFFORT_PLANS: dict[Effort, OrderingPlan] = {
 }
 
 
+PATIENCE = 3
+"""A restart stops after this many sweeps in a row that did not beat its own best."""
+
+
 @dataclass(frozen=True, slots=True)
 class OrderingResult:
     """Node indices per layer, left to right; the crossings among the graph's segments;
@@ -154,10 +158,14 @@ def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: Orderi
         pin(layers, pinned)
         _set_positions(layers, pos)
         count = total_crossings(layers, pos, down)
+        restart_best, stale = count + 1, 0
         for iteration in range(plan.sweeps + 1):
             if best_count == -1 or count < best_count:
                 best, best_count = [list(layer) for layer in layers], count
-            if best_count == 0 or iteration == plan.sweeps or _expired(deadline):
+            stale = 0 if count < restart_best else stale + 1
+            restart_best = min(restart_best, count)
+            if best_count == 0 or iteration == plan.sweeps or stale > PATIENCE \
+                    or _expired(deadline):
                 break
             sweep(layers, pos, up, down, downward=iteration % 2 == 0,
                   median=(iteration // 2) % 2 == 1, pinned=pinned)

@@ -55,31 +55,46 @@ class _LayerCosts:
 
     def cost(self, v: int, w: int) -> int:
         """Crossings at ``v`` and ``w`` with ``v`` left of ``w``, both sides."""
-        return (_inversions(self.up[v], self.up[w])
-                + _inversions(self.down[v], self.down[w]))
+        return _side_cost(self.up[v], self.up[w]) + _side_cost(self.down[v], self.down[w])
+
+
+def _side_cost(left: list[int], right: list[int]) -> int:
+    if len(left) == 1 and len(right) == 1:
+        return 1 if left[0] > right[0] else 0
+    return _inversions(left, right)
 
 
 def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
               down: Sequence[Sequence[int]], max_rounds: int = 8,
               pinned: Sequence[int] | None = None) -> None:
     """Swap neighbours while that strictly lowers crossings (at most ``max_rounds``);
-    pinned nodes (``pinned[v] != 0``) never move."""
+    pinned nodes (``pinned[v] != 0``) never move. A round revisits only layers next to a
+    layer that changed in the round before: elsewhere no swap can have become better."""
+    dirty = [True] * len(layers)
     for _ in range(max_rounds):
-        improved = False
-        for layer in layers:
-            if len(layer) < 2:
-                continue
-            costs = _LayerCosts(layer, pos, up, down)
-            for j in range(len(layer) - 1):
-                v, w = layer[j], layer[j + 1]
-                if pinned and (pinned[v] or pinned[w]):
-                    continue
-                if costs.cost(w, v) < costs.cost(v, w):
-                    layer[j], layer[j + 1] = w, v
-                    pos[v], pos[w] = j + 1, j
-                    improved = True
-        if not improved:
+        changed = [_transpose_layer(layer, pos, up, down, pinned) if dirty[i] else False
+                   for i, layer in enumerate(layers)]
+        if not any(changed):
             return
+        dirty = [changed[i] or (i > 0 and changed[i - 1])
+                 or (i + 1 < len(layers) and changed[i + 1]) for i in range(len(layers))]
+
+
+def _transpose_layer(layer: list[int], pos: list[int], up: Sequence[Sequence[int]],
+                     down: Sequence[Sequence[int]], pinned: Sequence[int] | None) -> bool:
+    if len(layer) < 2:
+        return False
+    costs = _LayerCosts(layer, pos, up, down)
+    changed = False
+    for j in range(len(layer) - 1):
+        v, w = layer[j], layer[j + 1]
+        if pinned and (pinned[v] or pinned[w]):
+            continue
+        if costs.cost(w, v) < costs.cost(v, w):
+            layer[j], layer[j + 1] = w, v
+            pos[v], pos[w] = j + 1, j
+            changed = True
+    return changed
 
 
 def sift(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
