@@ -6,6 +6,7 @@ sweep is marked explicit (nightly lane).
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,40 @@ def test_the_document_fixture_draws_only_its_declared_loop_back_against_the_flow
     assert [e.id for e in result.edges if e.loop_back] == [
         e.id for e in graph.edges if e.loop_back]
     assert len([e for e in graph.edges if e.loop_back]) == 1
+
+
+def random_graph(rng: random.Random, max_nodes: int) -> Graph:
+    """Any shape mix, parallel edges, self-loops, cycles, declared loop-backs, labels."""
+    count = rng.randint(2, max_nodes)
+    nodes = tuple(Node(f"n{i}", rng.choice([20, 40, 60, 100, 160]), rng.choice([20, 30, 40, 80]),
+                       rng.choice(list(Shape))) for i in range(count))
+    edges = []
+    for j in range(rng.randint(1, 2 * count)):
+        labelled = rng.random() < 0.3
+        edges.append(Edge(f"e{j}", f"n{rng.randrange(count)}", f"n{rng.randrange(count)}",
+                          label="x" if labelled else None, loop_back=rng.random() < 0.1,
+                          label_width=rng.choice([10, 40, 90]) if labelled else 0,
+                          label_height=12 if labelled else 0))
+    return Graph(nodes, tuple(edges))
+
+
+def random_options(rng: random.Random) -> LayoutOptions:
+    return LayoutOptions(
+        effort=rng.choice(list(Effort)), direction=rng.choice(list(Direction)),
+        node_spacing=rng.choice([30, 40, 60, 100]), layer_spacing=rng.choice([20, 40, 60, 100]),
+        edge_spacing=rng.choice([5, 12, 20]), clearance=rng.choice([0, 12, 20]))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_graphs_and_options_keep_every_route_contract(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(3):
+        assert_contracts_hold(random_graph(rng, 25), random_options(rng))
+
+
+@pytest.mark.explicit
+@pytest.mark.parametrize("seed", range(100, 140))
+def test_larger_random_graphs_and_options_keep_every_route_contract(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(5):
+        assert_contracts_hold(random_graph(rng, 120), random_options(rng))
