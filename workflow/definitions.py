@@ -121,6 +121,14 @@ class VersionRegistry:
         self._entries.setdefault(key, entry)
         return self._entries[key]
 
+    def restore(self, registered: RegisteredDefinition) -> RegisteredDefinition:
+        """Re-register a definition loaded from a store (validated when first stored)."""
+        if definition_hash(registered.definition) != registered.hash:
+            raise VersionConflictError(f"stored workflow '{registered.definition.workflow}' "
+                                       "does not match its recorded hash")
+        key = (registered.definition.workflow, registered.definition.version)
+        return self._entries.setdefault(key, registered)
+
     def resolve(self, workflow: str, version: str | None = None) -> RegisteredDefinition:
         """The highest registered version of ``workflow`` matching ``version`` (any if None)."""
         matches = [v for (name, v) in self._entries if name == workflow

@@ -16,6 +16,7 @@ in one store commit. The clock and the id source are injected, so tests are dete
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable
@@ -79,7 +80,7 @@ class Engine:
     def __post_init__(self) -> None:
         self.versions = VersionRegistry(known_executors=tuple(self.executors))
         for registered in self.store.load_definitions():
-            self._remember(self.versions.register(registered.definition))
+            self._remember(self.versions.restore(registered))
 
     def now(self) -> float:
         """The injected clock plus any simulated jump."""
@@ -97,13 +98,15 @@ class Engine:
 
     def start(self, workflow: str, version: str | None = None, run_input: Json = None, *,
               parent: tuple[str, str, str] | None = None, run_id: str | None = None,
-              acknowledge: str | None = None) -> Run:
+              acknowledge: str | None = None, variables: Json = None) -> Run:
         """Create a Pending run and queue its Start (``acknowledge``: a queue row done by it)."""
         registered = self.versions.resolve(workflow, version)
         definition, now = registered.definition, self.now()
         run = new_run(run_id or self.new_id(), definition.workflow, definition.version,
                       registered.hash, {} if run_input is None else run_input, at=now,
                       parent=parent)
+        if variables is not None:
+            run = dataclasses.replace(run, variables=variables)
         self.store.commit(Commit(run, (EmitEvent("run.created"),),
                                  (self._event_signal(run.run_id, Start(at=now), now),),
                                  acknowledge=acknowledge), at=now)
