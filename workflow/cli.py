@@ -58,6 +58,8 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     decide.add_argument("step_id", metavar="STEP")
     decide.add_argument("decision", choices=["approve", "reject", "input"])
     decide.add_argument("--data", default="{}", help="decision input as JSON")
+    decide.add_argument("--real-time", action="store_true",
+                        help="stop at the next timer instead of simulating its wait")
     _command(subparsers, "dead-letters", "list dead-lettered signals", _dead_letters, db=True)
     replay = _command(subparsers, "replay", "re-queue a dead letter and pump", _replay, db=True)
     replay.add_argument("signal_id", metavar="SIGNAL")
@@ -118,11 +120,11 @@ def _print_transition(run: Run, event: Event, effects: tuple[Effect, ...]) -> No
 
 
 def _drive(engine: Engine, run_id: str, *, simulate_time: bool) -> int:
-    def waits() -> bool:
+    def may_jump() -> bool:
         state = engine.run(run_id).state
-        return state.is_finished or state is RunState.WAITING_FOR_HUMAN
+        return not (state.is_finished or state is RunState.WAITING_FOR_HUMAN)
 
-    pump(engine, simulate_time=simulate_time, stop=waits if simulate_time else None)
+    pump(engine, simulate_time=simulate_time, may_jump=may_jump)
     run = engine.run(run_id)
     print(f"run {run.run_id} is {run.state.value}" + (f": {run.reason}" if run.reason else ""))
     return 1 if run.state in (RunState.FAILED, RunState.CANCELLED) else 0
@@ -165,7 +167,7 @@ def _decide(args: argparse.Namespace) -> int:
     data = _json_argument(args.data, "--data")
     engine = _engine(args)
     engine.decide(args.run_id, args.step_id, args.decision, data)
-    return _drive(engine, args.run_id, simulate_time=False)
+    return _drive(engine, args.run_id, simulate_time=not args.real_time)
 
 
 def _dead_letters(args: argparse.Namespace) -> int:

@@ -84,21 +84,22 @@ def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None =
 
 def pump(engine: Engine, *, simulate_time: bool = False, limit: int | None = None,
          owner: str = "worker", hook: CrashHook | None = None,
-         stop: Callable[[], bool] | None = None) -> int:
+         may_jump: Callable[[], bool] | None = None) -> int:
     """Carry out due rows until none is due (or ``limit``); return how many were handled.
 
     With ``simulate_time`` the engine's clock jumps to the next timer whenever nothing
-    else is due, so timers fire at once (their recorded times stay the due times).
+    else is due (and ``may_jump`` allows it), so timers fire at once; their recorded times
+    stay the due times.
     """
     handled = 0
     while limit is None or handled < limit:
-        if stop is not None and stop():
-            break
         if pump_once(engine, owner=owner, hook=hook):
             handled += 1
             continue
         due = engine.store.next_due()
         if not simulate_time or due is None or due <= engine.now():
+            break
+        if may_jump is not None and not may_jump():
             break
         engine.time_offset += due - engine.now()
     return handled
