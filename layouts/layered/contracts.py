@@ -7,6 +7,8 @@ list means the layout keeps every contract:
 * ``off-slot``: an end not on a slot point of its own node's face (:mod:`.routing.slots`,
   counting the ends the result attaches to that face);
 * ``not-orthogonal``: a segment neither horizontal nor vertical;
+* ``boundary-angle``: an end whose segment does not leave (or enter) its face straight
+  along the face's outward normal;
 * ``shared-stretch``: two edges running along the same line over a positive length;
 * ``intrusion`` / ``own-intrusion``: a segment through a foreign node, or back through
   its own source or target beyond its endpoint;
@@ -57,6 +59,7 @@ TOLERANCE = 0.5
 class ViolationKind(StrEnum):
     OFF_SLOT = "off-slot"
     NOT_ORTHOGONAL = "not-orthogonal"
+    BOUNDARY_ANGLE = "boundary-angle"
     SHARED_STRETCH = "shared-stretch"
     INTRUSION = "intrusion"
     OWN_INTRUSION = "own-intrusion"
@@ -87,6 +90,7 @@ def check_layout(graph: Graph, result: LayoutResult, options: LayoutOptions) -> 
         *check_routes_present(graph, result),
         *check_slots(routes, nodes),
         *check_orthogonal(routes),
+        *check_boundary_angles(routes, nodes),
         *check_shared_stretches(routes),
         *check_intrusions(routes, nodes, options.clearance),
         *check_gateways(routes, nodes, options.direction),
@@ -151,6 +155,38 @@ def check_orthogonal(routes: Sequence[EdgeRoute]) -> list[Violation]:
                 out.append(Violation(ViolationKind.NOT_ORTHOGONAL, route.id, None,
                                      f"'{route.id}' has a slanted segment from "
                                      f"({s.x1:g}, {s.y1:g}) to ({s.x2:g}, {s.y2:g})"))
+    return out
+
+
+NORMALS = {Side.TOP: (0.0, -1.0), Side.BOTTOM: (0.0, 1.0), Side.LEFT: (-1.0, 0.0),
+           Side.RIGHT: (1.0, 0.0)}
+
+
+def _at_side_tip(node: NodeBox, p: Point) -> bool:
+    return node.shape is Shape.DIAMOND and any(
+        _near(p, tip) for direction in Direction for tip in _side_tips(node, direction))
+
+
+def check_boundary_angles(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]
+                          ) -> list[Violation]:
+    """The first and last segments run along their face's outward normal (ends on a
+    diamond's tip are left to the gateway rules)."""
+    out = []
+    for route in routes:
+        pts = [p for i, p in enumerate(route.points) if i == 0 or p != route.points[i - 1]]
+        if len(pts) < 2:
+            continue
+        for role, node, side, (a, b) in (
+                ("source", route.source, route.source_end.side, pts[:2]),
+                ("target", route.target, route.target_end.side, (pts[-1], pts[-2]))):
+            if side is None or _at_side_tip(nodes[node], a):
+                continue
+            nx, ny = NORMALS[side]
+            dx, dy = b.x - a.x, b.y - a.y
+            if abs(dx * ny - dy * nx) > 1e-6 or dx * nx + dy * ny <= 0:
+                out.append(Violation(ViolationKind.BOUNDARY_ANGLE, route.id, None,
+                                     f"{role} end of '{route.id}' does not run straight out "
+                                     f"of its {side.value} face"))
     return out
 
 

@@ -58,9 +58,16 @@ def test_an_end_on_the_wrong_slot_count_is_reported() -> None:
 
 
 def test_a_slanted_segment_is_reported() -> None:
-    slanted = EdgeRoute("f", "a", "c", pts((50, 40), (250, 100)), BOTTOM0, TOP0)
+    slanted = EdgeRoute("f", "a", "c", pts((50, 40), (50, 60), (250, 80), (250, 100)),
+                        BOTTOM0, TOP0)
     boxes = [BASE_BOXES[0], BASE_BOXES[2]]
     assert kinds(boxes, [slanted]) == [ViolationKind.NOT_ORTHOGONAL]
+
+
+def test_an_end_leaving_its_face_sideways_is_reported() -> None:
+    # bottom centre slot of a, but the first segment runs right along the bottom face
+    sideways = EdgeRoute("f", "a", "c", pts((50, 40), (250, 40), (250, 100)), BOTTOM0, TOP0)
+    assert kinds([BASE_BOXES[0], BASE_BOXES[2]], [sideways]) == [ViolationKind.BOUNDARY_ANGLE]
 
 
 def test_two_edges_on_one_line_are_reported() -> None:
@@ -78,10 +85,11 @@ def test_an_edge_through_a_foreign_node_is_reported() -> None:
 
 
 def test_an_edge_back_through_its_own_source_is_reported() -> None:
-    # leaves the bottom centre, but first runs up through a to y = 10 and back down
-    # (marked loop-back so that climbing is not also an against-flow defect)
-    back = replace(BASE_ROUTE, points=pts((50, 40), (50, 10), (50, 100)), loop_back=True)
-    assert kinds(BASE_BOXES, [back]) == [ViolationKind.OWN_INTRUSION]
+    # leaves a's bottom centre, loops round the left and back right through a at y = 20
+    # on its way to c's top (marked loop-back so that climbing is not also a defect)
+    back = EdgeRoute("f", "a", "c", pts((50, 40), (50, 70), (-20, 70), (-20, 20), (250, 20),
+                                        (250, 100)), BOTTOM0, TOP0, loop_back=True)
+    assert kinds([BASE_BOXES[0], BASE_BOXES[2]], [back]) == [ViolationKind.OWN_INTRUSION]
 
 
 def test_a_segment_too_close_to_a_foreign_node_is_reported() -> None:
