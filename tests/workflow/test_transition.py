@@ -86,6 +86,40 @@ def test_each_outcome_duplicated_in_place_changes_nothing(events):
     assert apply_all(fresh_run(), doubled) == apply_all(fresh_run(), events)
 
 
+def plausible_event(draw, run, at):
+    """An event some active step of ``run`` is actually waiting for."""
+    active = [r for r in run.steps.values() if r.state.is_active]
+    if not active:
+        return None
+    step = draw(st.sampled_from(active))
+    if step.waiting_for in ("decision", "escalation"):
+        choice = draw(st.sampled_from(("approve", "reject", "input")))
+        return Decision(step.step_id, step.attempt_id, choice, at=at)
+    if step.waiting_for in ("timer", "retry"):
+        purpose = "delay" if step.waiting_for == "timer" else "retry"
+        return TimerFired(step.step_id, step.attempt_id, purpose, at=at)
+    if draw(st.booleans()):
+        return TimerFired(step.step_id, step.attempt_id, "timeout", at=at)
+    ok = draw(st.booleans())
+    return StepOutcome(step.step_id, step.attempt_id, ok, at=at, output={"n": 1},
+                       error=None if ok else "boom")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_idempotence_on_sequences_that_drive_the_run(data):
+    run, events = fresh_run(), []
+    for index in range(30):
+        event = plausible_event(data.draw, run, float(index))
+        if event is None:
+            break
+        events.append(event)
+        run = advance(PLAN, run, event)[0]
+    assert apply_all(run, events) == run
+    doubled = [event for event in events for _ in (0, 1)]
+    assert apply_all(fresh_run(), doubled) == run
+
+
 def test_a_repeated_outcome_asks_for_no_effects():
     run = fresh_run()
     outcome = StepOutcome("a", "a@0.1", True, at=1.0, output={})
