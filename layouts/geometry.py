@@ -85,27 +85,42 @@ def _inside_closed(node: NodeBox, p: Point) -> bool:
 def clip_to_outline(node: NodeBox, inside: Point, outside: Point) -> Point:
     """The point where the segment from ``inside`` to ``outside`` leaves the outline.
 
-    If ``inside`` is already outside the node, the point of the segment nearest the
-    outline crossing is still found by bisection; when the segment never meets the
-    outline, the outline point nearest ``outside`` along the ray from the centre is used.
+    Solved in closed form per shape. When the segment does not cross the outline (both
+    ends inside, or both outside), the outline point on the ray from the centre through
+    ``outside`` is returned instead.
     """
-    if not _inside_closed(node, inside):
-        if _inside_closed(node, outside):
-            inside, outside = outside, inside
-        else:
-            return project_to_outline(node, outside)
-    lo, hi = 0.0, 1.0  # fraction along inside -> outside; lo inside, hi outside
-    if _inside_closed(node, outside):
+    if not _inside_closed(node, inside) and _inside_closed(node, outside):
+        inside, outside = outside, inside
+    if not _inside_closed(node, inside) or _inside_closed(node, outside):
         return project_to_outline(node, outside)
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        p = Point(inside.x + (outside.x - inside.x) * mid, inside.y + (outside.y - inside.y) * mid)
-        if _inside_closed(node, p):
-            lo = mid
-        else:
-            hi = mid
-    t = (lo + hi) / 2
+    t = _exit_fraction(node, inside, outside)
     return Point(inside.x + (outside.x - inside.x) * t, inside.y + (outside.y - inside.y) * t)
+
+
+def _exit_fraction(node: NodeBox, inside: Point, outside: Point) -> float:
+    """The fraction t in [0, 1] along inside -> outside where the outline is crossed."""
+    c = node.center
+    ux, uy = inside.x - c.x, inside.y - c.y
+    dx, dy = outside.x - inside.x, outside.y - inside.y
+    if node.shape is Shape.CIRCLE:
+        # |u + t d| = r: a t^2 + b t + k = 0 with k < 0 (inside), so one positive root
+        a, b, k = dx * dx + dy * dy, 2 * (ux * dx + uy * dy), ux * ux + uy * uy - radius(node) ** 2
+        return (-b + math.sqrt(b * b - 4 * a * k)) / (2 * a)
+    hw, hh = node.width / 2, node.height / 2
+    if node.shape is Shape.DIAMOND:
+        # |ux + t dx| / hw + |uy + t dy| / hh is convex in t, < 1 at t = 0 and > 1 at t = 1:
+        # the crossing is the smallest root among the four sign combinations
+        roots = []
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                slope = sx * dx / hw + sy * dy / hh
+                if slope > 0:
+                    roots.append((1 - sx * ux / hw - sy * uy / hh) / slope)
+        level = [abs(ux + t * dx) / hw + abs(uy + t * dy) / hh for t in roots]
+        return min(t for t, f in zip(roots, level, strict=True) if 0 <= t <= 1 and f <= 1 + 1e-9)
+    exits = [(h - u) / d if d > 0 else (-h - u) / d
+             for u, d, h in ((ux, dx, hw), (uy, dy, hh)) if d != 0]
+    return min(exits)
 
 
 def project_to_outline(node: NodeBox, p: Point) -> Point:

@@ -1,6 +1,8 @@
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from layouts.geometry import (
     clip_to_outline,
@@ -66,3 +68,24 @@ def test_side_of_respects_aspect_ratio() -> None:
     assert side_of(RECT, Point(100, 20)) is Side.RIGHT
     assert side_of(RECT, Point(0, 25)) is Side.LEFT
     assert side_of(RECT, Point(10, 40)) is Side.BOTTOM
+
+
+@given(
+    shape=st.sampled_from(list(Shape)),
+    fx=st.floats(-0.45, 0.45), fy=st.floats(-0.45, 0.45),
+    angle=st.floats(0, 2 * math.pi), reach=st.floats(1.5, 20),
+)
+def test_clip_lands_on_the_outline_and_on_the_segment(
+    shape: Shape, fx: float, fy: float, angle: float, reach: float
+) -> None:
+    node = NodeBox("n", 10, 20, 60, 30, shape)
+    # an inside point well within every outline: the inner quarter of a circle/diamond
+    inside = Point(node.center.x + fx * 30 * 0.5, node.center.y + fy * 30 * 0.5)
+    far = 60 * reach
+    outside = Point(inside.x + math.cos(angle) * far, inside.y + math.sin(angle) * far)
+    p = clip_to_outline(node, inside, outside)
+    assert distance_to_outline(node, p) < 1e-6
+    # collinear with the segment and between its ends
+    cross = (p.x - inside.x) * (outside.y - inside.y) - (p.y - inside.y) * (outside.x - inside.x)
+    assert abs(cross) < 1e-6 * math.hypot(outside.x - inside.x, outside.y - inside.y) * 100
+    assert min(inside.x, outside.x) - 1e-9 <= p.x <= max(inside.x, outside.x) + 1e-9

@@ -45,7 +45,7 @@ def test_round_trip_through_dict() -> None:
 
 
 def test_from_dict_rejects_unknown_shape_naming_node() -> None:
-    with pytest.raises(InvalidGraphError, match="'x'.*hexagon"):
+    with pytest.raises(InvalidGraphError, match=r"'x'.*hexagon"):
         Graph.from_dict({"nodes": [{"id": "x", "width": 1, "height": 1, "shape": "hexagon"}]})
 
 

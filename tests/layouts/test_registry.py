@@ -52,7 +52,7 @@ def temporary_providers() -> object:
 
 
 def test_unknown_engine_lists_known_ones() -> None:
-    with pytest.raises(UnknownEngineError, match="'nope'.*graphviz"):
+    with pytest.raises(UnknownEngineError, match=r"'nope'.*graphviz"):
         layout(GRAPH, engine="nope")
 
 
