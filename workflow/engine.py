@@ -47,7 +47,7 @@ from workflow.model import (
 )
 from workflow.plan import Plan, compile_plan
 from workflow.store import Commit, QueuedSignal, Store
-from workflow.transition import advance
+from workflow.transition import DECISIONS, advance
 
 Observer = Callable[[Run, Event, tuple[Effect, ...]], None]
 
@@ -125,6 +125,8 @@ class Engine:
         if step_run is None or step_run.state is not StepState.WAITING or \
                 step_run.waiting_for not in ("decision", "escalation"):
             raise EngineError(f"step '{step_id}' of run '{run_id}' is not waiting for a decision")
+        if decision not in DECISIONS:
+            raise EngineError(f"unknown decision '{decision}' (known: {', '.join(DECISIONS)})")
         event = Decision(step_id, step_run.attempt_id or "", decision, at=self.now(), data=data)
         signal = self._event_signal(run_id, event, self.now())
         self.store.commit(Commit(None, enqueue=(signal,)), at=self.now())

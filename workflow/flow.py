@@ -15,6 +15,7 @@ from workflow.dsl import Transition
 from workflow.jsonlogic import JsonLogicError, evaluate, truthy
 from workflow.model import (
     DispatchStep,
+    Effect,
     Json,
     RequestDecision,
     RunState,
@@ -66,9 +67,9 @@ def dispatch_payload(w: Scratch, step_id: str, attempt: int) -> dict[str, Json]:
             "input": w.run.input, "outputs": w.outputs()}
 
 
-def _wait(w: Scratch, step_id: str, waiting_for: str, effect: object) -> None:
+def _wait(w: Scratch, step_id: str, waiting_for: str, effect: Effect) -> None:
     w.update(step_id, state=StepState.WAITING, waiting_for=waiting_for)
-    w.effects.append(effect)  # type: ignore[arg-type]
+    w.effects.append(effect)
 
 
 def _join_output(w: Scratch, step_id: str) -> dict[str, Json]:

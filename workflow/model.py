@@ -268,9 +268,9 @@ def event_to_dict(event: Event) -> dict[str, Json]:
     return {"type": type(event).__name__, **shallow_fields(event)}
 
 
-def shallow_fields(item: object) -> dict[str, Json]:
+def shallow_fields(item: Any) -> dict[str, Json]:
     """The fields of a dataclass instance as a dict (values shared, not copied)."""
-    return {f.name: getattr(item, f.name) for f in fields(item)}  # type: ignore[arg-type]
+    return {f.name: getattr(item, f.name) for f in fields(item)}
 
 
 def event_from_dict(data: Mapping[str, Json]) -> Event:

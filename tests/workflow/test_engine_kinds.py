@@ -297,3 +297,10 @@ def test_cancel_ends_the_run_and_its_waiting_steps(make_engine):
     assert cancelled.state is RunState.CANCELLED and cancelled.reason == "operator"
     assert cancelled.steps["wait"].state is StepState.CANCELLED
     assert run.state is RunState.WAITING_FOR_TIMER  # the input run is untouched
+
+
+def test_engine_refuses_an_unknown_decision(make_engine):
+    engine = make_engine("workflow: h\nsteps: [{id: ask, kind: Human, failurePolicy: Fail}]")
+    run = run_to_rest(engine, "h")
+    with pytest.raises(ValueError, match="unknown decision 'perhaps'"):
+        engine.decide(run.run_id, "ask", "perhaps")

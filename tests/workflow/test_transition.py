@@ -161,3 +161,11 @@ def test_loop_counts_iterations_and_re_runs_the_body():
     assert run.loops == {"again->a": 1}
     assert run.steps["a"].state is StepState.RUNNING and run.steps["a"].attempt_id == "a@1.1"
     assert run.steps["c"].state is StepState.PENDING and run.steps["c"].iteration == 1
+
+
+def test_unknown_decision_is_refused_and_changes_no_step():
+    run = apply_all(fresh_run(), [StepOutcome("a", "a@0.1", True, at=1.0, output={})])
+    after, effects = advance(PLAN, run, Decision("c", "c@0.1", "maybe", at=2.0))
+    assert [(e.kind, e.detail) for e in effects] == [("decision.refused",
+                                                       "unknown decision 'maybe'")]
+    assert after.steps == run.steps
