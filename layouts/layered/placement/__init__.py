@@ -13,7 +13,6 @@ horizontal axis. The drawing's left-most box starts at x = 0, the first layer at
 >>> from layouts.layered.layering import chains
 >>> from layouts.layered import ordering
 >>> from layouts.options import LayoutOptions
-from layouts.result import Side
 >>> g = Graph((Node("a", 100, 40), Node("b", 60, 20)), (Edge("e", "a", "b"),))
 >>> proper = chains.run(import_graph(g, LayoutOptions()), (0, 1))
 >>> p = run(proper, ordering.run(proper, LayoutOptions()), LayoutOptions())
@@ -31,7 +30,8 @@ from layouts.graph import Shape
 from layouts.layered.graph import ProperGraph
 from layouts.layered.model import ChainEdge, PlacedNode, Placement
 from layouts.layered.ordering import OrderingResult
-from layouts.layered.placement.brandes_koepf import Separation, horizontal_coordinates
+from layouts.layered.placement.brandes_koepf import Separation, alignments, balance
+from layouts.layered.placement.ports import Ports, port_offsets
 from layouts.options import LayoutOptions
 from layouts.result import Side
 
@@ -90,10 +90,13 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions) ->
         down[a].append(b)
         up[b].append(a)
     separation = separation_for(graph, options)
-    centre = horizontal_coordinates(ordering.layers, up, down, separation,
-                                    [n.dummy for n in graph.nodes],
-                                    [n.width for n in graph.nodes])
-    _centre_gateways(graph, ordering.layers, up, down, centre, separation)
+    ports = port_offsets(graph, ordering.layers, ordering.corridor_sides)
+    candidates = alignments(ordering.layers, up, down, separation,
+                            [n.dummy for n in graph.nodes], [n.width for n in graph.nodes],
+                            ports)
+    centre = _straightest(graph, ordering.layers, candidates, separation, ports) \
+        if candidates else []
+    _centre_gateways(graph, ordering.layers, up, down, centre, separation, ports)
     left = min((centre[v] - graph.nodes[v].width / 2 for layer in ordering.layers
                 for v in layer), default=0.0)
     tops = layer_tops(graph, ordering.layers, options.layer_spacing)
@@ -114,6 +117,52 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions) ->
     )
 
 
+def bend_score(graph: ProperGraph, centre: Sequence[float],
+               ports: Ports | None = None) -> tuple[float, float]:
+    """``(bends, width)`` of a candidate: segments that are not vertical between their
+    ports, an inner (dummy-to-dummy) one counting double and the branches of a gateway
+    not at all (a gateway may sit centred over its branches); then the drawing's width.
+
+    >>> from layouts.layered.graph import EngineNode
+    >>> g = ProperGraph((EngineNode("a", 10, 9), EngineNode("b", 10, 9)), (0, 1), 2,
+    ...                 ((0, 1),), (), (0, 0))
+    >>> bend_score(g, [5.0, 5.0]), bend_score(g, [5.0, 9.0])
+    ((0, 10.0), (1, 14.0))
+    """
+    gateways = _gateways(graph)
+    bends = sum(2 if graph.nodes[a].dummy and graph.nodes[b].dummy else 1
+                for a, b in graph.segments
+                if a not in gateways and not _straight(a, b, centre, ports))
+    nodes = graph.nodes
+    left = min((centre[v] - nodes[v].width / 2 for v in range(len(nodes))), default=0.0)
+    right = max((centre[v] + nodes[v].width / 2 for v in range(len(nodes))), default=0.0)
+    return bends, right - left
+
+
+def _straight(a: int, b: int, centre: Sequence[float], ports: Ports | None) -> bool:
+    if ports is None:
+        return abs(centre[a] - centre[b]) <= 0.5
+    return abs(centre[a] + ports.bottom[(a, b)] - centre[b] - ports.top[(a, b)]) <= 0.5
+
+
+def _gateways(graph: ProperGraph) -> set[int]:
+    lower: dict[int, set[int]] = {}
+    for a, b in graph.segments:
+        if graph.nodes[a].shape is Shape.DIAMOND:
+            lower.setdefault(a, set()).add(b)
+    return {a for a, targets in lower.items() if len(targets) > 1}
+
+
+def _straightest(graph: ProperGraph, layers: Sequence[Sequence[int]],
+                 candidates: list[list[float]], separation: Separation,
+                 ports: Ports) -> list[float]:
+    """The balanced coordinates or one of the four alignments, whichever has the fewest
+    bends (then the smallest width); the balanced one wins ties."""
+    options = [balance(candidates, layers, separation), *candidates]
+    scores = [bend_score(graph, c, ports) for c in options]
+    return options[min(range(len(options)), key=lambda i: (scores[i], i))]
+
+
 def _with_corridor_sides(graph: ProperGraph, ordering: OrderingResult
                          ) -> tuple[ChainEdge, ...]:
     """Chain edges with the corridor side ordering planned for each reversed edge (the
@@ -131,14 +180,14 @@ def _with_corridor_sides(graph: ProperGraph, ordering: OrderingResult
 
 def _centre_gateways(graph: ProperGraph, layers: Sequence[Sequence[int]],
                      up: Sequence[Sequence[int]], down: Sequence[Sequence[int]],
-                     centre: list[float], separation: Separation) -> None:
+                     centre: list[float], separation: Separation, ports: Ports) -> None:
     """Move a diamond with two or more branches over the middle of its branches when it
     has no straight edge from above (so no bend is added) and its neighbours allow."""
     for layer in layers:
         for i, v in enumerate(layer):
             if graph.nodes[v].shape is not Shape.DIAMOND or len(set(down[v])) < 2:
                 continue
-            if any(abs(centre[u] - centre[v]) < 0.5 for u in up[v]):
+            if any(_straight(u, v, centre, ports) for u in up[v]):
                 continue
             branches = [centre[w] for w in down[v]]
             target = (min(branches) + max(branches)) / 2

@@ -20,8 +20,11 @@ median candidates per node; a final sweep restores any separation that averaging
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from itertools import pairwise
+
+from layouts.layered.placement.ports import Ports
 
 Separation = Callable[[int, int], float]
 """Smallest centre distance between two neighbours of one layer (left, right)."""
@@ -52,8 +55,12 @@ def type1_conflicts(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]]
 
 def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Sequence[int]],
                         conflicts: set[tuple[int, int]], node_count: int,
-                        upward: bool) -> list[int]:
-    """Root of each node's block when aligning with median ``neighbours``."""
+                        upward: bool, ports: Ports | None
+                        ) -> tuple[list[int], list[float]]:
+    """Root of each node's block when aligning with median ``neighbours``, and each
+    node's x shift from its root that puts the aligned segments' ports one above the
+    other (all 0 without ports)."""
+    shift = [0.0] * node_count
     root = list(range(node_count))
     align = list(range(node_count))
     pos = [0] * node_count
@@ -75,20 +82,24 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
                     root[v] = root[w]
                     align[v] = root[v]
                     previous = pos[w]
-    return root
+                    if ports is not None:
+                        step = ports.bottom[pair] - ports.top[pair]
+                        shift[v] = shift[w] + (step if upward else -step)
+    return root, shift
 
 
 def _compact(layers: Sequence[Sequence[int]], root: Sequence[int],
-             separation: Separation) -> dict[int, float]:
-    """Block coordinates: longest path from the left, then blocks pulled right into
-    unused space (dagre's two passes)."""
+             separation: Separation, shift: Sequence[float]) -> dict[int, float]:
+    """Block coordinates (a node sits at its root's plus its ``shift``): longest path
+    from the left, then blocks pulled right into unused space (dagre's two passes)."""
     edges: dict[int, dict[int, float]] = {}
     incoming: dict[int, list[int]] = {}
     for layer in layers:
         for left, right in pairwise(layer):
             a, b = root[left], root[right]
             edges.setdefault(a, {})
-            edges[a][b] = max(edges[a].get(b, 0.0), separation(left, right))
+            gap = separation(left, right) + shift[left] - shift[right]
+            edges[a][b] = max(edges[a].get(b, -math.inf), gap)
             incoming.setdefault(b, [])
             if a not in incoming[b]:
                 incoming[b].append(a)
@@ -124,6 +135,29 @@ def horizontal_coordinates(layers: Sequence[Sequence[int]], up: Sequence[Sequenc
                            is_dummy: Sequence[bool] | None = None,
                            widths: Sequence[float] | None = None) -> list[float]:
     """Centre x per node (index), balanced over the four alignments."""
+    candidates = alignments(layers, up, down, separation, is_dummy, widths)
+    return balance(candidates, layers, separation) if candidates else []
+
+
+def balance(candidates: list[list[float]], layers: Sequence[Sequence[int]],
+            separation: Separation) -> list[float]:
+    """Per node, the mean of the two middle values of the four alignments; then any
+    separation the averaging broke is restored left to right."""
+    balanced = [(a + b) / 2 for a, b in
+                (sorted(c[v] for c in candidates)[1:3] for v in range(len(candidates[0])))]
+    _restore_separation(layers, balanced, separation)
+    return balanced
+
+
+def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
+               down: Sequence[Sequence[int]], separation: Separation,
+               is_dummy: Sequence[bool] | None = None,
+               widths: Sequence[float] | None = None,
+               ports: Ports | None = None) -> list[list[float]]:
+    """Centre x per node of the four alignments (up-left, up-right, down-left,
+    down-right), shifted onto the narrowest one; empty for an empty graph. With
+    ``ports``, aligned segments are straight between their port offsets rather than
+    between node centres (the "inner shift" of ELK's Brandes-Koepf)."""
     node_count = max((v for layer in layers for v in layer), default=-1) + 1
     if node_count == 0:
         return []
@@ -139,18 +173,15 @@ def horizontal_coordinates(layers: Sequence[Sequence[int]], up: Sequence[Sequenc
         vertical = list(layers) if upward else list(reversed(layers))
         for leftward in (True, False):
             adjusted = vertical if leftward else [list(reversed(layer)) for layer in vertical]
-            root = _vertical_alignment(adjusted, up if upward else down, conflicts,
-                                       node_count, upward)
+            root, shift = _vertical_alignment(adjusted, up if upward else down, conflicts,
+                                              node_count, upward, ports)
             sep: Separation = separation if leftward else (lambda a, b: separation(b, a))
-            block_x = _compact(adjusted, root, sep)
             sign = 1.0 if leftward else -1.0
-            candidates.append([sign * block_x[root[v]] if root[v] in block_x else 0.0
-                               for v in range(node_count)])
+            block_x = _compact(adjusted, root, sep, [sign * value for value in shift])
+            candidates.append([sign * block_x[root[v]] + shift[v] if root[v] in block_x
+                               else 0.0 for v in range(node_count)])
     _align_to_narrowest(candidates, width, layers)
-    x = [sorted(c[v] for c in candidates)[1:3] for v in range(node_count)]
-    balanced = [(a + b) / 2 for a, b in x]
-    _restore_separation(layers, balanced, separation)
-    return balanced
+    return candidates
 
 
 def _align_to_narrowest(candidates: list[list[float]], width: Sequence[float],

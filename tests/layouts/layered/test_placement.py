@@ -30,14 +30,17 @@ def centre_x(p: Placement, node_id: str) -> float:
     return n.x + n.width / 2
 
 
-def test_two_children_sit_side_by_side_under_a_centred_parent() -> None:
+def test_a_parent_keeps_one_edge_straight_between_its_slots() -> None:
     # Children 100 wide, node_spacing 40: centres 100 + 40 = 140 apart, at 50 and 190
-    # (the left box starts at 0); the parent (a rectangle) is centred at (50 + 190) / 2.
+    # (the left box starts at 0). The parent (80 wide) has two ends on its bottom face,
+    # at 80/3 and 160/3, i.e. 40/3 left and right of its centre; each child has one end,
+    # at its centre. Centring the parent bends both edges; the first alignment that
+    # keeps p -> a straight puts p's centre at 50 + 40/3.
     g = Graph((Node("p", 80, 40), Node("a", 100, 40), Node("b", 100, 40)),
               (Edge("1", "p", "a"), Edge("2", "p", "b")))
     placed = place(g)
     assert (centre_x(placed, "a"), centre_x(placed, "b")) == (50.0, 190.0)
-    assert centre_x(placed, "p") == 120.0
+    assert centre_x(placed, "p") == pytest.approx(50 + 40 / 3)
 
 
 def test_gateway_without_a_parent_is_centred_over_its_branches() -> None:

@@ -1,0 +1,87 @@
+"""Port offsets: where routing will attach each segment to its nodes, relative to the
+node's centre x, so placement can make edges straight at their real end points.
+
+Routing puts the ends on a face on the boundary-slot lattice
+(:mod:`layouts.layered.routing.slots`): ``k`` ends on a face of length ``L`` sit at
+``L * (i + 1) / (k + 1)`` from its left end, ordered by where their edges go. A node's
+bottom face holds its segments to the layer below and the runs of reversed edges leaving
+it for their corridors; its top face its segments from the layer above and the runs of
+reversed edges entering it. Corridor runs go to the end of the face on their corridor's
+side. Circles' faces span their diameter; dummies have a single point.
+
+>>> from layouts.layered.graph import EngineNode
+>>> g = ProperGraph((EngineNode("a", 90, 9), EngineNode("b", 9, 9), EngineNode("c", 9, 9)),
+...                 (0, 1, 1), 2, ((0, 1), (0, 2)), (), (0, 0, 0))
+>>> ports = port_offsets(g, ((0,), (1, 2)), ())
+>>> ports.bottom[(0, 1)], ports.bottom[(0, 2)], ports.top[(0, 1)]   # 90/3 - 45, 60 - 45
+(-15.0, 15.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from layouts.graph import Shape
+from layouts.layered.graph import EngineNode, ProperGraph
+
+CORRIDOR_LEFT = -1.0e9
+CORRIDOR_RIGHT = 1.0e9
+
+
+@dataclass(frozen=True, slots=True)
+class Ports:
+    """``bottom[(u, v)]``: offset of segment ``u -> v`` on ``u``'s bottom face;
+    ``top[(u, v)]``: its offset on ``v``'s top face (for parallel segments, the first)."""
+
+    bottom: dict[tuple[int, int], float]
+    top: dict[tuple[int, int], float]
+
+
+def face_length(node: EngineNode) -> float:
+    """Length of a top or bottom face: the box width, a circle's diameter.
+
+    >>> face_length(EngineNode("c", 80, 40, Shape.CIRCLE))
+    40
+    """
+    if node.shape is Shape.CIRCLE:
+        return min(node.width, node.height)
+    return node.width
+
+
+def port_offsets(graph: ProperGraph, layers: Sequence[Sequence[int]],
+                 corridor_sides: Sequence[int]) -> Ports:
+    """Offsets of every segment's two ends; see the module docstring."""
+    pos = [0] * len(graph.nodes)
+    for layer in layers:
+        for p, v in enumerate(layer):
+            pos[v] = p
+    below: list[list[tuple[float, int]]] = [[] for _ in graph.nodes]
+    above: list[list[tuple[float, int]]] = [[] for _ in graph.nodes]
+    for a, b in graph.segments:
+        below[a].append((pos[b], b))
+        above[b].append((pos[a], a))
+    for edge in graph.chain_edges:
+        if edge.reversed and edge.upper != edge.lower:
+            lower, upper = graph.index[edge.lower], graph.index[edge.upper]
+            side = corridor_sides[graph.component[lower]] if corridor_sides else 1
+            key = CORRIDOR_LEFT if side < 0 else CORRIDOR_RIGHT
+            below[lower].append((key, -1))
+            above[upper].append((key, -1))
+    bottom: dict[tuple[int, int], float] = {}
+    top: dict[tuple[int, int], float] = {}
+    for v, node in enumerate(graph.nodes):
+        for other, offset in _face(node, below[v]):
+            bottom.setdefault((v, other), offset)
+        for other, offset in _face(node, above[v]):
+            top.setdefault((other, v), offset)
+    return Ports(bottom, top)
+
+
+def _face(node: EngineNode, ends: list[tuple[float, int]]) -> list[tuple[int, float]]:
+    """``(other end, offset from the centre)`` of every end on one face, in slot order."""
+    length = face_length(node)
+    count = len(ends)
+    ordered = sorted(ends, key=lambda end: end[0])
+    return [(other, length * (i + 1) / (count + 1) - length / 2)
+            for i, (_, other) in enumerate(ordered) if other != -1]
