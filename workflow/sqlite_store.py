@@ -103,17 +103,16 @@ class SqliteStore:
             run = commit.run
             if run is not None:
                 self._write_run(db, run, commit.previous, at)
-                db.executemany("INSERT INTO outbox (run_id, kind, step_id, detail, created_at) "
-                               "VALUES (?, ?, ?, ?, ?)",
-                               [(run.run_id, e.kind, e.step_id, e.detail, at)
-                                for e in commit.events])
-            db.executemany("INSERT OR IGNORE INTO queue (signal_id, run_id, kind, payload, "
-                           "due_at) VALUES (?, ?, ?, ?, ?)",
-                           [(s.signal_id, s.run_id, s.kind, json.dumps(s.payload), s.due_at)
-                            for s in commit.enqueue])
+                _many(db, "INSERT INTO outbox (run_id, kind, step_id, detail, created_at) "
+                      "VALUES (?, ?, ?, ?, ?)",
+                      [(run.run_id, e.kind, e.step_id, e.detail, at) for e in commit.events])
+            _many(db, "INSERT OR IGNORE INTO queue (signal_id, run_id, kind, payload, due_at) "
+                  "VALUES (?, ?, ?, ?, ?)",
+                  [(s.signal_id, s.run_id, s.kind, json.dumps(s.payload), s.due_at)
+                   for s in commit.enqueue])
             finished = (*commit.cancel, *(() if commit.acknowledge is None
                                           else (commit.acknowledge,)))
-            db.executemany("DELETE FROM queue WHERE signal_id = ?", [(s,) for s in finished])
+            _many(db, "DELETE FROM queue WHERE signal_id = ?", [(s,) for s in finished])
 
     @staticmethod
     def _write_run(db: sqlite3.Connection, run: Run, previous: Run | None, at: float) -> None:
@@ -122,8 +121,8 @@ class SqliteStore:
                                  run.state.value, run.parent_run_id, run.created_at,
                                  run.updated_at, finished, run_to_json(run)))
         old = previous.steps if previous is not None else {}
-        db.executemany(_UPSERT_STEP, [_step_row(run.run_id, s) for step_id, s in
-                                      run.steps.items() if old.get(step_id) != s])
+        _many(db, _UPSERT_STEP, [_step_row(run.run_id, s) for step_id, s in run.steps.items()
+                                 if old.get(step_id) != s])
 
     def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
         row = self.connection.execute(_CLAIM, (owner, now + lease_seconds, now, now)).fetchone()
@@ -188,6 +187,13 @@ class SqliteStore:
             for table in ("runs", "step_runs", "outbox", "queue", "dead_letters"):
                 db.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(r,) for r in old])
         return len(old)
+
+
+def _many(db: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> None:
+    if len(rows) == 1:
+        db.execute(sql, rows[0])
+    elif rows:
+        db.executemany(sql, rows)
 
 
 def _step_row(run_id: str, s: StepRun) -> tuple[object, ...]:
