@@ -2,8 +2,9 @@
 
 A reversed edge leaves its source's bottom face into the channel below, runs out to a
 vertical corridor left or right of every node, up to the channel above its target and
-down into the target's top face, so it never passes a node. Each corridor is a vertical
-line of its own; two reversed edges share a corridor line only when the ranges of
+down into the target's top face, so it never passes a node. The side is the one ordering
+planned (``ChainEdge.corridor_side``), else the side nearer the edge's ends. Each corridor
+is a vertical line of its own; two reversed edges share a corridor line only when the ranges of
 channels they use are disjoint. Shorter edges get the inner corridors, so edges whose
 layer ranges nest draw nested, without crossing each other (interval-graph colouring by
 increasing length, first fit).
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from layouts.layered.model import Placement
+from layouts.result import Side
 
 
 class CorridorSide(Enum):
@@ -37,6 +39,15 @@ class Corridor:
     index: int
     first_channel: int
     last_channel: int
+
+
+def _planned_side(side: Side | None) -> CorridorSide | None:
+    """The side ordering planned for the edge (``ChainEdge.corridor_side``), if any."""
+    if side is Side.LEFT:
+        return CorridorSide.LEFT
+    if side is Side.RIGHT:
+        return CorridorSide.RIGHT
+    return None
 
 
 def _real_extent(placement: Placement) -> tuple[float, float]:
@@ -56,7 +67,8 @@ def assign_corridors(placement: Placement) -> dict[int, Corridor]:
             continue
         upper, lower = placement.nodes[edge.upper], placement.nodes[edge.lower]
         mean = (upper.x + upper.width / 2 + lower.x + lower.width / 2) / 2
-        side = CorridorSide.LEFT if mean <= middle else CorridorSide.RIGHT
+        side = _planned_side(edge.corridor_side) or (
+            CorridorSide.LEFT if mean <= middle else CorridorSide.RIGHT)
         wanted.append((position, upper.layer, lower.layer + 1, side))
     wanted.sort(key=lambda w: (w[2] - w[1], w[1], w[0]))
     taken: dict[tuple[CorridorSide, int], list[tuple[int, int]]] = {}
