@@ -210,3 +210,14 @@ def test_zero_clearance_still_keeps_corridors_an_edge_spacing_off_the_nodes() ->
               LayoutOptions(clearance=0))
     # corridor at 0 - max(0, 12) = -12: after the shift by 12 the nodes start at x = 12
     assert r.edges[1].points[2].x == 0 and r.nodes[0].x == 12
+
+
+def test_a_loop_back_takes_the_corridor_side_ordering_planned() -> None:
+    from dataclasses import replace
+
+    nodes = [node("a", 0, 0, 0, 0, 100, 40), node("b", 1, 0, 0, 100, 100, 40)]
+    planned = replace(loop_back("r", "b", "a"), corridor_side=Side.RIGHT)
+    r = route(nodes, [forward("f", "a", "b"), planned])
+    # without a plan the tie of the ends' mean x (50) with the middle (50) goes left; the
+    # plan says right: 100 + 12 = 112, and nothing shifts
+    assert r.edges[1].points[2].x == 112 and r.nodes[0].x == 0
