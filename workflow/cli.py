@@ -1,5 +1,5 @@
-"""The engine's ``wfr`` sub-commands: validate, run, runs, show, decide, dead-letters,
-replay and purge.
+"""The engine's ``wfr`` sub-commands: validate, run, runs, show, decide, cancel,
+dead-letters, replay and purge.
 
 The ``wfr`` console script (``renderer/cli.py``) calls :func:`register_commands` with its
 sub-parser collection; every command sets ``func`` to a callable returning an exit code:
@@ -60,6 +60,8 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     decide.add_argument("--data", default="{}", help="decision input as JSON")
     decide.add_argument("--real-time", action="store_true",
                         help="stop at the next timer instead of simulating its wait")
+    cancel = _command(subparsers, "cancel", "cancel a run and its child runs", _cancel, db=True)
+    cancel.add_argument("run_id", metavar="RUN")
     _command(subparsers, "dead-letters", "list dead-lettered signals", _dead_letters, db=True)
     replay = _command(subparsers, "replay", "re-queue a dead letter and pump", _replay, db=True)
     replay.add_argument("signal_id", metavar="SIGNAL")
@@ -168,6 +170,12 @@ def _decide(args: argparse.Namespace) -> int:
     engine = _engine(args)
     engine.decide(args.run_id, args.step_id, args.decision, data)
     return _drive(engine, args.run_id, simulate_time=not args.real_time)
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    engine.cancel(args.run_id)
+    return 0 if _drive(engine, args.run_id, simulate_time=False) == 1 else 1
 
 
 def _dead_letters(args: argparse.Namespace) -> int:

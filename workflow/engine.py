@@ -26,6 +26,7 @@ from workflow.definitions import RegisteredDefinition, UnknownWorkflowError, Ver
 from workflow.dsl import Definition
 from workflow.executors import ExecutorRegistry, execute
 from workflow.model import (
+    Cancel,
     ChildFinished,
     Decision,
     DispatchStep,
@@ -157,7 +158,7 @@ class Engine:
         emits = tuple(e for e in effects if isinstance(e, EmitEvent))
         emits += tuple(EmitEvent("task.requested", e.step_id, e.reason)
                        for e in effects if isinstance(e, RequestDecision))
-        queued = tuple(self._signals_for(new, effects, now))
+        queued = (*self._signals_for(new, effects, now), *self._cancel_children(run, new, now))
         self.store.commit(Commit(new, emits, queued, previous=run,
                                  cancel=_stale_timeouts(run, new)), at=now)
         self.observer(new, event, effects)
@@ -184,6 +185,22 @@ class Engine:
                 error=None if run.state.value == "Completed" else
                 f"child run '{run.run_id}' {run.state.value}: {run.reason}"), now))
         return signals
+
+    def _cancel_children(self, before: Run, after: Run, now: float) -> list[QueuedSignal]:
+        """A run that finished while sub-workflows ran cancels those child runs."""
+        if not after.state.is_finished:
+            return []
+        return [self._event_signal(f"{before.run_id}/{step.attempt_id}",
+                                   Cancel(at=now, reason=f"parent run {after.state.value}"), now)
+                for step in before.steps.values()
+                if step.state is StepState.WAITING and step.waiting_for == "child"]
+
+    def cancel(self, run_id: str, reason: str = "cancelled by an operator") -> str:
+        """Queue the cancellation of a run (and so of its child runs); return the signal id."""
+        self.run(run_id)
+        signal = self._event_signal(run_id, Cancel(at=self.now(), reason=reason), self.now())
+        self.store.commit(Commit(None, enqueue=(signal,)), at=self.now())
+        return signal.signal_id
 
     def _dispatch(self, signal: QueuedSignal) -> None:
         effect = DispatchStep(**signal.payload)

@@ -75,6 +75,18 @@ def test_human_task_waits_then_decide_finishes_it(tmp_path, capsys):
     assert "is not waiting for a decision" in capsys.readouterr().err
 
 
+def test_cancel_a_waiting_run(tmp_path, capsys):
+    db = str(tmp_path / "w.db")
+    definition = tmp_path / "approval.yaml"
+    definition.write_text(HUMAN)
+    run_cli(["run", str(definition), "--db", db])
+    run_id = capsys.readouterr().out.splitlines()[0].split()[2]
+    assert run_cli(["cancel", run_id, "--db", db]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"run {run_id} is Cancelled: cancelled by an operator")
+    assert run_cli(["cancel", "nope", "--db", db]) == 2
+
+
 def test_dead_letters_are_listed_and_replayed(tmp_path, capsys):
     from workflow.sqlite_store import SqliteStore
     from workflow.store import Commit, QueuedSignal

@@ -304,3 +304,18 @@ def test_engine_refuses_an_unknown_decision(make_engine):
     run = run_to_rest(engine, "h")
     with pytest.raises(ValueError, match="unknown decision 'perhaps'"):
         engine.decide(run.run_id, "ask", "perhaps")
+
+
+def test_cancelling_a_parent_cancels_its_waiting_child_run(make_engine):
+    child = "workflow: child\nsteps: [{id: hold, kind: Human, failurePolicy: Fail}]"
+    parent = ("workflow: parent\nsteps: [{id: sub, kind: SubWorkflow, workflow: child, "
+              "failurePolicy: Fail}]")
+    engine = make_engine(child, parent)
+    run = run_to_rest(engine, "parent", simulate_time=False)
+    assert engine.run("run1/sub@0.1").state is RunState.WAITING_FOR_HUMAN
+    engine.cancel(run.run_id)
+    pump(engine)
+    assert engine.run(run.run_id).state is RunState.CANCELLED
+    assert engine.run(run.run_id).reason == "cancelled by an operator"
+    assert engine.run("run1/sub@0.1").state is RunState.CANCELLED
+    assert engine.run("run1/sub@0.1").reason == "parent run Cancelled"
