@@ -19,6 +19,7 @@ list means the layout keeps every contract:
   there, and a target entry there only along the tip's axis from outside;
 * ``against-flow``: a segment of a forward edge pointing against the layout direction
   (loop-backs, edges drawn as loop-backs and self-loops are exempt);
+* ``label-overlap``: an edge label box overlapping a node or another label box;
 * ``node-overlap``: two node boxes overlapping; ``missing-route``: an edge without a
   route of at least two points.
 
@@ -68,6 +69,7 @@ class ViolationKind(StrEnum):
     GATEWAY_TIP_ENTRY = "gateway-tip-entry"
     AGAINST_FLOW = "against-flow"
     NODE_OVERLAP = "node-overlap"
+    LABEL_OVERLAP = "label-overlap"
     MISSING_ROUTE = "missing-route"
 
 
@@ -96,6 +98,7 @@ def check_layout(graph: Graph, result: LayoutResult, options: LayoutOptions) -> 
         *check_gateways(routes, nodes, options.direction),
         *check_flow(graph, routes, options.direction),
         *check_node_overlaps(result.nodes),
+        *check_label_overlaps(result),
     ]
 
 
@@ -332,4 +335,26 @@ def check_node_overlaps(boxes: Sequence[NodeBox]) -> list[Violation]:
                     out.append(Violation(ViolationKind.NODE_OVERLAP, None, key[0],
                                          f"nodes '{key[0]}' and '{key[1]}' overlap"))
         active.append(n)
+    return out
+
+
+def check_label_overlaps(result: LayoutResult) -> list[Violation]:
+    """No label box overlaps a node box or another label box (sweep over x)."""
+    items: list[tuple[float, float, float, float, str, str]] = [
+        (n.x, n.y, n.width, n.height, "node", n.id) for n in result.nodes]
+    items += [(b.x, b.y, b.width, b.height, "label", r.id) for r in result.edges
+              if (b := r.label_box) is not None]
+    items.sort(key=lambda i: (i[0], i[4], i[5]))
+    active: list[tuple[float, float, float, float, str, str]] = []
+    out = []
+    for item in items:
+        x, y, _, h, kind, _ = item
+        active = [a for a in active if a[0] + a[2] > x + TOLERANCE]
+        for a in active:
+            if "label" in (kind, a[4]) and a[1] < y + h - TOLERANCE and y < a[1] + a[3] - TOLERANCE:
+                label, other = (item, a) if kind == "label" else (a, item)
+                out.append(Violation(ViolationKind.LABEL_OVERLAP, label[5],
+                                     other[5] if other[4] == "node" else None,
+                                     f"label of '{label[5]}' overlaps {other[4]} '{other[5]}'"))
+        active.append(item)
     return out

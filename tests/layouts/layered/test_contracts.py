@@ -11,7 +11,7 @@ from dataclasses import replace
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.contracts import ViolationKind, check_layout
 from layouts.options import Direction, LayoutOptions
-from layouts.result import Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point, Side
+from layouts.result import Box, Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point, Side
 
 BOTTOM0, TOP0 = EdgeEnd(Side.BOTTOM, 0), EdgeEnd(Side.TOP, 0)
 
@@ -149,6 +149,18 @@ def test_flow_direction_is_judged_in_the_final_frame() -> None:
 def test_overlapping_nodes_are_reported() -> None:
     boxes = [*BASE_BOXES, NodeBox("o", 250, 120, 100, 40)]   # overlaps c (200..300 x 100..140)
     assert kinds(boxes, [BASE_ROUTE]) == [ViolationKind.NODE_OVERLAP]
+
+
+def test_a_label_over_a_node_or_another_label_is_reported() -> None:
+    over_node = replace(BASE_ROUTE, label_box=Box(60, 30, 30, 12))      # dips into a (y < 40)
+    assert kinds(BASE_BOXES, [over_node]) == [ViolationKind.LABEL_OVERLAP]
+    free = replace(BASE_ROUTE, label_box=Box(54, 44, 30, 12))           # in the gap 40..100
+    assert kinds(BASE_BOXES, [free]) == []
+    second = EdgeRoute("f", "a", "c", pts((200 / 3, 40), (200 / 3, 70), (250, 70), (250, 100)),
+                       EdgeEnd(Side.BOTTOM, 1), TOP0, label_box=Box(70, 50, 30, 12))
+    first = replace(BASE_ROUTE, points=pts((100 / 3, 40), (100 / 3, 80), (50, 80), (50, 100)),
+                    label_box=Box(54, 44, 30, 12))        # 54..84 x 44..56 meets 70..100 x 50..62
+    assert kinds(BASE_BOXES, [first, second]) == [ViolationKind.LABEL_OVERLAP]
 
 
 def test_an_edge_without_a_route_is_reported() -> None:
