@@ -82,6 +82,7 @@ class ElkjsProvider:
         self._workers = workers
         self._node = node
         self._pool: WorkerPool | None = None
+        self._inherited_pools: list[WorkerPool] = []
         self._pool_guard = threading.Lock()
 
     def availability(self) -> Availability:
@@ -126,7 +127,10 @@ class ElkjsProvider:
     def _worker_pool(self, node: str, script: Path) -> WorkerPool:
         with self._pool_guard:
             if self._pool is not None and self._pool.owner_pid != os.getpid():
-                self._pool = None  # inherited through fork: the parent's workers, not ours
+                # Inherited through fork: the parent's workers, not ours. Keep a reference
+                # so garbage collection never finalises the parent's process handles here.
+                self._inherited_pools.append(self._pool)
+                self._pool = None
             if self._pool is None:
                 self._pool = WorkerPool(node, script, size=self._workers)
                 atexit.register(self._pool.close)
