@@ -21,7 +21,14 @@ from workflow.definitions import RegisteredDefinition, canonical_json, definitio
 from workflow.model import Run, StepRun
 from workflow.schema import apply_migrations
 from workflow.serialize import run_from_json, run_to_json
-from workflow.store import Commit, DeadLetter, OutboxEntry, QueuedSignal, definition_conflict
+from workflow.store import (
+    Commit,
+    ConcurrentTransitionError,
+    DeadLetter,
+    OutboxEntry,
+    QueuedSignal,
+    definition_conflict,
+)
 
 _CLAIM = """
 UPDATE queue SET attempts = attempts + 1, lease_owner = ?, lease_until = ?
@@ -31,12 +38,15 @@ WHERE signal_id = (
     ORDER BY due_at, rowid LIMIT 1)
 RETURNING signal_id, run_id, kind, payload, due_at, attempts, last_error
 """
-_UPSERT_RUN = """
+_INSERT_RUN = """
 INSERT INTO runs (run_id, workflow, version, definition_hash, state, parent_run_id,
-                  created_at, updated_at, finished_at, document)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at,
-    finished_at = COALESCE(runs.finished_at, excluded.finished_at), document = excluded.document
+                  created_at, updated_at, finished_at, document, revision)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_UPDATE_RUN = """
+UPDATE runs SET state = ?, updated_at = ?, finished_at = COALESCE(finished_at, ?),
+    document = ?, revision = ?
+WHERE run_id = ? AND revision = ?
 """
 _UPSERT_STEP = """
 INSERT OR REPLACE INTO step_runs (run_id, step_id, state, iteration, attempt, attempt_id,
@@ -115,11 +125,25 @@ class SqliteStore:
             _many(db, "DELETE FROM queue WHERE signal_id = ?", [(s,) for s in finished])
 
     @staticmethod
+    @staticmethod
     def _write_run(db: sqlite3.Connection, run: Run, previous: Run | None, at: float) -> None:
         finished = at if run.state.is_finished else None
-        db.execute(_UPSERT_RUN, (run.run_id, run.workflow, run.version, run.definition_hash,
-                                 run.state.value, run.parent_run_id, run.created_at,
-                                 run.updated_at, finished, run_to_json(run)))
+        document, revision = run_to_json(run), len(run.processed)
+        if previous is None:
+            try:
+                db.execute(_INSERT_RUN, (run.run_id, run.workflow, run.version,
+                                         run.definition_hash, run.state.value, run.parent_run_id,
+                                         run.created_at, run.updated_at, finished, document,
+                                         revision))
+            except sqlite3.IntegrityError:
+                raise ConcurrentTransitionError(f"run '{run.run_id}' already exists") from None
+        else:
+            expected = len(previous.processed)
+            updated = db.execute(_UPDATE_RUN, (run.state.value, run.updated_at, finished,
+                                               document, revision, run.run_id, expected))
+            if updated.rowcount != 1:
+                raise ConcurrentTransitionError(
+                    f"run '{run.run_id}' changed concurrently (expected revision {expected})")
         old = previous.steps if previous is not None else {}
         _many(db, _UPSERT_STEP, [_step_row(run.run_id, s) for step_id, s in run.steps.items()
                                  if old.get(step_id) != s])

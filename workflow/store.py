@@ -77,6 +77,11 @@ class Commit:
     cancel: tuple[str, ...] = ()  # queue rows no longer needed (timeouts of finished attempts)
 
 
+class ConcurrentTransitionError(RuntimeError):
+    """A transition was computed from a run revision another writer has already replaced;
+    the signal is released and applied again to the newer run."""
+
+
 class Store(Protocol):
     """What the engine needs from durable storage."""
 
@@ -144,6 +149,7 @@ class MemoryStore:
     def commit(self, commit: Commit, *, at: float) -> None:
         run = commit.run
         if run is not None:
+            self._check_revision(run, commit.previous)
             self.runs[run.run_id] = run
             if run.state.is_finished:
                 self.finished_at.setdefault(run.run_id, at)
@@ -158,6 +164,15 @@ class MemoryStore:
         for signal_id in (*commit.cancel, *(() if commit.acknowledge is None
                                             else (commit.acknowledge,))):
             self.acknowledge(signal_id)
+
+    def _check_revision(self, run: Run, previous: Run | None) -> None:
+        stored = self.runs.get(run.run_id)
+        if previous is None and stored is not None:
+            raise ConcurrentTransitionError(f"run '{run.run_id}' already exists")
+        if previous is not None and (stored is None
+                                     or len(stored.processed) != len(previous.processed)):
+            raise ConcurrentTransitionError(f"run '{run.run_id}' changed concurrently "
+                                            f"(expected revision {len(previous.processed)})")
 
     def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
         free = [row for row in self.queue.values() if row.signal.due_at <= now

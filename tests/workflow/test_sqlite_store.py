@@ -26,10 +26,41 @@ def test_migrations_are_forward_only_and_applied_once(tmp_path):
     SqliteStore(path).close()
     connection = sqlite3.connect(path)
     names = [row[0] for row in connection.execute("SELECT name FROM schema_migrations")]
-    assert names == [name for name, _ in migration_files()] == ["0001_initial"]
+    assert names == [name for name, _ in migration_files()] == ["0001_initial",
+                                                                 "0002_run_revision"]
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     connection.isolation_level = None
     assert apply_migrations(connection) == []
+
+
+def test_an_older_database_gets_only_the_newer_migrations(tmp_path):
+    path = tmp_path / "old.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    first_name, first_sql = migration_files()[0]
+    connection.executescript(first_sql)
+    connection.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    connection.execute("INSERT INTO schema_migrations VALUES (?, 0)", (first_name,))
+    connection.close()
+    SqliteStore(path).close()
+    columns = [row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(runs)")]
+    assert columns[-1] == "revision"
+
+
+def test_a_transition_from_a_stale_revision_is_refused(store, make_engine):
+    from workflow.model import StepOutcome
+    from workflow.store import Commit, ConcurrentTransitionError
+    from workflow.transition import advance
+
+    engine = make_engine(TEXT, store=store)  # both stores
+    run_id = engine.start("two").run_id
+    pump(engine, limit=1)  # Start applied: a is running
+    stale = engine.run(run_id)
+    plan = engine.plans[stale.definition_hash]
+    pump(engine)  # another worker moves the run on
+    newer, _ = advance(plan, stale, StepOutcome("a", "a@0.1", True, at=1.0, output={}))
+    with pytest.raises(ConcurrentTransitionError, match="changed concurrently"):
+        engine.store.commit(Commit(newer, previous=stale), at=1.0)
+    assert engine.run(run_id).state is RunState.WAITING_FOR_TIMER  # nothing overwritten
 
 
 def test_a_run_survives_a_restart_and_goes_on(tmp_path, make_engine, clock):
