@@ -12,7 +12,7 @@ The steps, one module each:
 
 1. :mod:`.corridors`: a corridor beside the drawing for every reversed edge;
 2. :mod:`.ends`: a face and a slot for every edge end, ordered by where edges go;
-3. :mod:`.legs`: columns and the horizontal legs between them;
+3. :mod:`.legs`: columns and the horizontal legs between them (doglegs for swaps);
 4. :mod:`.tracks`: tracks for the legs of each channel (ELK's orthogonal routing
    generator, Sander 2003);
 5. :mod:`layouts.layered.labels`: label rows; :mod:`.frame`: the vertical frame;
@@ -31,7 +31,9 @@ The steps, one module each:
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from layouts.layered.labels import arrange_labels
 from layouts.layered.model import Deadline, Placement, Routing
@@ -48,7 +50,13 @@ from layouts.layered.routing.geometry import (
     loop_steps,
     placed_boxes,
 )
-from layouts.layered.routing.legs import Leg, corridor_legs, forward_legs, snap_columns
+from layouts.layered.routing.legs import (
+    Leg,
+    corridor_legs,
+    forward_legs,
+    snap_columns,
+    split_swaps,
+)
 from layouts.layered.routing.repair import repair_routes
 from layouts.layered.routing.tracks import assign_tracks
 from layouts.layered.routing.validate import RoutingInputError, validate_placement
@@ -60,24 +68,31 @@ __all__ = ["RoutingInputError", "route_edges"]
 
 def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, boxes: Mapping[str, NodeBox],
                corridor_x: Mapping[int, float]) -> tuple[list[Leg], list[EdgeGeometry]]:
-    legs: list[Leg] = []
-    geometries: list[EdgeGeometry] = []
+    per_edge: list[list[Leg]] = []
+    straight: dict[int, list[float]] = defaultdict(list)
+    ends: list[tuple[float, float]] = []
     for plan in plans:
         source_x, target_x = end_x(boxes, plan.source), end_x(boxes, plan.target)
         layer_of = {n: placement.nodes[n].layer for n in (plan.source.node, plan.target.node)}
         if plan.kind is EdgeKind.FORWARD:
             dummies = [placement.nodes[d] for d in plan.edge.chain]
             columns = snap_columns([source_x, *(d.x + d.width / 2 for d in dummies), target_x])
-            first = layer_of[plan.source.node] + 1
-            channels = range(first, layer_of[plan.target.node] + 1)
-            mine = forward_legs(plan.position, tuple(channels), columns)
+            channels = range(layer_of[plan.source.node] + 1, layer_of[plan.target.node] + 1)
+            per_edge.append(forward_legs(plan.position, tuple(channels), columns))
+            for channel, (x0, x1) in zip(channels, pairwise(columns), strict=True):
+                if x0 == x1:
+                    straight[channel].append(x0)
             source_x, target_x = columns[0], columns[-1]
         elif plan.kind is EdgeKind.CORRIDOR:
-            mine = corridor_legs(plan.position, layer_of[plan.source.node] + 1,
-                                 layer_of[plan.target.node], source_x,
-                                 corridor_x[plan.position], target_x)
+            per_edge.append(corridor_legs(plan.position, layer_of[plan.source.node] + 1,
+                                          layer_of[plan.target.node], source_x,
+                                          corridor_x[plan.position], target_x))
         else:
-            mine = []
+            per_edge.append([])
+        ends.append((source_x, target_x))
+    legs: list[Leg] = []
+    geometries: list[EdgeGeometry] = []
+    for mine, (source_x, target_x) in zip(split_swaps(per_edge, straight), ends, strict=True):
         keys = tuple(range(len(legs), len(legs) + len(mine)))
         legs.extend(mine)
         geometries.append(EdgeGeometry(keys, source_x, target_x))

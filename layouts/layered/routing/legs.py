@@ -8,6 +8,11 @@ to its corridor, in the channel above its target it comes back in. Self-loops ha
 legs (they stay beside their node). Each leg becomes a :class:`ChannelRun` for the track
 assignment, keyed by its index in the returned leg list.
 
+Two legs that swap places in one channel (one runs from x1 to x2, the other from x2 to x1)
+cannot both be drawn with one horizontal each: whichever is on top, its down-vertical would
+run along the other's up-vertical. :func:`split_swaps` turns one of them into a dogleg,
+two legs joined by a vertical at a free x between them, the second below the first.
+
 >>> legs = forward_legs(position=0, channels=(1, 2), columns=(10.0, 10.0, 30.0))
 >>> [(leg.channel, leg.start, leg.end) for leg in legs]     # straight through channel 1
 [(2, 10.0, 30.0)]
@@ -16,7 +21,8 @@ assignment, keyed by its index in the returned leg list.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from layouts.layered.routing.tracks import ChannelRun
@@ -35,9 +41,12 @@ class Leg:
     end: float
     ups: tuple[float, ...]
     downs: tuple[float, ...]
+    continues: bool = False
 
     def run(self, key: int) -> ChannelRun:
-        return ChannelRun(key, self.channel, self.start, self.end, self.ups, self.downs)
+        """The leg as a run keyed ``key``; a continuing leg must lie below leg ``key - 1``."""
+        return ChannelRun(key, self.channel, self.start, self.end, self.ups, self.downs,
+                          key - 1 if self.continues else None)
 
 
 def snap_columns(columns: Sequence[float]) -> tuple[float, ...]:
@@ -75,3 +84,60 @@ def corridor_legs(position: int, below: int, above: int, source_x: float, corrid
         Leg(position, below, source_x, corridor_x, (source_x, corridor_x), ()),
         Leg(position, above, corridor_x, target_x, (), (corridor_x, target_x)),
     ]
+
+
+def _key(x: float) -> float:
+    return round(x, 3)
+
+
+def _swapped(a: Leg, b: Leg) -> bool:
+    return bool({_key(x) for x in a.downs} & {_key(x) for x in b.ups}
+                and {_key(x) for x in b.downs} & {_key(x) for x in a.ups})
+
+
+def _free_x(low: float, high: float, taken: Sequence[float]) -> float | None:
+    """The middle of the widest gap between ``taken`` verticals inside (low, high)."""
+    inner = sorted({low, high, *(x for x in taken if low < x < high)})
+    width, start = max((b - a, a) for a, b in itertools.pairwise(inner))
+    return start + width / 2 if width >= 2.0 else None
+
+
+def split_swaps(per_edge: Sequence[Sequence[Leg]], straight: Mapping[int, Sequence[float]]
+                ) -> list[list[Leg]]:
+    """Turn the first leg of each swapped pair of one channel into a dogleg; ``straight``
+    lists, per channel, the x of edges running straight through it.
+
+    >>> a = Leg(0, 1, 100.0, 200.0, (100.0,), (200.0,))
+    >>> b = Leg(1, 1, 200.0, 100.0, (200.0,), (100.0,))
+    >>> [(l.start, l.end, l.continues) for l in split_swaps([[a], [b]], {})[0]]
+    [(100.0, 150.0, False), (150.0, 200.0, True)]
+    """
+    out = [list(legs) for legs in per_edge]
+    by_channel: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for e, legs in enumerate(per_edge):
+        for i, leg in enumerate(legs):
+            by_channel[leg.channel].append((e, i))
+    for channel in sorted(by_channel):
+        refs = by_channel[channel]
+        downs: dict[float, list[tuple[int, int]]] = defaultdict(list)
+        for e, i in refs:
+            for x in per_edge[e][i].downs:
+                downs[_key(x)].append((e, i))
+        taken = [x for e, i in refs for x in (*per_edge[e][i].ups, *per_edge[e][i].downs)]
+        taken += straight.get(channel, ())
+        split: set[tuple[int, int]] = set()
+        for e, i in refs:
+            a = per_edge[e][i]
+            partners = [r for x in a.ups for r in downs.get(_key(x), ())
+                        if r not in split and _swapped(a, per_edge[r[0]][r[1]])]
+            if not partners or (e, i) in split:
+                continue
+            middle = _free_x(min(a.start, a.end), max(a.start, a.end), taken)
+            if middle is None:
+                continue
+            split.update({(e, i), partners[0]})
+            taken.append(middle)
+            out[e][out[e].index(a):out[e].index(a) + 1] = [
+                Leg(a.position, channel, a.start, middle, a.ups, ()),
+                Leg(a.position, channel, middle, a.end, (), a.downs, continues=True)]
+    return out

@@ -31,7 +31,8 @@ SAME_X = 0.5
 
 @dataclass(frozen=True, slots=True)
 class ChannelRun:
-    """A horizontal segment waiting for a track: ``key`` identifies it to the caller."""
+    """A horizontal segment waiting for a track: ``key`` identifies it to the caller;
+    ``follows`` is the key of the run of the same edge that must lie above it (a dogleg)."""
 
     key: int
     channel: int
@@ -39,6 +40,7 @@ class ChannelRun:
     end: float
     ups: tuple[float, ...]
     downs: tuple[float, ...]
+    follows: int | None = None
 
     @property
     def low(self) -> float:
@@ -60,7 +62,7 @@ def cost_above(a: ChannelRun, b: ChannelRun) -> int:
     10000
     """
     cost = sum(1 for x in b.ups if _inside(x, a)) + sum(1 for x in a.downs if _inside(x, b))
-    if any(abs(x - y) <= SAME_X for x in a.downs for y in b.ups):
+    if any(abs(x - y) <= SAME_X for x in a.downs for y in b.ups) or a.follows == b.key:
         cost += FORBIDDEN
     return cost
 

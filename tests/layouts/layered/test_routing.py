@@ -221,3 +221,17 @@ def test_a_loop_back_takes_the_corridor_side_ordering_planned() -> None:
     # without a plan the tie of the ends' mean x (50) with the middle (50) goes left; the
     # plan says right: 100 + 12 = 112, and nothing shifts
     assert r.edges[1].points[2].x == 112 and r.nodes[0].x == 0
+
+
+def test_two_edges_swapping_places_get_a_dogleg_instead_of_a_shared_stretch() -> None:
+    # p (centre 100) -> q (centre 200) and r (centre 200) -> s (centre 100): with one
+    # horizontal each, the lower one's vertical would run along the upper one's.
+    nodes = [node("p", 0, 0, 60, 0, 80, 40), node("r", 0, 1, 160, 0, 80, 40),
+             node("s", 1, 0, 60, 100, 80, 40), node("q", 1, 1, 160, 100, 80, 40)]
+    r = route(nodes, [forward("a", "p", "q"), forward("b", "r", "s")])
+    # a splits at the free middle x = 150: a1 (100..150) above b above a2 (150..200);
+    # three tracks need 12 + 24 + 12 = 48 < 60, centred from 40 + 12 + 6 = 58: 58, 70, 82.
+    # Everything then shifts left by 60 (the left-most node starts at x = 60).
+    assert r.edges[0].points == pts((40, 40), (40, 58), (90, 58), (90, 82), (140, 82),
+                                    (140, 100))
+    assert r.edges[1].points == pts((140, 40), (140, 70), (40, 70), (40, 100))
