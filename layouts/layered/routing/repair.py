@@ -71,11 +71,11 @@ def _angle_defects(route: EdgeRoute) -> int:
     return count
 
 
-def _box_gap(s: Segment, box: NodeBox) -> float:
-    x0, y0, x1, y1 = s.bounds()
+def _box_gap(bounds: tuple[float, float, float, float], box: NodeBox) -> float:
+    x0, y0, x1, y1 = bounds
     dx = max(box.x - x1, 0.0, x0 - box.x - box.width)
     dy = max(box.y - y1, 0.0, y0 - box.y - box.height)
-    return float(math.hypot(dx, dy))
+    return dx if not dy else dy if not dx else float(math.hypot(dx, dy))
 
 
 def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
@@ -84,10 +84,12 @@ def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
     under = own = near = 0
     limit = clearance - 0.5
     for s in segments(route.points):
-        for box in (boxes[i] for i in sorted(grid.nodes_near(s, clearance))):
-            if _box_gap(s, box) >= limit:
+        bounds = s.bounds()
+        for node_id in grid.nodes_near(s, clearance):
+            box = boxes[node_id]
+            if _box_gap(bounds, box) >= limit:
                 continue
-            mine = box.id in (route.source, route.target)
+            mine = node_id in (route.source, route.target)
             if intrudes(s, box):
                 own += mine
                 under += not mine
