@@ -1,0 +1,99 @@
+"""Route contract checkers of the layered engine (PRODUCT.md, "Edge-routing contracts").
+
+:func:`check_layout` runs every checker over a finished :class:`LayoutResult`, in its final
+frame (TopToBottom or LeftToRight), and returns typed :class:`Violation` records; an empty
+list means the layout keeps every contract:
+
+* ``off-slot``: an end not on a slot point of its own node's face (:mod:`.routing.slots`,
+  counting the ends the result attaches to that face);
+* ``not-orthogonal``: a segment neither horizontal nor vertical;
+* ``boundary-angle``: an end whose segment does not leave (or enter) its face straight
+  along the face's outward normal;
+* ``shared-stretch``: two edges running along the same line over a positive length;
+* ``intrusion`` / ``own-intrusion``: a segment through a foreign node, or back through
+  its own source or target beyond its endpoint;
+* ``clearance``: a segment closer than ``options.clearance`` to a foreign node's box (the
+  box is never farther than the true outline, so this is the stricter reading);
+* ``gateway-source-tip`` / ``gateway-tip-entry``: a diamond's side tips are the two
+  across the flow (left/right in TopToBottom, top/bottom in LeftToRight): no source exit
+  there, and a target entry there only along the tip's axis from outside;
+* ``against-flow``: a segment of a forward edge pointing against the layout direction
+  (loop-backs, edges drawn as loop-backs and self-loops are exempt);
+* ``label-overlap``: an edge label box overlapping a node or another label box;
+* ``node-overlap``: two node boxes overlapping; ``missing-route``: an edge without a
+  route of at least two points.
+
+The checkers live in :mod:`.ends` (routes present, slots, boundary angles, gateways),
+:mod:`.segments` (orthogonality, shared stretches, intrusions and clearance, flow) and
+:mod:`.boxes` (node and label overlaps).
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> from layouts.options import LayoutOptions
+>>> from layouts.result import (Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point,
+...                             Side)
+>>> g = Graph((Node("a", 100, 40), Node("b", 100, 40)), (Edge("e", "a", "b"),))
+>>> route = EdgeRoute("e", "a", "b", (Point(50, 40), Point(50, 100)),
+...                   EdgeEnd(Side.BOTTOM, 0), EdgeEnd(Side.TOP, 0))
+>>> result = LayoutResult((NodeBox("a", 0, 0, 100, 40), NodeBox("b", 0, 100, 100, 40)),
+...                       (route,), 100, 140, Diagnostics("layered", "draft", "TopToBottom"))
+>>> check_layout(g, result, LayoutOptions())
+[]
+"""
+
+from __future__ import annotations
+
+from layouts.graph import Graph
+from layouts.layered.contracts.boxes import check_label_overlaps, check_node_overlaps
+from layouts.layered.contracts.ends import (
+    check_boundary_angles,
+    check_gateways,
+    check_routes_present,
+    check_slots,
+)
+from layouts.layered.contracts.segments import (
+    check_flow,
+    check_intrusions,
+    check_orthogonal,
+    check_shared_stretches,
+    segments_of,
+)
+from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
+from layouts.options import LayoutOptions
+from layouts.result import LayoutResult
+
+__all__ = [
+    "TOLERANCE",
+    "Violation",
+    "ViolationKind",
+    "check_boundary_angles",
+    "check_flow",
+    "check_gateways",
+    "check_intrusions",
+    "check_label_overlaps",
+    "check_layout",
+    "check_node_overlaps",
+    "check_orthogonal",
+    "check_routes_present",
+    "check_shared_stretches",
+    "check_slots",
+    "segments_of",
+]
+
+
+def check_layout(graph: Graph, result: LayoutResult, options: LayoutOptions) -> list[Violation]:
+    """Every contract violation of ``result`` (a layout of ``graph``); see the module."""
+    nodes = {n.id: n for n in result.nodes}
+    routes = [r for r in result.edges if len(r.points) >= 2 and r.source in nodes
+              and r.target in nodes]
+    return [
+        *check_routes_present(graph, result),
+        *check_slots(routes, nodes),
+        *check_orthogonal(routes),
+        *check_boundary_angles(routes, nodes),
+        *check_shared_stretches(routes),
+        *check_intrusions(routes, nodes, options.clearance),
+        *check_gateways(routes, nodes, options.direction),
+        *check_flow(graph, routes, options.direction),
+        *check_node_overlaps(result.nodes),
+        *check_label_overlaps(result),
+    ]

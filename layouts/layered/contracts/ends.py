@@ -1,0 +1,126 @@
+"""Checks on edge ends: a route per edge, ends on slot points, ends leaving their face
+straight, and the gateway (diamond tip) rules.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+
+from layouts.graph import Graph, Shape
+from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
+from layouts.layered.routing.slots import slot_point
+from layouts.options import Direction
+from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, Side
+
+
+def check_routes_present(graph: Graph, result: LayoutResult) -> list[Violation]:
+    """Every graph edge has one route of two or more points between its own ends."""
+    found = {r.id: r for r in result.edges}
+    out = []
+    for e in graph.edges:
+        r = found.get(e.id)
+        if r is None or len(r.points) < 2 or (r.source, r.target) != (e.source, e.target):
+            out.append(Violation(ViolationKind.MISSING_ROUTE, e.id, None,
+                                 f"edge '{e.id}' has no route from {e.source} to {e.target}"))
+    return out
+
+
+def _ends(route: EdgeRoute) -> Iterator[tuple[str, str, Point, Side | None, int | None]]:
+    yield "source", route.source, route.points[0], route.source_end.side, route.source_end.slot
+    yield "target", route.target, route.points[-1], route.target_end.side, route.target_end.slot
+
+
+def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]) -> list[Violation]:
+    """Each end lies on its slot point: slot ``i`` of the ``k`` ends on that face."""
+    counts: Counter[tuple[str, Side | None]] = Counter()
+    for route in routes:
+        for _, node, _, side, _ in _ends(route):
+            counts[(node, side)] += 1
+    out = []
+    for route in routes:
+        for role, node, point, side, slot in _ends(route):
+            count = counts[(node, side)]
+            if side is None or slot is None or not 0 <= slot < count:
+                out.append(Violation(ViolationKind.OFF_SLOT, route.id, node,
+                                     f"{role} end of '{route.id}' names no valid slot"))
+                continue
+            want = slot_point(nodes[node], side, count, slot)
+            if abs(want.x - point.x) > TOLERANCE or abs(want.y - point.y) > TOLERANCE:
+                out.append(Violation(
+                    ViolationKind.OFF_SLOT, route.id, node,
+                    f"{role} end of '{route.id}' at ({point.x:g}, {point.y:g}) is not slot "
+                    f"{slot} of {count} on the {side.value} face ({want.x:g}, {want.y:g})"))
+    return out
+
+
+NORMALS = {Side.TOP: (0.0, -1.0), Side.BOTTOM: (0.0, 1.0), Side.LEFT: (-1.0, 0.0),
+           Side.RIGHT: (1.0, 0.0)}
+
+
+def _at_side_tip(node: NodeBox, p: Point) -> bool:
+    return node.shape is Shape.DIAMOND and any(
+        _near(p, tip) for direction in Direction for tip in _side_tips(node, direction))
+
+
+def check_boundary_angles(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]
+                          ) -> list[Violation]:
+    """The first and last segments run along their face's outward normal (ends on a
+    diamond's tip are left to the gateway rules)."""
+    out = []
+    for route in routes:
+        pts = [p for i, p in enumerate(route.points) if i == 0 or p != route.points[i - 1]]
+        if len(pts) < 2:
+            continue
+        for role, node, side, (a, b) in (
+                ("source", route.source, route.source_end.side, pts[:2]),
+                ("target", route.target, route.target_end.side, (pts[-1], pts[-2]))):
+            if side is None or _at_side_tip(nodes[node], a):
+                continue
+            nx, ny = NORMALS[side]
+            dx, dy = b.x - a.x, b.y - a.y
+            if abs(dx * ny - dy * nx) > 1e-6 or dx * nx + dy * ny <= 0:
+                out.append(Violation(ViolationKind.BOUNDARY_ANGLE, route.id, None,
+                                     f"{role} end of '{route.id}' does not run straight out "
+                                     f"of its {side.value} face"))
+    return out
+
+
+def _side_tips(node: NodeBox, direction: Direction) -> tuple[Point, Point]:
+    c = node.center
+    if direction is Direction.LEFT_TO_RIGHT:
+        return Point(c.x, node.y), Point(c.x, node.y + node.height)
+    return Point(node.x, c.y), Point(node.x + node.width, c.y)
+
+
+def _near(a: Point, b: Point) -> bool:
+    return abs(a.x - b.x) <= TOLERANCE and abs(a.y - b.y) <= TOLERANCE
+
+
+def _tip_entry_ok(tip: Point, node: NodeBox, before: Point) -> bool:
+    c = node.center
+    if abs(tip.y - c.y) <= TOLERANCE:   # left or right tip: horizontal approach from outside
+        return abs(before.y - tip.y) <= TOLERANCE and (before.x - c.x) * (tip.x - c.x) > 0 \
+            and abs(before.x - c.x) > abs(tip.x - c.x)
+    return abs(before.x - tip.x) <= TOLERANCE and (before.y - c.y) * (tip.y - c.y) > 0 \
+        and abs(before.y - c.y) > abs(tip.y - c.y)
+
+
+def check_gateways(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
+                   direction: Direction) -> list[Violation]:
+    """Diamonds: no source exit at a side tip; a target entry there only along its axis."""
+    out = []
+    for route in routes:
+        source, target = nodes[route.source], nodes[route.target]
+        if source.shape is Shape.DIAMOND and any(
+                _near(route.points[0], tip) for tip in _side_tips(source, direction)):
+            out.append(Violation(ViolationKind.GATEWAY_SOURCE_TIP, route.id, source.id,
+                                 f"'{route.id}' leaves gateway '{source.id}' at a side tip"))
+        if target.shape is Shape.DIAMOND:
+            for tip in _side_tips(target, direction):
+                if _near(route.points[-1], tip) and not _tip_entry_ok(
+                        tip, target, route.points[-2]):
+                    out.append(Violation(
+                        ViolationKind.GATEWAY_TIP_ENTRY, route.id, target.id,
+                        f"'{route.id}' enters gateway '{target.id}' at a side tip off its axis"))
+    return out

@@ -1,0 +1,123 @@
+"""Checks on route segments: orthogonal, no shared stretch between two edges, no
+intrusion into a node and clearance to foreign ones, forward edges along the flow.
+
+Geometry (segments, intrusion, box distance, the uniform grid) comes from helper D's
+:mod:`layouts.quality_geometry` and :mod:`layouts.quality_grid`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+
+from layouts.graph import Graph
+from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
+from layouts.options import Direction
+from layouts.quality_geometry import Segment, intrudes, segment_box_distance
+from layouts.quality_grid import Grid
+from layouts.result import EdgeRoute, NodeBox
+
+
+def segments_of(route: EdgeRoute, index: int = 0) -> list[Segment]:
+    """The route's non-degenerate segments."""
+    pts = route.points
+    return [Segment(a.x, a.y, b.x, b.y, index, route.source, route.target)
+            for a, b in itertools.pairwise(pts) if (a.x, a.y) != (b.x, b.y)]
+
+
+def check_orthogonal(routes: Sequence[EdgeRoute]) -> list[Violation]:
+    """Every segment is horizontal or vertical."""
+    out = []
+    for route in routes:
+        for s in segments_of(route):
+            if abs(s.x2 - s.x1) > 1e-6 and abs(s.y2 - s.y1) > 1e-6:
+                out.append(Violation(ViolationKind.NOT_ORTHOGONAL, route.id, None,
+                                     f"'{route.id}' has a slanted segment from "
+                                     f"({s.x1:g}, {s.y1:g}) to ({s.x2:g}, {s.y2:g})"))
+    return out
+
+
+def _lines(routes: Sequence[EdgeRoute]) -> dict[bool, list[tuple[float, float, float, int]]]:
+    """Axis-parallel segments as (line coordinate, low, high, route index), by verticality."""
+    lines: dict[bool, list[tuple[float, float, float, int]]] = {True: [], False: []}
+    for index, route in enumerate(routes):
+        for s in segments_of(route, index):
+            if abs(s.x2 - s.x1) <= 1e-6:
+                lines[True].append((s.x1, min(s.y1, s.y2), max(s.y1, s.y2), index))
+            elif abs(s.y2 - s.y1) <= 1e-6:
+                lines[False].append((s.y1, min(s.x1, s.x2), max(s.x1, s.x2), index))
+    return lines
+
+
+def _collinear_groups(items: list[tuple[float, float, float, int]]
+                      ) -> Iterator[list[tuple[float, float, float, int]]]:
+    items.sort()
+    group: list[tuple[float, float, float, int]] = []
+    for item in items:
+        if group and item[0] - group[-1][0] > TOLERANCE:
+            yield group
+            group = []
+        group.append(item)
+    if group:
+        yield group
+
+
+def check_shared_stretches(routes: Sequence[EdgeRoute]) -> list[Violation]:
+    """No two edges overlap along a common line for more than :data:`TOLERANCE`."""
+    pairs: set[tuple[int, int]] = set()
+    for items in _lines(routes).values():
+        for group in _collinear_groups(items):
+            group.sort(key=lambda item: item[1])
+            active: list[tuple[float, float, float, int]] = []
+            for item in group:
+                active = [a for a in active if a[2] > item[1] + TOLERANCE]
+                pairs.update((min(a[3], item[3]), max(a[3], item[3]))
+                             for a in active if a[3] != item[3])
+                active.append(item)
+    return [Violation(ViolationKind.SHARED_STRETCH, routes[a].id, None,
+                      f"'{routes[a].id}' and '{routes[b].id}' share a stretch of line")
+            for a, b in sorted(pairs)]
+
+
+def check_intrusions(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
+                     clearance: float) -> list[Violation]:
+    """No segment through a node's interior; foreign nodes cleared by ``clearance``."""
+    segments = [s for i, r in enumerate(routes) for s in segments_of(r, i)]
+    grid = Grid.for_items(nodes.values(), segments)
+    found: dict[tuple[int, str], Violation] = {}
+    for s in segments:
+        route = routes[s.edge]
+        for node_id in sorted(grid.nodes_near(s, clearance)):
+            if (s.edge, node_id) in found:
+                continue
+            n = nodes[node_id]
+            own = node_id in (s.source, s.target)
+            if intrudes(s, n):
+                kind = ViolationKind.OWN_INTRUSION if own else ViolationKind.INTRUSION
+                found[(s.edge, node_id)] = Violation(
+                    kind, route.id, node_id, f"'{route.id}' passes through node '{node_id}'")
+            elif not own:
+                d = segment_box_distance(s, n.x, n.y, n.x + n.width, n.y + n.height)
+                if d < clearance - TOLERANCE:
+                    found[(s.edge, node_id)] = Violation(
+                        ViolationKind.CLEARANCE, route.id, node_id,
+                        f"'{route.id}' passes {d:.1f} px from node '{node_id}' "
+                        f"(clearance {clearance:g})")
+    return [found[k] for k in sorted(found)]
+
+
+def check_flow(graph: Graph, routes: Sequence[EdgeRoute], direction: Direction
+               ) -> list[Violation]:
+    """Forward edges never step against the layout direction."""
+    declared = {e.id for e in graph.edges if e.loop_back}
+    out = []
+    for route in routes:
+        if route.loop_back or route.id in declared or route.source == route.target:
+            continue
+        for a, b in zip(route.points, route.points[1:], strict=False):
+            step = b.x - a.x if direction is Direction.LEFT_TO_RIGHT else b.y - a.y
+            if step < -TOLERANCE:
+                out.append(Violation(ViolationKind.AGAINST_FLOW, route.id, None,
+                                     f"forward edge '{route.id}' runs against the flow"))
+                break
+    return out
