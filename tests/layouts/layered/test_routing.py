@@ -8,6 +8,8 @@ last layer) is only as high as its tracks need (24 for one track, track at 12).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from layouts.graph import Shape
@@ -213,8 +215,6 @@ def test_zero_clearance_still_keeps_corridors_an_edge_spacing_off_the_nodes() ->
 
 
 def test_a_loop_back_takes_the_corridor_side_ordering_planned() -> None:
-    from dataclasses import replace
-
     nodes = [node("a", 0, 0, 0, 0, 100, 40), node("b", 1, 0, 0, 100, 100, 40)]
     planned = replace(loop_back("r", "b", "a"), corridor_side=Side.RIGHT)
     r = route(nodes, [forward("f", "a", "b"), planned])
