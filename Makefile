@@ -25,7 +25,7 @@ venv: system-deps $(STAMP) elk
 # elkjs pinned by tools/elk-layout/package-lock.json: an idempotent `npm ci`, skipped when the
 # install marker matches the lock file (the same guarded install the provider runs on first use).
 elk: $(STAMP)
-	@$(BIN)/python -c "from layouts.providers.elkjs_install import default_install_dir, ensure_installed; ensure_installed(default_install_dir())"
+	@$(BIN)/python -m layouts.providers.elkjs_install
 
 test: venv
 	$(BIN)/python -m pytest --timeout=180 --timeout-method=thread -q $(PYTEST_ARGS)
@@ -46,8 +46,9 @@ compare: venv
 stress: venv
 	$(BIN)/python tools/stress.py --iterations 5 --effort best --direction TopToBottom
 
+# The service keeps long-lived node workers for elkjs instead of starting node per request.
 run: venv
-	$(BIN)/python -m renderer.serve --host $(HOST) --port $(PORT)
+	WFR_ELK_MODE=worker $(BIN)/python -m renderer.serve --host $(HOST) --port $(PORT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .benchmarks
