@@ -132,6 +132,28 @@ def test_self_loops_and_isolated_nodes_are_laid_out() -> None:
     assert result.node("lonely").center.y == result.node("a").center.y
 
 
+def test_parallel_edges_cycles_and_self_loops_together() -> None:
+    # Five parallel a -> b, three b -> c, two c -> a (a cycle, no loop-back declared) and
+    # two self-loops on b: the cycle loses the c -> a edges (a is the entry), every edge
+    # comes back once, source to target.
+    nodes = tuple(Node(n, 80, 40) for n in "abc")
+    arcs = [("a", "b")] * 5 + [("b", "c")] * 3 + [("c", "a")] * 2 + [("b", "b")] * 2
+    graph = Graph(nodes, tuple(Edge(f"e{i}", s, t) for i, (s, t) in enumerate(arcs)))
+    result = run_layout(graph, LayoutOptions(), check_invariants=True)
+    assert [(e.source, e.target) for e in result.edges] == arcs
+    assert [e.id for e in result.edges if e.loop_back] == ["e8", "e9"]
+
+
+def test_a_long_cycle_without_declared_loop_backs() -> None:
+    graph = Graph(tuple(Node(f"n{i}", 60, 30) for i in range(60)),
+                  tuple(Edge(f"e{i}", f"n{i}", f"n{(i + 1) % 60}") for i in range(60)))
+    result = run_layout(graph, LayoutOptions(direction=Direction.LEFT_TO_RIGHT),
+                        check_invariants=True)
+    # n0 is the entry (every node has an incoming edge; n0 is first): only n59 -> n0 turns.
+    assert [e.id for e in result.edges if e.loop_back] == ["e59"]
+    assert result.node("n0").x < result.node("n59").x
+
+
 def test_empty_graph() -> None:
     result = run_layout(Graph(()), LayoutOptions())
     assert result.nodes == () and result.edges == ()

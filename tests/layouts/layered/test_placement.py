@@ -11,6 +11,7 @@ from layouts.layered import cycles, invariants, layering, ordering, placement
 from layouts.layered.graph import import_graph
 from layouts.layered.layering import chains
 from layouts.layered.model import Placement
+from layouts.layered.placement.ports import port_offsets
 from layouts.options import Direction, Effort, LayoutOptions
 from renderer.from_definition import diagram_from_definition
 from workflow.generate import generate_definition
@@ -91,6 +92,30 @@ def test_dummy_beside_a_node_keeps_clearance() -> None:
         dummy = placed.nodes[next(e for e in placed.edges if e.id == "3").chain[0]]
         b = placed.nodes["b"]
         assert min(abs(dummy.x - b.x), abs(dummy.x - (b.x + b.width))) >= gap
+
+
+def test_port_offsets_follow_the_slot_lattice() -> None:
+    # A diamond 60 wide with three branches: bottom slots at 60 * i / 4 for i = 1, 2, 3,
+    # i.e. -15, 0, +15 from its centre, in the order of the branches' layer positions.
+    # A circle 80 x 40 has faces as long as its diameter, 40: one end at its centre.
+    # A loop-back leaving b for a right-side corridor takes b's right-most bottom slot.
+    g = Graph((Node("g", 60, 60, Shape.DIAMOND), Node("a", 90, 40),
+               Node("b", 90, 40), Node("c", 80, 40, Shape.CIRCLE), Node("z", 90, 40)),
+              (Edge("ga", "g", "a"), Edge("gb", "g", "b"), Edge("gc", "g", "c"),
+               Edge("bz", "b", "z"), Edge("bg", "b", "g", loop_back=True)))
+    acyclic = cycles.run(import_graph(g, LayoutOptions()))
+    proper = chains.run(acyclic, layering.run(acyclic))
+    order = ordering.run(proper, LayoutOptions())
+    ports = port_offsets(proper, order.layers, (1,))
+    index = proper.index
+    g_, a, b, c, z = (index[n] for n in "gabcz")
+    layer = list(order.layers[1])
+    expected = {layer[i]: offset for i, offset in enumerate((-15.0, 0.0, 15.0))}
+    for child in (a, b, c):
+        assert ports.bottom[(g_, child)] == expected[child]
+        assert ports.top[(g_, child)] == 0.0
+    # b's bottom face: the segment to z, then the corridor run: slots at 90/3 and 2*90/3.
+    assert ports.bottom[(b, z)] == 30.0 - 45.0
 
 
 def test_left_to_right_swaps_sizes_into_the_canonical_frame() -> None:
