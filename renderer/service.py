@@ -47,6 +47,8 @@ FIXTURE_SUFFIXES = (".yaml", ".yml", ".json", ".dot", ".gv")
 ACCEPTED_MEDIA_TYPES = (
     "", "application/json", "application/yaml", "application/x-yaml", "text/yaml",
     "text/x-yaml", "text/plain", "text/vnd.graphviz", "application/octet-stream",
+    # curl's default for --data-binary: the body is still read as raw text, never as a form
+    "application/x-www-form-urlencoded",
 )
 RESERVED_QUERY_NAMES = ("format", "engine")
 

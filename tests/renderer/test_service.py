@@ -348,3 +348,13 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(stat.parent.name))
     return found
+
+
+def test_curl_default_form_content_type_is_read_as_the_raw_body(client: TestClient) -> None:
+    # `curl --data-binary @file` sends application/x-www-form-urlencoded
+    text = (Path(__file__).resolve().parents[2] / "fixtures" / "repository-assessment.yaml"
+            ).read_bytes()
+    response = client.post("/api/render?format=json&engine=grandalf", content=text,
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 200
+    assert len(response.json()["nodes"]) == 6
