@@ -17,6 +17,7 @@ import io
 import json
 import os
 import pstats
+import resource
 import statistics
 import sys
 import threading
@@ -135,8 +136,9 @@ def summarise(iterations: list[Iteration]) -> dict[str, Any]:
         name: statistics.median(dict(it.phases).get(name, 0.0) for it in iterations)
         for name in names
     }
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     return {"median": statistics.median(totals), "min": min(totals), "max": max(totals),
-            "phaseMedians": phase_medians}
+            "phaseMedians": phase_medians, "peakRssMb": peak_kb / 1024}
 
 
 def print_report(label: str, args: argparse.Namespace, summary: dict[str, Any],
@@ -147,6 +149,7 @@ def print_report(label: str, args: argparse.Namespace, summary: dict[str, Any],
               f"max {summary['max']:.4f}\n")
     for name, seconds in summary["phaseMedians"].items():
         out.write(f"  {name:<24} median {seconds:.4f} s\n")
+    out.write(f"peak resident memory of this process: {summary['peakRssMb']:.0f} MB\n")
     out.write("quality of the last layout:\n")
     for key in ("crossings", "bends", "edgeNodeIntrusions", "ownEndIntrusions", "minClearance",
                 "clearanceViolations", "area", "totalEdgeLength", "nodeOverlaps",
