@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from layouts.layered.graph import ProperGraph
 from layouts.layered.model import Deadline
 from layouts.layered.ordering.corridors import CorridorAnchors, corridor_anchors, pin
-from layouts.layered.ordering.crossings import total_crossings
-from layouts.layered.ordering.local_search import sift, transpose
+from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
+from layouts.layered.ordering.local_search import sift, transpose, widen
 from layouts.layered.ordering.sweep import initial_layers, sweep
 from layouts.options import Effort, LayoutOptions
 
@@ -157,7 +157,9 @@ def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: Orderi
                                 rng if restart else None)
         pin(layers, pinned)
         _set_positions(layers, pos)
-        count = total_crossings(layers, pos, down)
+        pairs = [bilayer_crossings(layers[i], pos, down, len(layers[i + 1]))
+                 for i in range(len(layers) - 1)]
+        count = sum(pairs)
         restart_best, stale = count + 1, 0
         for iteration in range(plan.sweeps + 1):
             if best_count == -1 or count < best_count:
@@ -167,11 +169,13 @@ def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: Orderi
             if best_count == 0 or iteration == plan.sweeps or stale > PATIENCE \
                     or _expired(deadline):
                 break
-            sweep(layers, pos, up, down, downward=iteration % 2 == 0,
-                  median=(iteration // 2) % 2 == 1, pinned=pinned)
+            changed = sweep(layers, pos, up, down, downward=iteration % 2 == 0,
+                            median=(iteration // 2) % 2 == 1, pinned=pinned)
             if plan.transpose:
-                transpose(layers, pos, up, down, pinned=pinned)
-            count = total_crossings(layers, pos, down)
+                moved = transpose(layers, pos, up, down, pinned=pinned,
+                                  dirty=widen(changed) if restart or iteration else None)
+                changed = [a or b for a, b in zip(changed, moved, strict=True)]
+            count = _recount(layers, pos, down, pairs, changed)
         if best_count == 0 or _expired(deadline):
             break
     for _ in range(plan.sifting_rounds):
@@ -186,6 +190,15 @@ def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: Orderi
             break
         best, best_count = layers, count
     return best, best_count
+
+
+def _recount(layers: Sequence[Sequence[int]], pos: Sequence[int],
+             down: Sequence[Sequence[int]], pairs: list[int], changed: list[bool]) -> int:
+    """Update the per-layer-pair crossing counts next to changed layers; the total."""
+    for i in range(len(pairs)):
+        if changed[i] or changed[i + 1]:
+            pairs[i] = bilayer_crossings(layers[i], pos, down, len(layers[i + 1]))
+    return sum(pairs)
 
 
 def _set_positions(layers: Sequence[Sequence[int]], pos: list[int]) -> None:

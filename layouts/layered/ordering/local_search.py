@@ -66,18 +66,32 @@ def _side_cost(left: list[int], right: list[int]) -> int:
 
 def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
               down: Sequence[Sequence[int]], max_rounds: int = 8,
-              pinned: Sequence[int] | None = None) -> None:
+              pinned: Sequence[int] | None = None,
+              dirty: list[bool] | None = None) -> list[bool]:
     """Swap neighbours while that strictly lowers crossings (at most ``max_rounds``);
-    pinned nodes (``pinned[v] != 0``) never move. A round revisits only layers next to a
-    layer that changed in the round before: elsewhere no swap can have become better."""
-    dirty = [True] * len(layers)
+    pinned nodes (``pinned[v] != 0``) never move. The first round visits the ``dirty``
+    layers (all by default), later rounds only layers next to a layer that changed in the
+    round before: elsewhere no swap can have become better. Returns which layers changed."""
+    dirty = dirty if dirty is not None else [True] * len(layers)
+    touched = [False] * len(layers)
     for _ in range(max_rounds):
         changed = [_transpose_layer(layer, pos, up, down, pinned) if dirty[i] else False
                    for i, layer in enumerate(layers)]
         if not any(changed):
-            return
-        dirty = [changed[i] or (i > 0 and changed[i - 1])
-                 or (i + 1 < len(layers) and changed[i + 1]) for i in range(len(layers))]
+            break
+        touched = [a or b for a, b in zip(touched, changed, strict=True)]
+        dirty = widen(changed)
+    return touched
+
+
+def widen(flags: list[bool]) -> list[bool]:
+    """Flags set also next to every set flag.
+
+    >>> widen([False, True, False, False])
+    [True, True, True, False]
+    """
+    return [flags[i] or (i > 0 and flags[i - 1]) or (i + 1 < len(flags) and flags[i + 1])
+            for i in range(len(flags))]
 
 
 def _transpose_layer(layer: list[int], pos: list[int], up: Sequence[Sequence[int]],

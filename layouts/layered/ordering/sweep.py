@@ -94,11 +94,17 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
 
 def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
           down: Sequence[Sequence[int]], *, downward: bool, median: bool,
-          pinned: Sequence[int] | None = None) -> None:
-    """Reorder every layer (in place) against its already-ordered neighbour layer."""
+          pinned: Sequence[int] | None = None) -> list[bool]:
+    """Reorder every layer (in place) against its already-ordered neighbour layer;
+    returns which layers changed."""
+    changed = [False] * len(layers)
     indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
     for i in indices:
-        layers[i] = sort_layer(layers[i], pos, up if downward else down, median=median,
-                               pinned=pinned)
-        for p, v in enumerate(layers[i]):
-            pos[v] = p
+        ordered = sort_layer(layers[i], pos, up if downward else down, median=median,
+                             pinned=pinned)
+        if ordered != layers[i]:
+            changed[i] = True
+            layers[i] = ordered
+            for p, v in enumerate(ordered):
+                pos[v] = p
+    return changed
