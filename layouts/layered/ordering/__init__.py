@@ -31,7 +31,13 @@ from dataclasses import dataclass
 
 from layouts.layered.graph import ProperGraph
 from layouts.layered.model import Deadline
-from layouts.layered.ordering.corridors import CorridorAnchors, corridor_anchors, pin
+from layouts.layered.ordering.corridors import (
+    CorridorAnchors,
+    assign_sides,
+    corridor_anchors,
+    pin,
+    run_crossings,
+)
 from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
 from layouts.layered.ordering.local_search import sift, transpose, widen
 from layouts.layered.ordering.sweep import initial_layers, sweep
@@ -66,13 +72,14 @@ PATIENCE = 3
 @dataclass(frozen=True, slots=True)
 class OrderingResult:
     """Node indices per layer, left to right; the crossings among the graph's segments;
-    the extra crossings of loop-back corridor runs (see :mod:`.corridors`) and the side
-    (``-1`` left, ``+1`` right) ordering planned the corridors of each component on."""
+    the crossings of loop-back corridor runs with them (see :mod:`.corridors`)."""
 
     layers: tuple[tuple[int, ...], ...]
     crossings: int
     corridor_crossings: int = 0
     corridor_sides: tuple[int, ...] = ()
+    """Per chain edge (in ``graph.chain_edges`` order): ``-1``/``+1`` the side of its
+    corridor, ``0`` for edges without one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +122,11 @@ def run(graph: ProperGraph, options: LayoutOptions,
             layers[i].extend(v for v in layer if v < len(graph.nodes))
     _set_positions(layers, pos)
     exact = total_crossings(layers, pos, [d[:] for d in _real_down(graph)])
-    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, total - exact,
-                          tuple(sides))
+    edge_sides = assign_sides(graph, layers, sides)
+    corridor = sum(
+        run_crossings(graph, layers, graph.index[e.lower], graph.index[e.upper], side)
+        for e, side in zip(graph.chain_edges, edge_sides, strict=True) if side)
+    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, corridor, edge_sides)
 
 
 def _sides(component: int, component_count: int, has_anchors: bool) -> tuple[int, ...]:

@@ -165,17 +165,12 @@ def _straightest(graph: ProperGraph, layers: Sequence[Sequence[int]],
 
 def _with_corridor_sides(graph: ProperGraph, ordering: OrderingResult
                          ) -> tuple[ChainEdge, ...]:
-    """Chain edges with the corridor side ordering planned for each reversed edge (the
-    side of the component of its lower node)."""
+    """Chain edges with the corridor side ordering planned for each reversed edge."""
     if not ordering.corridor_sides:
         return graph.chain_edges
     sides = {-1: Side.LEFT, 1: Side.RIGHT}
-    return tuple(
-        replace(e, corridor_side=sides.get(
-            ordering.corridor_sides[graph.component[graph.index[e.lower]]]))
-        if e.reversed and e.upper != e.lower else e
-        for e in graph.chain_edges
-    )
+    return tuple(replace(e, corridor_side=sides[side]) if side else e
+                 for e, side in zip(graph.chain_edges, ordering.corridor_sides, strict=True))
 
 
 def _centre_gateways(graph: ProperGraph, layers: Sequence[Sequence[int]],

@@ -51,7 +51,8 @@ def face_length(node: EngineNode) -> float:
 
 def port_offsets(graph: ProperGraph, layers: Sequence[Sequence[int]],
                  corridor_sides: Sequence[int]) -> Ports:
-    """Offsets of every segment's two ends; see the module docstring."""
+    """Offsets of every segment's two ends; ``corridor_sides`` gives the corridor side
+    (``-1``/``+1``) per chain edge; see the module docstring."""
     pos = [0] * len(graph.nodes)
     for layer in layers:
         for p, v in enumerate(layer):
@@ -61,10 +62,10 @@ def port_offsets(graph: ProperGraph, layers: Sequence[Sequence[int]],
     for a, b in graph.segments:
         below[a].append((pos[b], b))
         above[b].append((pos[a], a))
-    for edge in graph.chain_edges:
+    for i, edge in enumerate(graph.chain_edges):
         if edge.reversed and edge.upper != edge.lower:
             lower, upper = graph.index[edge.lower], graph.index[edge.upper]
-            side = corridor_sides[graph.component[lower]] if corridor_sides else 1
+            side = corridor_sides[i] if corridor_sides else 1
             key = CORRIDOR_LEFT if side < 0 else CORRIDOR_RIGHT
             below[lower].append((key, -1))
             above[upper].append((key, -1))

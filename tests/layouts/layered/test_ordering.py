@@ -147,10 +147,28 @@ def test_corridor_runs_are_counted_where_a_loop_back_source_is_enclosed() -> Non
         assert (result.crossings, result.corridor_crossings) == (0, 1)
 
 
+def test_each_loop_back_takes_the_side_its_runs_cross_less() -> None:
+    # t -> p, v, q; p -> x, v -> y, q -> z; loop-back q -> t. q's corridor run leaves
+    # through the channel below layer 1 and crosses every segment leaving that layer on
+    # its corridor's side of q; the run above t has nothing to cross. With q at the end
+    # of its layer on the corridor's side, the run crosses nothing.
+    g = Graph(tuple(Node(n, 40, 20) for n in "tpvqxyz"),
+              (Edge("tp", "t", "p"), Edge("tv", "t", "v"), Edge("tq", "t", "q"),
+               Edge("px", "p", "x"), Edge("vy", "v", "y"), Edge("qz", "q", "z"),
+               Edge("qt", "q", "t", loop_back=True)))
+    proper = proper_of(g)
+    result = ordering.run(proper, LayoutOptions())
+    names = [[proper.nodes[v].id for v in layer] for layer in result.layers]
+    side = result.corridor_sides[-1]
+    # Ordering pulls q to the end of its layer on the corridor's side: no run crossings.
+    assert names[1][-1 if side > 0 else 0] == "q"
+    assert result.corridor_crossings == 0
+
+
 def test_placement_hands_the_planned_corridor_side_to_routing() -> None:
     # a -> b -> c -> d with the loop-back c -> b: its runs turn in the channels above b
     # and below c, which hold anchors on ranks 0 and 3. One component; both sides cost
-    # nothing, the left is tried first and kept on ties.
+    # nothing, the left is tried first and kept on ties, and the edge keeps that side.
     g = Graph(tuple(Node(n, 40, 20) for n in "abcd"),
               (Edge("ab", "a", "b"), Edge("bc", "b", "c"), Edge("cd", "c", "d"),
                Edge("cb", "c", "b", loop_back=True)))
@@ -158,7 +176,7 @@ def test_placement_hands_the_planned_corridor_side_to_routing() -> None:
     order = ordering.run(proper, LayoutOptions())
     placed = placement.run(proper, order, LayoutOptions())
     back = next(e for e in placed.edges if e.id == "cb")
-    assert order.corridor_sides == (-1,)
+    assert order.corridor_sides == (0, 0, 0, -1)   # per chain edge: only cb has a corridor
     assert back.corridor_side is Side.LEFT
     assert all(e.corridor_side is None for e in placed.edges if e.id != "cb")
 

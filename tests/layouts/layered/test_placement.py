@@ -106,7 +106,7 @@ def test_port_offsets_follow_the_slot_lattice() -> None:
     acyclic = cycles.run(import_graph(g, LayoutOptions()))
     proper = chains.run(acyclic, layering.run(acyclic))
     order = ordering.run(proper, LayoutOptions())
-    ports = port_offsets(proper, order.layers, (1,))
+    ports = port_offsets(proper, order.layers, (0, 0, 0, 0, 1))   # bg's corridor: right
     index = proper.index
     g_, a, b, c, z = (index[n] for n in "gabcz")
     layer = list(order.layers[1])
