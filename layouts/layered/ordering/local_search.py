@@ -13,6 +13,7 @@ model order.
 >>> up = [[], [], [1], [0]]
 >>> down = [[3], [2], [], []]
 >>> transpose(layers, pos, up, down)   # edges 0-3 and 1-2 cross; the top layer swaps first
+[True, False]
 >>> layers
 [[1, 0], [2, 3]]
 """
