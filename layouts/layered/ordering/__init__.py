@@ -33,10 +33,9 @@ from layouts.layered.graph import ProperGraph
 from layouts.layered.model import Deadline
 from layouts.layered.ordering.corridors import (
     CorridorAnchors,
-    assign_sides,
+    CorridorCosts,
     corridor_anchors,
     pin,
-    run_crossings,
 )
 from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
 from layouts.layered.ordering.local_search import sift, transpose, widen
@@ -89,9 +88,11 @@ class _Work:
 
     up: list[list[int]]
     down: list[list[int]]
+    real_down: list[list[int]]
     rank: list[int]
     pinned: list[int]
     layer_count: int
+    costs: CorridorCosts
 
 
 def run(graph: ProperGraph, options: LayoutOptions,
@@ -104,8 +105,7 @@ def run(graph: ProperGraph, options: LayoutOptions,
     for v, c in enumerate((*graph.component, *anchors.component)):
         members.setdefault(c, []).append(v)
     layers: list[list[int]] = [[] for _ in range(graph.layer_count)]
-    total = 0
-    sides: list[int] = []
+    sides: dict[int, int] = {}
     pos = [0] * len(work.rank)
     for c, nodes in members.items():
         options_of_side = []
@@ -113,20 +113,19 @@ def run(graph: ProperGraph, options: LayoutOptions,
             for v in nodes:
                 work.pinned[v] = side if v >= len(graph.nodes) else 0
             rng = random.Random(options.seed * 1_000_003 + c)
-            options_of_side.append((*_order_component(nodes, work, pos, plan, rng, deadline),
-                                    side))
-        best, count, side = min(options_of_side, key=lambda o: o[1])
-        total += count
-        sides.append(side)
+            options_of_side.append((*_order_component(nodes, c, side, work, pos, plan, rng,
+                                                      deadline), side))
+        best, _, sides[c] = min(options_of_side, key=lambda o: o[1])
         for i, layer in enumerate(best):
             layers[i].extend(v for v in layer if v < len(graph.nodes))
     _set_positions(layers, pos)
-    exact = total_crossings(layers, pos, [d[:] for d in _real_down(graph)])
-    edge_sides = assign_sides(graph, layers, sides)
-    corridor = sum(
-        run_crossings(graph, layers, graph.index[e.lower], graph.index[e.upper], side)
-        for e, side in zip(graph.chain_edges, edge_sides, strict=True) if side)
-    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, corridor, edge_sides)
+    exact = total_crossings(layers, pos, work.real_down)
+    chosen, corridor = work.costs.assign(pos, lambda c: sides.get(c, 0))
+    edge_sides = [0] * len(graph.chain_edges)
+    for i, side in chosen:
+        edge_sides[i] = side
+    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, corridor,
+                          tuple(edge_sides))
 
 
 def _sides(component: int, component_count: int, has_anchors: bool) -> tuple[int, ...]:
@@ -139,27 +138,30 @@ def _sides(component: int, component_count: int, has_anchors: bool) -> tuple[int
     return sides or (1,)
 
 
-def _real_down(graph: ProperGraph) -> list[list[int]]:
-    down: list[list[int]] = [[] for _ in graph.nodes]
-    for a, b in graph.segments:
-        down[a].append(b)
-    return down
-
-
 def _work_graph(graph: ProperGraph, anchors: CorridorAnchors) -> _Work:
     count = len(graph.nodes) + len(anchors.rank)
     up: list[list[int]] = [[] for _ in range(count)]
     down: list[list[int]] = [[] for _ in range(count)]
+    real_down: list[list[int]] = [[] for _ in range(count)]
     for a, b in (*graph.segments, *anchors.segments):
         down[a].append(b)
         up[b].append(a)
-    return _Work(up, down, [*graph.rank, *anchors.rank], [0] * count, graph.layer_count)
+    for a, b in graph.segments:
+        real_down[a].append(b)
+    return _Work(up, down, real_down, [*graph.rank, *anchors.rank], [0] * count,
+                 graph.layer_count, CorridorCosts(graph))
 
 
-def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: OrderingPlan,
-                     rng: random.Random, deadline: Deadline | None
-                     ) -> tuple[list[list[int]], int]:
+def _order_component(nodes: list[int], component: int, side: int, work: _Work,
+                     pos: list[int], plan: OrderingPlan, rng: random.Random,
+                     deadline: Deadline | None) -> tuple[list[list[int]], int]:
+    """The best order of one component found by the plan, scored by its crossings plus
+    those of its loop-back corridors (:class:`CorridorCosts`, ``side`` preferred)."""
     up, down, pinned = work.up, work.down, work.pinned
+
+    def corridor() -> int:
+        return work.costs.assign(pos, lambda _: side, component)[1] if side else 0
+
     best: list[list[int]] = []
     best_count = -1
     for restart in range(plan.restarts):
@@ -167,9 +169,9 @@ def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: Orderi
                                 rng if restart else None)
         pin(layers, pinned)
         _set_positions(layers, pos)
-        pairs = [bilayer_crossings(layers[i], pos, down, len(layers[i + 1]))
+        pairs = [bilayer_crossings(layers[i], pos, work.real_down, len(layers[i + 1]))
                  for i in range(len(layers) - 1)]
-        count = sum(pairs)
+        count = sum(pairs) + corridor()
         restart_best, stale = count + 1, 0
         for iteration in range(plan.sweeps + 1):
             if best_count == -1 or count < best_count:
@@ -185,7 +187,7 @@ def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: Orderi
                 moved = transpose(layers, pos, up, down, pinned=pinned,
                                   dirty=widen(changed) if restart or iteration else None)
                 changed = [a or b for a, b in zip(changed, moved, strict=True)]
-            count = _recount(layers, pos, down, pairs, changed)
+            count = _recount(layers, pos, work.real_down, pairs, changed) + corridor()
         if best_count == 0 or _expired(deadline):
             break
     for _ in range(plan.sifting_rounds):
@@ -195,7 +197,7 @@ def _order_component(nodes: list[int], work: _Work, pos: list[int], plan: Orderi
         _set_positions(layers, pos)
         sift(layers, pos, up, down, deadline, pinned=pinned)
         transpose(layers, pos, up, down, pinned=pinned)
-        count = total_crossings(layers, pos, down)
+        count = total_crossings(layers, pos, work.real_down) + corridor()
         if count >= best_count:
             break
         best, best_count = layers, count

@@ -21,7 +21,7 @@ CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,))
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from layouts.layered.graph import ProperGraph
@@ -74,55 +74,76 @@ def pin(layers: list[list[int]], pinned: list[int]) -> None:
                          + [v for v in layer if pinned[v] > 0])
 
 
-def run_crossings(graph: ProperGraph, layers: Sequence[Sequence[int]], lower: int, upper: int,
-                  side: int) -> int:
-    """Crossings of a reversed edge's two corridor runs with the segments of their
-    channels when its corridor is on ``side``: the run below ``lower`` crosses every
-    segment leaving that layer on the corridor's side of ``lower``; the run above
-    ``upper`` every segment entering that layer on that side of ``upper``.
+class CorridorCosts:
+    """Crossings of corridor runs, cheap enough to score every sweep.
+
+    The run below a reversed edge's ``lower`` node crosses every segment leaving that
+    layer on the corridor's side of ``lower``; the run above its ``upper`` node every
+    segment entering that layer on that side of ``upper``. :meth:`assign` picks a side
+    per edge, shortest edges first: the side where its runs cross fewer segments plus
+    fewer corridors already on that side whose layer ranges overlap its own only in part
+    (those would cross it); ties keep the preferred side.
 
     >>> from layouts.layered.graph import EngineNode
-    >>> g = ProperGraph(tuple(EngineNode(n, 9, 9) for n in "abcd"), (0, 0, 1, 1), 2,
-    ...                 ((0, 2), (1, 3)), (), (0, 1, 0, 1))
-    >>> run_crossings(g, [[0, 1], [2, 3]], 1, 0, -1), run_crossings(g, [[0, 1], [2, 3]], 1, 0, 1)
-    (1, 0)
+    >>> from layouts.layered.model import ChainEdge
+
+    Layers [a, b], [c, d], [e]; segments a -> c, b -> d, d -> e; the loop-back c -> a.
+    Its run below c crosses d -> e when it goes right, nothing when it goes left:
+
+    >>> back = ChainEdge("r", "c", "a", "a", "c", (), True, True)
+    >>> g = ProperGraph(tuple(EngineNode(n, 9, 9) for n in "abcde"), (0, 0, 1, 1, 2), 3,
+    ...                 ((0, 2), (1, 3), (3, 4)), (back,), (0,) * 5,
+    ...                 {n: i for i, n in enumerate("abcde")})
+    >>> costs = CorridorCosts(g)
+    >>> pos = [0, 1, 0, 1, 0]
+    >>> costs.runs(pos, 2, 0, -1), costs.runs(pos, 2, 0, 1)
+    (0, 1)
+    >>> costs.assign(pos, lambda component: 1)
+    ([(0, -1)], 0)
     """
-    pos = {v: p for layer in layers for p, v in enumerate(layer)}
-    count = 0
-    for a, b in graph.segments:
-        if graph.rank[a] == graph.rank[lower] and a != lower:
-            count += (pos[a] - pos[lower]) * side > 0
-        if graph.rank[b] == graph.rank[upper] and b != upper:
-            count += (pos[b] - pos[upper]) * side > 0
-    return count
 
+    def __init__(self, graph: ProperGraph) -> None:
+        self.graph = graph
+        self.channels: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for a, b in graph.segments:
+            self.channels.setdefault((graph.component[a], graph.rank[a]), []).append((a, b))
+        edges = []
+        for i, e in enumerate(graph.chain_edges):
+            if e.reversed and e.upper != e.lower:
+                lower, upper = graph.index[e.lower], graph.index[e.upper]
+                span = (graph.rank[upper], graph.rank[lower] + 1)
+                edges.append((span[1] - span[0], i, lower, upper, span))
+        self.edges = sorted(edges)
 
-def assign_sides(graph: ProperGraph, layers: Sequence[Sequence[int]],
-                 planned: Sequence[int]) -> tuple[int, ...]:
-    """A corridor side per chain edge (0 for edges without a corridor): shortest reversed
-    edges first, each takes the side where its runs cross fewer segments plus fewer
-    already placed corridors whose layer ranges overlap its own only in part (those
-    would cross it); ties keep the side ``planned`` for its component."""
-    sides = [0] * len(graph.chain_edges)
-    spans: dict[int, list[tuple[int, int]]] = {-1: [], 1: []}
-    reversed_edges = [(graph.rank[graph.index[e.lower]] - graph.rank[graph.index[e.upper]], i)
-                      for i, e in enumerate(graph.chain_edges)
-                      if e.reversed and e.upper != e.lower]
-    for _, i in sorted(reversed_edges):
-        edge = graph.chain_edges[i]
-        lower, upper = graph.index[edge.lower], graph.index[edge.upper]
-        span = (graph.rank[upper], graph.rank[lower] + 1)
-        preferred = planned[graph.component[lower]] or 1
+    def runs(self, pos: Sequence[int], lower: int, upper: int, side: int) -> int:
+        """Crossings of the two runs of the edge from ``lower`` up to ``upper``."""
+        rank, component = self.graph.rank, self.graph.component
+        below = self.channels.get((component[lower], rank[lower]), ())
+        above = self.channels.get((component[upper], rank[upper] - 1), ())
+        return (sum(1 for a, _ in below if a != lower and (pos[a] - pos[lower]) * side > 0)
+                + sum(1 for _, b in above if b != upper and (pos[b] - pos[upper]) * side > 0))
 
-        def cost(side: int, lower: int = lower, upper: int = upper,
-                 span: tuple[int, int] = span, preferred: int = preferred) -> tuple[int, int]:
-            overlaps = sum(1 for other in spans[side] if _partial_overlap(span, other))
-            return (run_crossings(graph, layers, lower, upper, side) + overlaps,
-                    0 if side == preferred else 1)
-
-        sides[i] = min((-1, 1), key=cost)
-        spans[sides[i]].append(span)
-    return tuple(sides)
+    def assign(self, pos: Sequence[int], preferred: Callable[[int], int],
+               component: int | None = None) -> tuple[list[tuple[int, int]], int]:
+        """``(edge index, side)`` for every reversed edge (of ``component``, if given,
+        by its lower node) and the total crossings of their runs and corridors."""
+        spans: dict[int, list[tuple[int, int]]] = {-1: [], 1: []}
+        chosen: list[tuple[int, int]] = []
+        total = 0
+        for _, i, lower, upper, span in self.edges:
+            c = self.graph.component[lower]
+            if component is not None and c != component:
+                continue
+            options = []
+            for side in (-1, 1):
+                overlaps = sum(1 for other in spans[side] if _partial_overlap(span, other))
+                cost = self.runs(pos, lower, upper, side) + overlaps
+                options.append((cost, 0 if side == (preferred(c) or 1) else 1, side))
+            cost, _, side = min(options)
+            spans[side].append(span)
+            chosen.append((i, side))
+            total += cost
+        return chosen, total
 
 
 def _partial_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
