@@ -4,7 +4,7 @@ transpose and sifting, effort levels, determinism and input-order stability."""
 from __future__ import annotations
 
 import random
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import pytest
 
@@ -162,6 +162,22 @@ def test_each_loop_back_takes_the_side_its_runs_cross_less() -> None:
     side = result.corridor_sides[-1]
     # Ordering pulls q to the end of its layer on the corridor's side: no run crossings.
     assert names[1][-1 if side > 0 else 0] == "q"
+    assert result.corridor_crossings == 0
+
+
+def test_partly_overlapping_loop_backs_take_opposite_sides() -> None:
+    # Chain a0 -> ... -> a5 (ranks 0..5) with loop-backs a3 -> a1 (channels 1..4) and
+    # a4 -> a2 (channels 2..5): the ranges overlap in part, so on one side their
+    # corridors would cross once. Their runs cross nothing on either side (the only
+    # segments in their channels are their own nodes' chain segments). Equal lengths:
+    # a3 -> a1 (the earlier edge) goes first and takes the preferred left; a4 -> a2 then
+    # costs 1 on the left and 0 on the right.
+    names = [f"a{i}" for i in range(6)]
+    edges = [Edge(f"{a}{b}", a, b) for a, b in pairwise(names)]
+    edges += [Edge("back1", "a3", "a1", loop_back=True), Edge("back2", "a4", "a2", loop_back=True)]
+    proper = proper_of(Graph(tuple(Node(n, 40, 20) for n in names), tuple(edges)))
+    result = ordering.run(proper, LayoutOptions())
+    assert result.corridor_sides[-2:] == (-1, 1)
     assert result.corridor_crossings == 0
 
 
