@@ -93,6 +93,7 @@ class _Work:
     pinned: list[int]
     layer_count: int
     costs: CorridorCosts
+    anchors_of_edge: dict[int, list[int]]
 
 
 def run(graph: ProperGraph, options: LayoutOptions,
@@ -148,8 +149,11 @@ def _work_graph(graph: ProperGraph, anchors: CorridorAnchors) -> _Work:
         up[b].append(a)
     for a, b in graph.segments:
         real_down[a].append(b)
+    anchors_of_edge: dict[int, list[int]] = {}
+    for i, edge in enumerate(anchors.edge):
+        anchors_of_edge.setdefault(edge, []).append(len(graph.nodes) + i)
     return _Work(up, down, real_down, [*graph.rank, *anchors.rank], [0] * count,
-                 graph.layer_count, CorridorCosts(graph))
+                 graph.layer_count, CorridorCosts(graph), anchors_of_edge)
 
 
 def _order_component(nodes: list[int], component: int, side: int, work: _Work,
@@ -160,11 +164,28 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
     up, down, pinned = work.up, work.down, work.pinned
 
     def corridor() -> int:
-        return work.costs.assign(pos, lambda _: side, component)[1] if side else 0
+        """Corridor crossings of the current order; each edge's anchors move to the end
+        of their layer on the side it would take (order-neutral: the real nodes keep
+        their relative order), so later sweeps pull its ends that way."""
+        if not side:
+            return 0
+        chosen, cost = work.costs.assign(pos, lambda _: side, component)
+        for edge, edge_side in chosen:
+            for anchor in work.anchors_of_edge.get(edge, ()):
+                layer = layers[work.rank[anchor]]
+                if pinned[anchor] != edge_side and anchor in layer:
+                    pinned[anchor] = edge_side
+                    layer.remove(anchor)
+                    layer.insert(0 if edge_side < 0 else len(layer), anchor)
+                    _set_positions([layer], pos)
+        return cost
 
     best: list[list[int]] = []
     best_count = -1
+    layers: list[list[int]] = []
     for restart in range(plan.restarts):
+        for v in nodes:
+            pinned[v] = side if v >= len(work.costs.graph.nodes) else 0
         layers = initial_layers(nodes, work.rank, down, work.layer_count,
                                 rng if restart else None)
         pin(layers, pinned)

@@ -16,7 +16,7 @@ barycenters pull loop-back ends towards their corridor.
 ...                 ((0, 1), (1, 2)), (ChainEdge("r", "c", "b", "b", "c", (), True, True),),
 ...                 (0, 0, 0), {"a": 0, "b": 1, "c": 2})
 >>> corridor_anchors(g)
-CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,))
+CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,), edge=(0,))
 """
 
 from __future__ import annotations
@@ -29,12 +29,14 @@ from layouts.layered.graph import ProperGraph
 
 @dataclass(frozen=True, slots=True)
 class CorridorAnchors:
-    """Anchor ``i`` has node index ``len(graph.nodes) + i``, rank ``rank[i]`` and belongs to
-    ``component[i]``; ``segments`` are ``(upper, lower)`` pairs joining anchors to nodes."""
+    """Anchor ``i`` has node index ``len(graph.nodes) + i``, rank ``rank[i]``, belongs to
+    ``component[i]`` and stands for a run of chain edge ``edge[i]``; ``segments`` are
+    ``(upper, lower)`` pairs joining anchors to nodes."""
 
     rank: tuple[int, ...]
     segments: tuple[tuple[int, int], ...]
     component: tuple[int, ...]
+    edge: tuple[int, ...]
 
 
 def corridor_anchors(graph: ProperGraph) -> CorridorAnchors:
@@ -43,8 +45,9 @@ def corridor_anchors(graph: ProperGraph) -> CorridorAnchors:
     ranks: list[int] = []
     segments: list[tuple[int, int]] = []
     components: list[int] = []
+    edges: list[int] = []
     base = len(graph.nodes)
-    for edge in graph.chain_edges:
+    for i, edge in enumerate(graph.chain_edges):
         if not edge.reversed or edge.upper == edge.lower:
             continue
         lower, upper = graph.index[edge.lower], graph.index[edge.upper]
@@ -52,11 +55,13 @@ def corridor_anchors(graph: ProperGraph) -> CorridorAnchors:
             segments.append((lower, base + len(ranks)))
             ranks.append(graph.rank[lower] + 1)
             components.append(graph.component[lower])
+            edges.append(i)
         if graph.rank[upper] > 0:
             segments.append((base + len(ranks), upper))
             ranks.append(graph.rank[upper] - 1)
             components.append(graph.component[upper])
-    return CorridorAnchors(tuple(ranks), tuple(segments), tuple(components))
+            edges.append(i)
+    return CorridorAnchors(tuple(ranks), tuple(segments), tuple(components), tuple(edges))
 
 
 def pin(layers: list[list[int]], pinned: list[int]) -> None:
