@@ -3,8 +3,8 @@ input exits 2 with one line."""
 
 import importlib.util
 import io
-import sys
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 
