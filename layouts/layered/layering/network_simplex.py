@@ -23,16 +23,18 @@ Arc = tuple[int, int, int, float]
 
 
 class _Tree:
-    """The spanning tree: tree edges per node, parent edges, postorder numbers, cut values."""
+    """The spanning tree: tree arcs per node, parent arcs, postorder numbers, and the
+    cut value of every tree arc (by arc index)."""
 
-    def __init__(self, node_count: int) -> None:
+    def __init__(self, node_count: int, arc_count: int) -> None:
         self.adjacent: list[list[int]] = [[] for _ in range(node_count)]
         self.parent = [-1] * node_count
         self.parent_arc = [-1] * node_count
         self.low = [0] * node_count
         self.lim = [0] * node_count
-        self.cut = [0.0] * node_count
+        self.cut = [0.0] * arc_count
         self.postorder: list[int] = []
+        self.incident: list[list[int]] = [[] for _ in range(node_count)]
 
 
 def rank_component(node_count: int, arcs: Sequence[Arc],
@@ -98,8 +100,8 @@ def _slack(arc: Arc, rank: list[int]) -> int:
 def _feasible_tree(node_count: int, arcs: list[Arc], rank: list[int]) -> _Tree:
     """Grow a tree of tight arcs from node 0, shifting the tree's ranks to make the
     least-slack incident arc tight whenever the tree stops growing."""
-    tree = _Tree(node_count)
-    incident: list[list[int]] = [[] for _ in range(node_count)]
+    tree = _Tree(node_count, len(arcs))
+    incident = tree.incident
     for i, (a, b, _, _) in enumerate(arcs):
         incident[a].append(i)
         incident[b].append(i)
@@ -129,12 +131,15 @@ def _feasible_tree(node_count: int, arcs: list[Arc], rank: list[int]) -> _Tree:
             rank[v] += shift
 
 
-def _number_tree(tree: _Tree, arcs: list[Arc], root: int) -> None:
-    """Parents, postorder ``lim`` and subtree minimum ``low`` from ``root``."""
-    tree.parent[root] = -1
-    tree.parent_arc[root] = -1
+def _number_tree(tree: _Tree, arcs: list[Arc], root: int, start: int | None = None) -> None:
+    """Parents, postorder ``lim`` and subtree minimum ``low`` below ``root``: the whole
+    tree from its root (``start`` None), or one subtree renumbered in place from
+    ``start``, keeping the subtree root's own parent."""
+    counter = 1 if start is None else start
+    if start is None:
+        tree.parent[root] = -1
+        tree.parent_arc[root] = -1
     tree.postorder = []
-    counter = 1
     stack = [(root, 0)]
     tree.low[root] = counter
     while stack:
@@ -158,7 +163,7 @@ def _number_tree(tree: _Tree, arcs: list[Arc], root: int) -> None:
 
 def _compute_cut_values(tree: _Tree, arcs: list[Arc]) -> None:
     """Cut value of each node's parent edge, children first (dagre's calcCutValue)."""
-    incident = _incident(len(tree.parent), arcs)
+    incident = tree.incident
     for child in tree.postorder:
         parent = tree.parent[child]
         if parent == -1:
@@ -174,22 +179,14 @@ def _compute_cut_values(tree: _Tree, arcs: list[Arc]) -> None:
             points_to_head = is_out == child_is_tail
             value += weight if points_to_head else -weight
             if tree.parent[other] == child and tree.parent_arc[other] == i:
-                value += -tree.cut[other] if points_to_head else tree.cut[other]
-        tree.cut[child] = value
-
-
-def _incident(node_count: int, arcs: list[Arc]) -> list[list[int]]:
-    incident: list[list[int]] = [[] for _ in range(node_count)]
-    for i, (a, b, _, _) in enumerate(arcs):
-        incident[a].append(i)
-        incident[b].append(i)
-    return incident
+                value += -tree.cut[i] if points_to_head else tree.cut[i]
+        tree.cut[tree.parent_arc[child]] = value
 
 
 def _leaving_node(tree: _Tree) -> int:
     """The first node (by index) whose parent edge has a negative cut value, else -1."""
-    for v, value in enumerate(tree.cut):
-        if value < 0 and tree.parent[v] != -1:
+    for v, arc in enumerate(tree.parent_arc):
+        if arc != -1 and tree.cut[arc] < 0:
             return v
     return -1
 
@@ -211,20 +208,49 @@ def _entering_arc(tree: _Tree, arcs: list[Arc], rank: list[int], child: int) -> 
 
 
 def _exchange(tree: _Tree, arcs: list[Arc], rank: list[int], child: int, enter: int) -> None:
+    """Swap the tree arc above ``child`` for ``enter`` incrementally (as Graphviz's
+    ``update``): shift the subtree below the leaving arc to make ``enter`` tight, adjust
+    the cut values on the tree path between ``enter``'s ends by the leaving arc's cut
+    value, and renumber only the subtree of the path's top node."""
     leaving = tree.parent_arc[child]
+    cut = tree.cut[leaving]
+    delta = _slack(arcs[enter], rank)
+    if delta:
+        _shift_subtree(tree, arcs, rank, child, -delta if arcs[leaving][0] == child else delta)
+    tail, head = arcs[enter][0], arcs[enter][1]
+    top = _update_path(tree, arcs, tail, head, cut, True)
+    _update_path(tree, arcs, head, tail, cut, False)
+    tree.cut[enter] = -cut
+    tree.cut[leaving] = 0.0
     a, b = arcs[leaving][0], arcs[leaving][1]
     tree.adjacent[a].remove(leaving)
     tree.adjacent[b].remove(leaving)
-    tree.adjacent[arcs[enter][0]].append(enter)
-    tree.adjacent[arcs[enter][1]].append(enter)
-    root = tree.postorder[-1]
-    _number_tree(tree, arcs, root)
-    _compute_cut_values(tree, arcs)
-    for v in reversed(tree.postorder):
-        parent = tree.parent[v]
-        if parent != -1:
-            arc = arcs[tree.parent_arc[v]]
-            rank[v] = rank[parent] + arc[2] if arc[0] == parent else rank[parent] - arc[2]
+    tree.adjacent[tail].append(enter)
+    tree.adjacent[head].append(enter)
+    _number_tree(tree, arcs, top, tree.low[top])
+
+
+def _shift_subtree(tree: _Tree, arcs: list[Arc], rank: list[int], root: int,
+                   shift: int) -> None:
+    stack = [root]
+    while stack:
+        v = stack.pop()
+        rank[v] += shift
+        for arc in tree.adjacent[v]:
+            if arc != tree.parent_arc[v]:
+                stack.append(arcs[arc][1] if arcs[arc][0] == v else arcs[arc][0])
+
+
+def _update_path(tree: _Tree, arcs: list[Arc], v: int, w: int, cut: float,
+                 upward: bool) -> int:
+    """Walk from ``v`` up to the first node whose subtree holds ``w``, changing the cut
+    value of each tree arc passed; return that node."""
+    while not tree.low[v] <= tree.lim[w] <= tree.lim[v]:
+        arc = tree.parent_arc[v]
+        same = upward if arcs[arc][0] == v else not upward
+        tree.cut[arc] += cut if same else -cut
+        v = tree.parent[v]
+    return v
 
 
 def _balance(node_count: int, arcs: list[Arc], rank: list[int]) -> list[int]:
