@@ -28,6 +28,8 @@ elk: $(STAMP)
 	@$(BIN)/python -m layouts.providers.elkjs_install
 
 test: venv
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest --timeout=180 --timeout-method=thread -q $(PYTEST_ARGS)
 
 explicit: venv
