@@ -3,6 +3,10 @@ components, and dummy chains (every segment spans one layer)."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
+from itertools import combinations, product
+
 import pytest
 
 from layouts.graph import Edge, Graph, Node
@@ -57,6 +61,28 @@ def test_balancing_moves_a_free_node_to_the_emptier_rank() -> None:
     arcs = [(0, 1, 1, 1.0), (1, 2, 1, 1.0), (2, 3, 1, 1.0), (3, 4, 1, 1.0),
             (0, 5, 1, 1.0), (5, 4, 1, 1.0), (0, 6, 1, 1.0), (0, 7, 1, 1.0), (2, 8, 1, 1.0)]
     assert rank_component(9, arcs)[5] == 2
+
+
+def test_network_simplex_matches_brute_force_on_tiny_graphs() -> None:
+    # Independent check: try every rank vector with ranks 0..2(n-1). That is enough: an
+    # optimum has a spanning tree of tight edges (length 1 or 2), so its ranks span at
+    # most 2(n-1).
+    rng = random.Random(7)
+    for _ in range(12):
+        n = rng.randint(2, 5)
+        arcs = [(rng.randrange(v), v, rng.choice([1, 2]), rng.choice([1.0, 2.0]))
+                for v in range(1, n)]
+        arcs += [(a, b, 1, 1.0) for a, b in combinations(range(n), 2) if rng.random() < 0.3]
+
+        def cost(ranks: Sequence[int], arcs: list[tuple[int, int, int, float]] = arcs) -> float:
+            return sum(w * (ranks[b] - ranks[a]) for a, b, _, w in arcs)
+
+        feasible = (r for r in product(range(2 * (n - 1) + 1), repeat=n)
+                    if all(r[b] - r[a] >= length for a, b, length, _ in arcs))
+        best = min(cost(r) for r in feasible)
+        ranks = rank_component(n, arcs)
+        assert all(ranks[b] - ranks[a] >= length for a, b, length, _ in arcs)
+        assert cost(ranks) == best
 
 
 def test_entry_node_stays_on_the_first_layer() -> None:
