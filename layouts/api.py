@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layouts.errors import ProviderUnavailableError
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.registry import DEFAULT_ENGINE, Availability, get_provider, provider_names
@@ -37,10 +36,7 @@ def layout(
     base = options or LayoutOptions()
     resolved = base.with_changes(**option_values) if option_values else base
     provider = get_provider(engine)
-    availability = provider.availability()
-    if not availability.available:
-        missing, _, hint = availability.reason.partition(";")
-        raise ProviderUnavailableError(engine, missing.strip(), hint.strip() or "see README")
+    provider.availability().require(engine)
     return provider.layout(graph, resolved)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
-from layouts.errors import UnknownEngineError
+from layouts.errors import ProviderUnavailableError, UnknownEngineError
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
@@ -34,6 +34,20 @@ class Availability:
 
     available: bool
     reason: str = ""
+
+    def require(self, engine: str) -> None:
+        """Raise :class:`ProviderUnavailableError` for ``engine`` unless available.
+
+        >>> Availability(True).require("demo")
+        >>> Availability(False, "dot not found; apt-get install graphviz").require("demo")
+        Traceback (most recent call last):
+        ...
+        layouts.errors.ProviderUnavailableError: layout engine 'demo' is unavailable: \
+dot not found (apt-get install graphviz)
+        """
+        if not self.available:
+            missing, _, hint = self.reason.partition(";")
+            raise ProviderUnavailableError(engine, missing.strip(), hint.strip() or "see README")
 
 
 @runtime_checkable

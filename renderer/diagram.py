@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from layouts.graph import Graph
+from workflow.model import StepState
+
+__all__ = ["Diagram", "EdgeView", "NodeView", "StepKind", "StepState"]
 
 
 class StepKind(StrEnum):
@@ -27,21 +30,6 @@ class StepKind(StrEnum):
     JOIN = "Join"
     COMPENSATION = "Compensation"
     PLAIN = "Plain"
-
-
-class StepState(StrEnum):
-    """Step-run states a run view colours nodes by."""
-
-    PENDING = "Pending"
-    READY = "Ready"
-    RUNNING = "Running"
-    WAITING = "Waiting"
-    SUCCEEDED = "Succeeded"
-    FAILED = "Failed"
-    SKIPPED = "Skipped"
-    COMPENSATING = "Compensating"
-    COMPENSATED = "Compensated"
-    CANCELLED = "Cancelled"
 
 
 @dataclass(frozen=True, slots=True)

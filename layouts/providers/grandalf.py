@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from layouts.errors import ProviderUnavailableError
 from layouts.graph import Edge, Graph, Node
 from layouts.options import Direction, Effort, LayoutOptions
 from layouts.providers._common import RawRoute, assemble_result, self_loop_points, transpose
@@ -237,10 +236,7 @@ class GrandalfProvider:
 
     def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         """Lay ``graph`` out with grandalf within ``options.time_budget`` (cooperative)."""
-        status = self.availability()
-        if not status.available:
-            missing, _, hint = status.reason.partition(";")
-            raise ProviderUnavailableError(self.name, missing.strip(), hint.strip())
+        self.availability().require(self.name)
         start = self.clock()
         deadline = start + options.time_budget
         canonical = canonical_graph(graph, options.direction)

@@ -247,10 +247,7 @@ class GraphvizProvider:
 
     def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         """Lay ``graph`` out with dot under ``options.time_budget`` (see module doc)."""
-        status = self.availability()
-        if not status.available:
-            missing, _, hint = status.reason.partition(";")
-            raise ProviderUnavailableError(self.name, missing.strip(), hint.strip())
+        self.availability().require(self.name)
         start = time.perf_counter()
         if not graph.nodes:
             return assemble_result(graph, {}, [], self._diagnostics(options),
