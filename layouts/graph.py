@@ -13,13 +13,16 @@ A graph is immutable: engines copy what they need and never change the caller's 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from layouts.errors import InvalidGraphError
+
+MAX_SIZE = 1_000_000.0
+"""Largest node or label width/height in px: far beyond any drawing, small enough that
+sums over thousands of nodes stay finite (1e308 would overflow to inf and NaN)."""
 
 
 class Shape(StrEnum):
@@ -73,8 +76,8 @@ class Graph:
     def validate(self) -> None:
         """Raise :class:`InvalidGraphError` naming the first offending node or edge.
 
-        Checks: non-empty string ids, unique node ids, unique edge ids, finite positive
-        sizes, non-negative finite label sizes, and edges whose ends exist.
+        Checks: non-empty string ids, unique node ids, unique edge ids, positive sizes and
+        non-negative label sizes up to :data:`MAX_SIZE`, and edges whose ends exist.
         """
         node_ids: set[str] = set()
         for n in self.nodes:
@@ -97,9 +100,10 @@ class Graph:
                         offending_id=e.id,
                     )
             for name, value in (("label_width", e.label_width), ("label_height", e.label_height)):
-                if not math.isfinite(value) or value < 0:
+                if not 0 <= value <= MAX_SIZE:  # False for NaN too
                     raise InvalidGraphError(
-                        f"edge '{e.id}' has {name} {value!r}; it must be finite and >= 0",
+                        f"edge '{e.id}' has {name} {value!r}; it must be from 0 to "
+                        f"{MAX_SIZE:g}",
                         offending_id=e.id,
                     )
 
@@ -147,9 +151,11 @@ def _check_id(value: object, what: str) -> None:
 
 def _check_size(node_id: str, name: str, value: object) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not math.isfinite(float(value)) or float(value) <= 0:  # type: ignore[arg-type]
+    if not ok or not 0 < value <= MAX_SIZE:  # type: ignore[operator]  # False for NaN too
+        shown = value if not isinstance(value, int) or abs(value) < 1e15 else "a huge integer"
         raise InvalidGraphError(
-            f"node '{node_id}' has {name} {value!r}; it must be a finite number > 0",
+            f"node '{node_id}' has {name} {shown!r}; it must be a number > 0 and <= "
+            f"{MAX_SIZE:g}",
             offending_id=node_id,
         )
 
@@ -203,4 +209,8 @@ def _float_or_zero(value: object, edge_id: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidGraphError(f"edge '{edge_id}' has a non-numeric label size {value!r}",
                                 offending_id=edge_id)
+    if not 0 <= value <= MAX_SIZE:  # checked before float(), which overflows on 10**400
+        shown = value if isinstance(value, float) or abs(value) < 1e15 else "a huge integer"
+        raise InvalidGraphError(f"edge '{edge_id}' has label size {shown!r}; it must be "
+                                f"from 0 to {MAX_SIZE:g}", offending_id=edge_id)
     return float(value)

@@ -26,11 +26,10 @@ one target per edge; missing node sizes are measured from the label.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
-from layouts.graph import Edge, Graph, Node, Shape
+from layouts.graph import MAX_SIZE, Edge, Graph, Node, Shape
 from layouts.result import EdgeRoute, LayoutResult, Point
 from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
 from renderer.from_definition import edge_label_size, node_size
@@ -135,9 +134,11 @@ def _size(item: Mapping[str, Any], key: str, where: str) -> float | None:
     value = item.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            value) or value <= 0:
-        raise ElkJsonError(f"{where} has {key} {value!r}; it must be a finite number > 0")
+    # compared before float(), which overflows on integers such as 10**400; NaN fails too
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SIZE:
+        shown = value if not isinstance(value, int) or abs(value) < 1e15 else "a huge integer"
+        raise ElkJsonError(f"{where} has {key} {shown!r}; it must be a number > 0 and <= "
+                           f"{MAX_SIZE:g}")
     return float(value)
 
 

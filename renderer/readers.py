@@ -127,9 +127,8 @@ def _parse(text: str) -> object:
     if not text.strip():
         raise ReaderError(f"input is empty; expected {KNOWN_FORMATS}")
     try:
-        if text.lstrip()[0] in "{[":
-            return json.loads(text)
-        data = yaml.safe_load(text)
+        from_json = text.lstrip()[0] in "{["
+        data = json.loads(text) if from_json else yaml.safe_load(text)
     except json.JSONDecodeError as exc:
         raise ReaderError(f"not valid JSON at line {exc.lineno} column {exc.colno}: "
                           f"{exc.msg}") from None
@@ -140,8 +139,11 @@ def _parse(text: str) -> object:
         raise ReaderError(f"not valid YAML{where}: {problem}") from None
     except RecursionError:
         raise ReaderError("input is nested too deeply to read") from None
+    except ValueError as exc:  # YAML's "2020-13-01", "!!int x"; JSON's 5000-digit integers
+        raise ReaderError(f"input has a value that cannot be read: {exc}") from None
     if isinstance(data, Mapping | list):
         _check_expanded_size(data)
+        _check_unicode(data)
     return data
 
 
@@ -174,6 +176,33 @@ def _check_expanded_size(data: object) -> None:
     if sizes[id(data)] > limit:
         raise ReaderError(f"input expands to more than {limit} values (YAML aliases "
                           "repeating large parts?)")
+
+
+def _check_unicode(data: object) -> None:
+    """Refuse strings with lone surrogates (JSON's or YAML's ``"\\ud800"``): they are not
+    Unicode text and no writer can encode them as UTF-8."""
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        texts = [*item.keys(), *item.values()] if isinstance(item, Mapping) else item
+        assert isinstance(texts, Iterable)
+        for text in texts:
+            if isinstance(text, str) and not text.isascii():
+                _check_text(text)
+        stack.extend(_containers(item))
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        raise ReaderError(f"input has the lone surrogate \\u{code:04x} in {text[:40]!r}; "
+                          "it is not valid Unicode text") from None
 
 
 def _check_counts(nodes: int, edges: int) -> None:
