@@ -112,7 +112,8 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
     extent = horizontal_extent(placement, boxes, plans, labels, steps)
     corridor_x = corridor_lines(corridors, extent, margin, spacing)
     legs, geometries = _edge_legs(plans, placement, boxes, corridor_x)
-    tracks, counts = assign_tracks([leg.run(k) for k, leg in enumerate(legs)], spacing)
+    tracks, counts = assign_tracks([leg.run(k) for k, leg in enumerate(legs)], spacing,
+                                   deadline)
     rows = arrange_labels(labels)
     offsets, heights = layer_offsets(placement)
     frame = vertical_frame(heights, counts, rows.heights, placement.layer_spacing, spacing,
