@@ -26,6 +26,7 @@ from itertools import pairwise
 
 from layouts.layered.model import Deadline
 from layouts.layered.routing.polylines import simplify
+from layouts.layered.routing.segment_index import SegmentIndex
 from layouts.options import LayoutOptions
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
 from layouts.quality_grid import Grid
@@ -102,25 +103,38 @@ def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
 
 def crossings(points: Sequence[Point], others: Sequence[EdgeRoute]) -> tuple[int, int]:
     """(crossings, shared stretches) of a polyline with other routes."""
+    return indexed_crossings(points, SegmentIndex.of_routes([r.points for r in others]), None)
+
+
+def indexed_crossings(points: Sequence[Point], index: SegmentIndex,
+                      skip: int | None) -> tuple[int, int]:
+    """(crossings, shared stretches) of a polyline with the routes of ``index`` other
+    than ``skip``; only segments sharing a grid cell can meet, so only those are tested."""
     cross = shared = 0
-    mine = segments(points)
-    for other in others:
-        for t in segments(other.points):
-            for s in mine:
-                relation = segment_relation(s, t)
-                cross += relation == "cross"
-                shared += relation == "shared"
+    for s in segments(points):
+        for _key, t in index.near(s, skip):
+            relation = segment_relation(s, t)
+            cross += relation == "cross"
+            shared += relation == "shared"
     return cross, shared
 
 
 @dataclass(frozen=True, slots=True)
 class Scene:
-    """What every repair looks at: node boxes, their grid, the other routes."""
+    """What every repair looks at: node boxes, their grid, the other routes (``others``,
+    or, when ``index`` is given, every route filed there except route ``key``)."""
 
     boxes: Mapping[str, NodeBox]
     grid: Grid
     others: Sequence[EdgeRoute]
     clearance: float
+    index: SegmentIndex | None = None
+    key: int | None = None
+
+    def crossings(self, points: Sequence[Point]) -> tuple[int, int]:
+        if self.index is None:
+            return crossings(points, self.others)
+        return indexed_crossings(points, self.index, self.key)
 
 
 def accepted(before: EdgeRoute, after: EdgeRoute, target: Callable[[Defects], int],
@@ -132,8 +146,8 @@ def accepted(before: EdgeRoute, after: EdgeRoute, target: Callable[[Defects], in
     new = route_defects(after, scene.boxes, scene.grid, scene.clearance)
     if target(new) >= target(old) or new.worse_than(old):
         return False
-    old_cross, old_shared = crossings(before.points, scene.others)
-    new_cross, new_shared = crossings(after.points, scene.others)
+    old_cross, old_shared = scene.crossings(before.points)
+    new_cross, new_shared = scene.crossings(after.points)
     return new_cross <= old_cross and new_shared <= old_shared
 
 
@@ -229,17 +243,21 @@ def nudge_segments(route: EdgeRoute, scene: Scene) -> EdgeRoute:
 
 def repair_routes(routes: Sequence[EdgeRoute], boxes: Mapping[str, NodeBox],
                   options: LayoutOptions, deadline: Deadline) -> list[EdgeRoute]:
-    """Run the repairs on every route with a defect, until the deadline."""
+    """Run the repairs on every route with a defect, until the deadline (the repairs are
+    optional: once the budget is gone the remaining routes stay as constructed)."""
     clearance = options.clearance
     grid = Grid.for_items(boxes.values(), [s for r in routes for s in segments(r.points)])
     out = list(routes)
-    for index, route in enumerate(routes):
+    index: SegmentIndex | None = None
+    for position, route in enumerate(routes):
         if route.source == route.target or len(route.points) < 2:
             continue
         if route_defects(route, boxes, grid, clearance).none:
             continue
         if deadline.expired():
             break
-        scene = Scene(boxes, grid, out[:index] + out[index + 1:], clearance)
-        out[index] = nudge_segments(repair_ends(route, scene), scene)
+        index = index or SegmentIndex.of_routes([r.points for r in routes])
+        scene = Scene(boxes, grid, (), clearance, index, position)
+        out[position] = nudge_segments(repair_ends(route, scene), scene)
+        index.replace(position, out[position].points)
     return out
