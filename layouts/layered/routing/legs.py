@@ -20,6 +20,7 @@ two legs joined by a vertical at a free x between them, the second below the fir
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -96,9 +97,13 @@ def _swapped(a: Leg, b: Leg) -> bool:
 
 
 def _free_x(low: float, high: float, taken: Sequence[float]) -> float | None:
-    """The middle of the widest gap between ``taken`` verticals inside (low, high)."""
-    inner = sorted({low, high, *(x for x in taken if low < x < high)})
-    width, start = max((b - a, a) for a, b in itertools.pairwise(inner))
+    """The middle of the widest gap between ``taken`` verticals (sorted) inside (low, high).
+
+    >>> _free_x(0.0, 100.0, [-5.0, 10.0, 40.0, 40.0, 120.0])   # gaps 10, 30, 60: 40 + 30
+    70.0
+    """
+    inside = taken[bisect.bisect_right(taken, low):bisect.bisect_left(taken, high)]
+    width, start = max((b - a, a) for a, b in itertools.pairwise([low, *inside, high]))
     return start + width / 2 if width >= 2.0 else None
 
 
@@ -123,8 +128,8 @@ def split_swaps(per_edge: Sequence[Sequence[Leg]], straight: Mapping[int, Sequen
         for e, i in refs:
             for x in per_edge[e][i].downs:
                 downs[_key(x)].append((e, i))
-        taken = [x for e, i in refs for x in (*per_edge[e][i].ups, *per_edge[e][i].downs)]
-        taken += straight.get(channel, ())
+        taken = sorted([x for e, i in refs for x in (*per_edge[e][i].ups, *per_edge[e][i].downs)]
+                       + list(straight.get(channel, ())))
         split: set[tuple[int, int]] = set()
         for e, i in refs:
             a = per_edge[e][i]
@@ -136,7 +141,7 @@ def split_swaps(per_edge: Sequence[Sequence[Leg]], straight: Mapping[int, Sequen
             if middle is None:
                 continue
             split.update({(e, i), partners[0]})
-            taken.append(middle)
+            bisect.insort(taken, middle)
             out[e][out[e].index(a):out[e].index(a) + 1] = [
                 Leg(a.position, channel, a.start, middle, a.ups, ()),
                 Leg(a.position, channel, middle, a.end, (), a.downs, continues=True)]
