@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from layouts.layered.model import Deadline
 from layouts.layered.routing.feedback import greedy_order
+from layouts.layered.routing.interval_max import IntervalStack
 
 FORBIDDEN = 10_000
 SAME_X = 0.5
@@ -154,17 +155,14 @@ def forced_arcs(runs: Sequence[ChannelRun]) -> dict[tuple[int, int], int]:
 
 def _channel_levels(runs: Sequence[ChannelRun], spacing: float, quick: bool) -> list[int]:
     """Track of every run; ``quick`` orders the runs by :func:`forced_arcs` alone (no pair
-    costs, so more crossings: the path once the time budget is gone)."""
-    pairs = _conflicts(runs, spacing)
-    weights = forced_arcs(runs) if quick else _pair_weights(runs, pairs)
-    order = greedy_order(len(runs), weights)
-    neighbours: list[list[int]] = [[] for _ in runs]
-    for a, b in pairs:
-        neighbours[a].append(b)
-        neighbours[b].append(a)
+    costs and no pairs at all, so more crossings: the path once the time budget is gone).
+    In that order each run takes the track below every conflicting run placed before it."""
+    weights = forced_arcs(runs) if quick else _pair_weights(runs, _conflicts(runs, spacing))
+    reach = [run.high + spacing for run in runs]
+    stack = IntervalStack([*(run.low for run in runs), *reach])
     levels = [-1] * len(runs)
-    for v in order:
-        levels[v] = 1 + max((levels[w] for w in neighbours[v]), default=-1)
+    for v in greedy_order(len(runs), weights):
+        levels[v] = stack.place(runs[v].low, reach[v])
     return levels
 
 
