@@ -87,7 +87,9 @@ class CorridorCosts:
     segment entering that layer on that side of ``upper``. :meth:`assign` picks a side
     per edge, shortest edges first: the side where its runs cross fewer segments plus
     fewer corridors already on that side whose layer ranges overlap its own only in part
-    (those would cross it); ties keep the preferred side.
+    (those would cross it); ties keep the preferred side. Then single edges move to the
+    other side while that strictly lowers the total (a local search for this max-cut-like
+    choice).
 
     >>> from layouts.layered.graph import EngineNode
     >>> from layouts.layered.model import ChainEdge
@@ -131,28 +133,59 @@ class CorridorCosts:
     def assign(self, pos: Sequence[int], preferred: Callable[[int], int],
                component: int | None = None) -> tuple[list[tuple[int, int]], int]:
         """``(edge index, side)`` for every reversed edge (of ``component``, if given,
-        by its lower node) and the total crossings of their runs and corridors."""
-        spans: dict[int, list[tuple[int, int]]] = {-1: [], 1: []}
-        chosen: list[tuple[int, int]] = []
-        total = 0
-        for _, i, lower, upper, span in self.edges:
-            c = self.graph.component[lower]
-            if component is not None and c != component:
-                continue
-            options = []
-            for side in (-1, 1):
-                overlaps = sum(1 for other in spans[side] if _partial_overlap(span, other))
-                cost = self.runs(pos, lower, upper, side) + overlaps
-                options.append((cost, 0 if side == (preferred(c) or 1) else 1, side))
-            cost, _, side = min(options)
-            spans[side].append(span)
-            chosen.append((i, side))
-            total += cost
-        return chosen, total
+        by its lower node) and the total crossings of their runs and corridors: the
+        greedy choice, shortest edges first, then single edges moved to the other side
+        while that strictly lowers the total (two partly overlapping corridors can take
+        opposite sides only once both are placed)."""
+        edges = [e for e in self.edges
+                 if component is None or self.graph.component[e[2]] == component]
+        runs = [{side: self.runs(pos, lower, upper, side) for side in (-1, 1)}
+                for _, _, lower, upper, _ in edges]
+        spans = [e[4] for e in edges]
+        sides: list[int] = []
+        for k, (_, _, lower, _, span) in enumerate(edges):
+            first = preferred(self.graph.component[lower]) or 1
+            sides.append(min((-1, 1), key=lambda side: (
+                runs[k][side] + _overlaps(span, spans, sides, side), side != first)))
+        _improve(sides, runs, spans)
+        total = sum(runs[k][side] + _overlaps(spans[k], spans, sides[:k], side)
+                    for k, side in enumerate(sides))
+        return [(e[1], side) for e, side in zip(edges, sides, strict=True)], total
+
+
+def _overlaps(span: tuple[int, int], spans: Sequence[tuple[int, int]],
+              sides: Sequence[int], side: int) -> int:
+    """Corridors among the first ``len(sides)`` of ``spans`` on ``side`` that overlap
+    ``span`` in part."""
+    return sum(1 for other, s in zip(spans[:len(sides)], sides, strict=True) if s == side
+               and _partial_overlap(span, other))
+
+
+def _improve(sides: list[int], runs: Sequence[dict[int, int]],
+             spans: Sequence[tuple[int, int]], max_rounds: int = 4) -> None:
+    """Move single corridors to the other side while that strictly lowers the total."""
+    for _ in range(max_rounds):
+        moved = False
+        for k, side in enumerate(sides):
+            others = [s if j != k else 0 for j, s in enumerate(sides)]
+            stay = runs[k][side] + _overlaps(spans[k], spans, others, side)
+            move = runs[k][-side] + _overlaps(spans[k], spans, others, -side)
+            if move < stay:
+                sides[k], moved = -side, True
+        if not moved:
+            return
 
 
 def _partial_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    """Intervals that intersect while neither holds the other."""
-    intersect = a[0] <= b[1] and b[0] <= a[1]
+    """Channel ranges (first, last) that share more than one channel while neither
+    holds the other. Ranges meeting in a single channel (one edge's last is the other's
+    first) need not cross: there the run out of the upper edge's source (its verticals go
+    up) can take a track above the run into the lower edge's target (verticals go down),
+    which costs routing's track assignment nothing.
+
+    >>> _partial_overlap((3, 9), (7, 12)), _partial_overlap((3, 9), (9, 14))
+    (True, False)
+    """
+    intersect = a[0] < b[1] and b[0] < a[1]
     nested = (a[0] <= b[0] and b[1] <= a[1]) or (b[0] <= a[0] and a[1] <= b[1])
     return intersect and not nested

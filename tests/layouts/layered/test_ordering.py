@@ -8,6 +8,7 @@ from itertools import combinations, pairwise
 
 import pytest
 
+from layouts.api import layout
 from layouts.graph import Edge, Graph, Node
 from layouts.layered import cycles, invariants, layering, ordering, placement
 from layouts.layered.graph import ProperGraph, import_graph
@@ -17,6 +18,7 @@ from layouts.layered.ordering.local_search import sift, transpose
 from layouts.layered.ordering.sweep import initial_layers, sort_layer, weighted_median
 from layouts.options import Effort, LayoutOptions
 from layouts.permute import shuffle_graph
+from layouts.quality import measure
 from layouts.result import Side
 from renderer.from_definition import diagram_from_definition
 from workflow.generate import generate_definition
@@ -180,6 +182,66 @@ def test_partly_overlapping_loop_backs_take_opposite_sides() -> None:
     result = ordering.run(proper, LayoutOptions())
     assert result.corridor_sides[-2:] == (-1, 1)
     assert result.corridor_crossings == 0
+
+
+def chain_with_loop_backs(length: int, backs: list[tuple[int, int]]) -> Graph:
+    """Chain n0 -> n1 -> ... (rank i for n{i}) with loop-backs n{lower} -> n{upper}."""
+    names = [f"n{i}" for i in range(length)]
+    edges = [Edge(f"{a}{b}", a, b) for a, b in pairwise(names)]
+    edges += [Edge(f"back{i}", f"n{lower}", f"n{upper}", loop_back=True)
+              for i, (lower, upper) in enumerate(backs)]
+    return Graph(tuple(Node(n, 40, 20) for n in names), tuple(edges))
+
+
+def test_loop_backs_meeting_in_one_channel_share_a_side() -> None:
+    # Loop-backs n3 -> n0, n5 -> n2, n7 -> n4 on a bare chain: channel ranges (upper
+    # rank, lower rank + 1) = (0, 4), (2, 6), (4, 8). The first two overlap in part, and
+    # so do the last two; the first and the last meet only in channel 4 (between ranks 3
+    # and 4), where the run out of n3 can lie above the run into n4, so they do not
+    # cross. Runs cross nothing (only chain segments). Sides left, right, left: 0.
+    # (Were meeting ranges counted as crossing, the third would cost 1 on either side.)
+    g = chain_with_loop_backs(9, [(3, 0), (5, 2), (7, 4)])
+    for effort in Effort:
+        result = ordering.run(proper_of(g), LayoutOptions(effort=effort))
+        assert result.corridor_sides[-3:] == (-1, 1, -1)
+        assert result.corridor_crossings == 0
+    assert measure(layout(g, engine="layered")).crossings == 0
+
+
+def test_corridor_sides_improve_on_the_greedy_choice() -> None:
+    # Loop-backs with channel ranges A = (0, 3), B = (2, 6), C = (5, 9), D = (8, 11)
+    # (n2 -> n0, n5 -> n2, n8 -> n5, n10 -> n8): A-B, B-C and C-D overlap in part, the
+    # rest not at all. Greedy, shortest first (A and D, length 3, then B and C): A left,
+    # D left (preferred), B right (A is left), C then meets D on the left and B on the
+    # right: 1. Moving D to the right makes it 0: sides left, right, left, right.
+    g = chain_with_loop_backs(12, [(2, 0), (5, 2), (8, 5), (10, 8)])
+    result = ordering.run(proper_of(g), LayoutOptions())
+    assert result.corridor_sides[-4:] == (-1, 1, -1, 1)
+    assert result.corridor_crossings == 0
+
+
+def test_interleaved_loop_backs_beside_a_strand_keep_one_side() -> None:
+    # r -> a0 -> ... -> a7 -> z and r -> s0 -> ... -> s7 -> z (a{i}, s{i} on rank
+    # i + 1), loop-backs A = a4 -> a1 (ranks 2..5) and B = a5 -> a3 (ranks 4..6): they
+    # interleave, so on one side their corridors cross once (1). On opposite sides, say
+    # A left and B right, A's runs cross nothing only with a1 left of s1 (rank 2) and a4
+    # left of s4 (rank 5), B's only with a3 right of s3 (rank 4) and a5 right of s5
+    # (rank 6). Each of the steps rank 2 -> 4, 4 -> 5 and 5 -> 6 then either swaps the
+    # two strands (one crossing) or leaves one run crossing a strand segment: >= 3. The
+    # optimum is 1, both on one side, with the strands uncrossed.
+    a = [f"a{i}" for i in range(8)]
+    s = [f"s{i}" for i in range(8)]
+    edges = [Edge("ra0", "r", "a0"), Edge("rs0", "r", "s0"), Edge("a7z", "a7", "z"),
+             Edge("s7z", "s7", "z")]
+    edges += [Edge(f"{x}{y}", x, y) for x, y in (*pairwise(a), *pairwise(s))]
+    edges += [Edge("backA", "a4", "a1", loop_back=True),
+              Edge("backB", "a5", "a3", loop_back=True)]
+    g = Graph(tuple(Node(n, 40, 20) for n in ["r", *a, *s, "z"]), tuple(edges))
+    for effort in Effort:
+        result = ordering.run(proper_of(g), LayoutOptions(effort=effort))
+        sides = result.corridor_sides[-2:]
+        assert sides[0] == sides[1]
+        assert (result.crossings, result.corridor_crossings) == (0, 1)
 
 
 def test_placement_hands_the_planned_corridor_side_to_routing() -> None:
