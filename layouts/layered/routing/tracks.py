@@ -153,11 +153,17 @@ def forced_arcs(runs: Sequence[ChannelRun]) -> dict[tuple[int, int], int]:
     return arcs
 
 
-def _channel_levels(runs: Sequence[ChannelRun], spacing: float, quick: bool) -> list[int]:
-    """Track of every run; ``quick`` orders the runs by :func:`forced_arcs` alone (no pair
-    costs and no pairs at all, so more crossings: the path once the time budget is gone).
-    In that order each run takes the track below every conflicting run placed before it."""
-    weights = forced_arcs(runs) if quick else _pair_weights(runs, _conflicts(runs, spacing))
+def _channel_levels(runs: Sequence[ChannelRun], spacing: float, deadline: Deadline | None
+                    ) -> list[int]:
+    """Track of every run. Once ``deadline`` has expired (checked before and after the pair
+    costs of the channel), the runs are ordered by :func:`forced_arcs` alone: no pair costs
+    and no pairs at all, so more crossings but the same overlap guarantees. In the order
+    each run takes the track below every conflicting run placed before it."""
+    weights = None
+    if deadline is None or not deadline.expired():
+        weights = _pair_weights(runs, _conflicts(runs, spacing))
+    if weights is None or (deadline is not None and deadline.expired()):
+        weights = forced_arcs(runs)
     reach = [run.high + spacing for run in runs]
     stack = IntervalStack([*(run.low for run in runs), *reach])
     levels = [-1] * len(runs)
@@ -168,8 +174,8 @@ def _channel_levels(runs: Sequence[ChannelRun], spacing: float, quick: bool) -> 
 
 def assign_tracks(runs: Sequence[ChannelRun], spacing: float,
                   deadline: Deadline | None = None) -> tuple[dict[int, int], dict[int, int]]:
-    """Track number (0 = top) of every run by key, and the track count of every channel.
-    Once ``deadline`` has expired, the remaining channels take the quick order."""
+    """Track number (0 = top) of every run by key, and the track count of every channel;
+    see :func:`_channel_levels` for what an expired ``deadline`` changes."""
     by_channel: dict[int, list[ChannelRun]] = defaultdict(list)
     for run in runs:
         by_channel[run.channel].append(run)
@@ -177,8 +183,7 @@ def assign_tracks(runs: Sequence[ChannelRun], spacing: float,
     counts: dict[int, int] = {}
     for channel in sorted(by_channel):
         group = by_channel[channel]
-        quick = deadline is not None and deadline.expired()
-        levels = _channel_levels(group, spacing, quick)
+        levels = _channel_levels(group, spacing, deadline)
         for run, level in zip(group, levels, strict=True):
             tracks[run.key] = level
         counts[channel] = max(levels) + 1
