@@ -178,9 +178,23 @@ def _node_from(item: object, index: int) -> Node:
     width, height = item.get("width"), item.get("height")
     _check_size(node_id, "width", width)
     _check_size(node_id, "height", height)
-    label = item.get("label", "")
+    label = _label_from(item.get("label", ""), f"node '{node_id}'", node_id, allow_none=False)
     return Node(node_id, float(width), float(height), shape,  # type: ignore[arg-type]
-                label if isinstance(label, str) else str(label))
+                label or "")
+
+
+def _label_from(
+    value: object, where: str, offending_id: str, *, allow_none: bool = True
+) -> str | None:
+    """A label as text: strings as they are, numbers and booleans written out, ``None``
+    kept where allowed (edges); lists and objects are refused, as in the graph schema."""
+    if isinstance(value, str) or (value is None and allow_none):
+        return value
+    if isinstance(value, int | float):  # booleans too
+        return str(value)
+    shown = "null" if value is None else f"{type(value).__name__} {str(value)[:40]}"
+    raise InvalidGraphError(f"{where} has label {shown}; it must be text, a number or a "
+                            "boolean", offending_id=offending_id)
 
 
 def _edge_from(item: object, index: int) -> Edge:
@@ -193,13 +207,17 @@ def _edge_from(item: object, index: int) -> Edge:
         if not isinstance(ref, str) or not ref:
             raise InvalidGraphError(f"edge '{edge_id}' needs a string {end}",
                                     offending_id=str(edge_id))
-    label = item.get("label")
+    label = _label_from(item.get("label"), f"edge '{edge_id}'", str(edge_id))
+    loop_back = item.get("loopBack", False)
+    if not isinstance(loop_back, bool):
+        raise InvalidGraphError(f"edge '{edge_id}' has loopBack {loop_back!r}; it must be "
+                                "true or false", offending_id=str(edge_id))
     return Edge(
         id=str(edge_id),
         source=str(source),
         target=str(target),
-        label=None if label is None else str(label),
-        loop_back=bool(item.get("loopBack", False)),
+        label=label,
+        loop_back=loop_back,
         label_width=_float_or_zero(item.get("labelWidth", 0.0), str(edge_id)),
         label_height=_float_or_zero(item.get("labelHeight", 0.0), str(edge_id)),
     )

@@ -46,7 +46,7 @@ from renderer.styles import (
     SUBTITLE_TEXT,
     TITLE_TEXT,
 )
-from workflow.dsl import Definition, DslError, Step
+from workflow.dsl import Definition, DslError, Step, Transition
 
 SUBTITLES: Mapping[StepKind, Callable[[Step], str | None]] = {
     StepKind.AGENT: lambda step: step.agent,
@@ -76,7 +76,7 @@ def diagram_from_definition(definition: Definition) -> Diagram:
     edges = []
     edge_views = {}
     for transition in definition.edges:
-        label = guard_label(transition.guard)
+        label = _edge_label(transition)
         width, height = edge_label_size(label)
         edges.append(Edge(transition.id, transition.source, transition.target, label,
                           transition.is_loop_back, width, height))
@@ -84,6 +84,14 @@ def diagram_from_definition(definition: Definition) -> Diagram:
     graph = Graph(nodes, tuple(edges))
     graph.validate()
     return Diagram(definition.workflow, graph, views, edge_views)
+
+
+def _edge_label(transition: Transition) -> str | None:
+    try:
+        return guard_label(transition.guard)
+    except RecursionError:  # JSONLogic nested hundreds deep: json.loads reads it, we cannot
+        raise DslError(f"edge '{transition.id}' has a guard nested too deeply to "
+                       "show") from None
 
 
 def _node_view(step: Step) -> NodeView:

@@ -5,7 +5,7 @@ components are the JSON Schemas of :mod:`layouts.schemas` (graph, options, resul
 
 >>> document = openapi_document()
 >>> document["openapi"], sorted(document["components"]["schemas"])[:2]
-('3.1.0', ['Error', 'Graph'])
+('3.1.0', ['ElkGraph', 'Error'])
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def openapi_document() -> dict[str, Any]:
     components = {_COMPONENT_NAMES.get(k, k): v for k, v in all_schemas().items()}
     components["Error"] = {"type": "object", "required": ["error"],
                            "properties": {"error": {"type": "string"}}}
+    components["ElkGraph"] = ELK_GRAPH_SCHEMA
     option_schemas = options_json_schema()["properties"]
     render_parameters = [
         _query_parameter("format", {"type": "string", "enum": [f.value for f in OutputFormat],
@@ -48,7 +49,10 @@ def openapi_document() -> dict[str, Any]:
                     "text/vnd.graphviz": {"schema": {"type": "string"}}}},
                 "responses": {"200": {"description": "The drawing", "content": {
                     **drawing_output,
-                    "application/json": {"schema": {"$ref": "#/components/schemas/LayoutResult"}},
+                    # format=json gives a LayoutResult, format=elk the ELK JSON graph
+                    "application/json": {"schema": {"anyOf": [
+                        {"$ref": "#/components/schemas/LayoutResult"},
+                        {"$ref": "#/components/schemas/ElkGraph"}]}},
                 }}, **_ERROR_RESPONSES}}},
             "/api/engines": _get("Layout engines, available or not and why"),
             "/api/schemas/{name}": _get("A JSON Schema: graph, options or result",
@@ -65,6 +69,32 @@ def openapi_document() -> dict[str, Any]:
         "components": {"schemas": components},
     }
 
+
+_NUMBER = {"type": "number"}
+_POINT = {"type": "object", "required": ["x", "y"], "properties": {"x": _NUMBER, "y": _NUMBER}}
+_BOX = {"x": _NUMBER, "y": _NUMBER, "width": _NUMBER, "height": _NUMBER}
+ELK_GRAPH_SCHEMA: dict[str, Any] = {
+    "description": "A laid-out graph in the shape elkjs returns (renderer.elk_json), with the "
+                   "extension keys 'shape' on nodes and 'loopBack' on declared back edges.",
+    "type": "object",
+    "required": ["id", "x", "y", "width", "height", "children", "edges"],
+    "properties": {"id": {"type": "string"}, **_BOX, "children": {"type": "array", "items": {
+        "type": "object", "required": ["id", "x", "y", "width", "height", "labels"],
+        "properties": {"id": {"type": "string"}, **_BOX, "shape": {"type": "string"},
+                       "labels": {"type": "array"}}}},
+        "edges": {"type": "array", "items": {
+            "type": "object", "required": ["id", "sources", "targets"],
+            "properties": {
+                "id": {"type": "string"},
+                "sources": {"type": "array", "items": {"type": "string"}},
+                "targets": {"type": "array", "items": {"type": "string"}},
+                "sections": {"type": "array", "items": {
+                    "type": "object", "required": ["startPoint", "endPoint"],
+                    "properties": {"startPoint": _POINT, "endPoint": _POINT,
+                                   "bendPoints": {"type": "array", "items": _POINT}}}},
+                "labels": {"type": "array"}, "loopBack": {"type": "boolean"}}}}},
+}
+"""The ``format=elk`` output; LayoutResult forbids extra keys, so the two never overlap."""
 
 _COMPONENT_NAMES = {"graph": "Graph", "options": "LayoutOptions", "result": "LayoutResult"}
 _ERROR_RESPONSES = {

@@ -27,6 +27,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path, PurePath
 
 import yaml
@@ -53,6 +54,10 @@ class InputLimits:
     max_values: int = 1_000_000
     """Values in the parsed document counted with YAML aliases expanded, so a small
     "billion laughs" file cannot blow up later processing."""
+    max_depth: int = 200
+    """Levels of lists and objects, YAML aliases followed: a chain of anchors builds
+    values far deeper than the parser allows, which recursive code (``json.dumps``,
+    ``repr``) then cannot handle."""
 
 
 INPUT_LIMITS = InputLimits()
@@ -61,6 +66,10 @@ DOT_EXTENSIONS = (".dot", ".gv")
 _DOT_START = re.compile(r"(strict\s+)?(di)?graph\b(?!\s*:)", re.IGNORECASE)
 """DOT's first keyword, but not a YAML key such as ``graph:``."""
 _LEADING_COMMENTS = re.compile(r"\A(\s+|//[^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
+MAX_FLOW_DEPTH = 400
+"""Most open ``[``/``{`` in YAML text; PyYAML's parser hits Python's recursion limit at
+about 490 levels anyway."""
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 KNOWN_FORMATS = ("a workflow definition (YAML/JSON with 'workflow' and 'steps'), ELK JSON "
                  "(an object with 'children'), graph JSON (an object with 'nodes') or DOT "
                  "('digraph ...')")
@@ -126,8 +135,10 @@ def _parse(text: str) -> object:
     """JSON when the text starts like JSON (for exact error positions), else YAML."""
     if not text.strip():
         raise ReaderError(f"input is empty; expected {KNOWN_FORMATS}")
+    from_json = text.lstrip()[0] in "{["
+    if not from_json:
+        _check_flow_depth(text)
     try:
-        from_json = text.lstrip()[0] in "{["
         data = json.loads(text) if from_json else yaml.safe_load(text)
     except json.JSONDecodeError as exc:
         raise ReaderError(f"not valid JSON at line {exc.lineno} column {exc.colno}: "
@@ -147,6 +158,18 @@ def _parse(text: str) -> object:
     return data
 
 
+def _check_flow_depth(text: str) -> None:
+    """Refuse YAML with more than :data:`MAX_FLOW_DEPTH` open brackets before parsing:
+    PyYAML's scanner takes time quadratic in the open brackets (2000 ``[`` took 6 s) and
+    its parser would hit the recursion limit anyway. Brackets inside quotes count too, so
+    only text with hundreds of unclosed brackets in strings is refused wrongly."""
+    brackets = _NOT_BRACKETS.sub("", text)
+    depth = max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
+    if depth > MAX_FLOW_DEPTH:
+        raise ReaderError(f"input is nested too deeply to read (more than {MAX_FLOW_DEPTH} "
+                          "open brackets)")
+
+
 def _containers(item: object) -> list[object]:
     values = item.values() if isinstance(item, Mapping) else item
     assert isinstance(values, Iterable)
@@ -154,10 +177,12 @@ def _containers(item: object) -> list[object]:
 
 
 def _check_expanded_size(data: object) -> None:
-    """Count values as if YAML aliases were copied out (each shared part is sized once,
-    then reused), refusing documents over the limit or that contain themselves."""
+    """Count values and levels as if YAML aliases were copied out (each shared part is
+    measured once, then reused), refusing documents over the limits or that contain
+    themselves."""
     limit = INPUT_LIMITS.max_values
     sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[object, bool]] = [(data, False)]
     while stack:
@@ -166,6 +191,10 @@ def _check_expanded_size(data: object) -> None:
         if finished:
             own = len(item) if isinstance(item, Mapping | list) else 0
             sizes[key] = min(limit + 1, own + sum(sizes[id(c)] for c in _containers(item)))
+            depths[key] = 1 + max((depths[id(c)] for c in _containers(item)), default=0)
+            if depths[key] > INPUT_LIMITS.max_depth:
+                raise ReaderError(f"input is nested too deeply to read (more than "
+                                  f"{INPUT_LIMITS.max_depth} levels, YAML aliases followed)")
             on_path.discard(key)
         elif key in on_path:
             raise ReaderError("input contains itself (a YAML alias inside its own anchor)")

@@ -63,9 +63,11 @@ class RequestProblem(Exception):
         self.status = status
 
 
-def error_response(status: int, message: str) -> JSONResponse:
+def error_response(
+    status: int, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
     """The JSON body of every error: ``{"error": message}``."""
-    return JSONResponse({"error": message}, status_code=status)
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 def guarded(endpoint: Endpoint) -> Endpoint:
@@ -229,7 +231,8 @@ class Service:
 
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
-    return error_response(error.status_code, str(error.detail))
+    # keep Starlette's headers: a 405 must say which methods are allowed (RFC 9110)
+    return error_response(error.status_code, str(error.detail), error.headers)
 
 
 def create_app(

@@ -170,6 +170,15 @@ def _text(value: object, where: str) -> str:
     return str(value)
 
 
+def _json_text(value: object, where: str) -> str:
+    """A JSONLogic value written as JSON text; YAML-only values (dates, sets, binary) and
+    keys that cannot be sorted together (``{1: x, a: y}``) are a :class:`DslError`."""
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError) as error:
+        raise DslError(f"{where} is not JSON: {error}") from None
+
+
 def _int(value: object, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DslError(f"{where} must be an integer, not {value!r}")
@@ -203,7 +212,7 @@ def _step(item: object, index: int) -> Step:
         elif attribute in _NUMBER_FIELDS:
             values[attribute] = _number(value, where)
         elif attribute == "expression" and not isinstance(value, str):
-            values[attribute] = json.dumps(value, sort_keys=True)
+            values[attribute] = _json_text(value, where)
         else:
             values[attribute] = _text(value, where)
     return Step(**values)
@@ -224,7 +233,7 @@ def _edges(items: list[object]) -> tuple[Transition, ...]:
         target = _text(item["to"], f"edges[{index}].to")
         guard = item.get("guard")
         if guard is not None and not isinstance(guard, str):
-            guard = json.dumps(guard, sort_keys=True) if not isinstance(guard, bool) else (
+            guard = _json_text(guard, f"edges[{index}].guard") if not isinstance(guard, bool) else (
                 "true" if guard else "false")
         loop_back = item.get("isLoopBack", False)
         if not isinstance(loop_back, bool):
