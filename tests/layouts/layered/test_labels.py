@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from itertools import combinations
 
 from layouts.layered.labels import LabelRequest, LabelRows, arrange_labels, label_box
@@ -43,3 +44,29 @@ def test_placed_label_boxes_never_overlap() -> None:
         assert not boxes_overlap((a.x, a.y, a.width, a.height), (b.x, b.y, b.width, b.height))
     assert all(box.x == r.x for box, r in zip(placed, reqs, strict=True))
     assert min(box.y for box in placed) == 100 + 4
+
+
+def first_fit_rows(requests: list[LabelRequest], gap: float) -> dict[int, int]:
+    """First fit by hand: in x order (key on ties), each label takes the lowest row whose
+    last label ends at least ``gap`` before it, else a new row."""
+    ends: list[float] = []
+    rows: dict[int, int] = {}
+    for r in sorted(requests, key=lambda r: (r.x, r.key)):
+        row = next((k for k, end in enumerate(ends) if end + gap <= r.x), len(ends))
+        if row == len(ends):
+            ends.append(r.x + r.width)
+        else:
+            ends[row] = r.x + r.width
+        rows[r.key] = row
+    return rows
+
+
+def test_many_labels_take_the_same_rows_as_plain_first_fit() -> None:
+    rng = random.Random(7)
+    for count, spread in ((300, 20.0), (300, 3000.0), (50, 200.0)):
+        reqs = [LabelRequest(i, 1, round(rng.uniform(0, spread), 1), rng.choice([10, 30, 80]),
+                             12) for i in range(count)]
+        rows = arrange_labels(reqs, gap=4)
+        expected = first_fit_rows(reqs, 4)
+        assert rows.offsets == {k: 4.0 + row * (12 + 4) for k, row in expected.items()}
+        assert rows.heights == {1: 4 + (max(expected.values()) + 1) * (12 + 4)}
