@@ -55,7 +55,7 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     """A diagram of plain nodes from a graph parsed by :func:`parse_dot`."""
     name = agraph.name or default_name
     nodes, views = [], {}
-    for node_name in agraph.nodes():
+    for node_name in _node_names(agraph):
         attributes = _attributes(agraph.get_node(node_name).attr, NODE_ATTRIBUTES)
         node, view = _node(str(node_name), attributes, name)
         nodes.append(node)
@@ -65,6 +65,15 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     graph.validate()
     edge_views = {e.id: EdgeView(e.label) for e in edges if e.label}
     return Diagram(name, graph, views, edge_views)
+
+
+def _node_names(agraph: Any) -> list[str]:
+    """The node names; a node named ``""`` is a :class:`DotReadError` (Graphviz keeps it
+    anonymous, and pygraphviz then fails with a ``TypeError`` on its missing name)."""
+    try:
+        return [str(node_name) for node_name in agraph.nodes()]
+    except TypeError:
+        raise DotReadError('a node has the empty name ""; give every node a name') from None
 
 
 def parse_dot(text: str) -> Any:

@@ -184,6 +184,36 @@ def test_yaml_anchor_bombs(client: TestClient, depth: int, fanout: int) -> None:
         assert "expands to more than" in response.json()["error"]
 
 
+DOT_ATTRIBUTES = st.sampled_from(["width", "height", "shape", "label", "id", "loopBack"])
+DOT_VALUES = st.text(max_size=8) | st.sampled_from(
+    ["1e308", "-1", "0", "nan", "1e-300", "diamond", "point", "\\N\\G\\n", "true", "9" * 30])
+DOT_NAMES = st.sampled_from(["a", "b", '""', '"x y"']) | st.text(max_size=4).map(json.dumps)
+
+
+@st.composite
+def dot_texts(draw: st.DrawFn) -> str:
+    """DOT with random names and attribute values, sometimes with random text inserted."""
+    def attributes() -> str:
+        pairs = draw(st.lists(st.tuples(DOT_ATTRIBUTES, DOT_VALUES), max_size=3))
+        return ", ".join(f"{k}={json.dumps(v)}" for k, v in pairs)
+
+    names = draw(st.lists(DOT_NAMES, min_size=1, max_size=4))
+    statements = [f"{n} [{attributes()}];" for n in names]
+    statements += [f"{draw(st.sampled_from(names))} -> {draw(st.sampled_from(names))} "
+                   f"[{attributes()}];" for _ in range(draw(st.integers(0, 4)))]
+    text = f"{draw(st.sampled_from(['digraph', 'graph', 'strict digraph']))} G {{ " \
+        + " ".join(statements) + " }"
+    cut = draw(st.integers(0, len(text)))
+    return text[:cut] + draw(st.text(max_size=4)) + text[cut:] if draw(st.booleans()) else text
+
+
+@FUZZ
+@given(text=dot_texts(), fmt=st.sampled_from(["svg", "json", "elk", "dot"]))
+def test_random_dot(client: TestClient, text: str, fmt: str) -> None:
+    assert_allowed(post(client, text.encode("utf-8", "surrogatepass"), {**FAST, "format": fmt},
+                        content_type="text/vnd.graphviz"))
+
+
 # -- deep nesting and the inputs that once failed ---------------------------------------
 
 DEEP = 100_000
@@ -256,6 +286,8 @@ NODE_A = '{"id": "a", "width": 80, "height": 40}'
      "more than 200 levels"),
     ('{"nodes": [{"id": "a", "width": 1, "height": 1, "label": ' + "[" * 900 + "]" * 900
      + "}]}", 400, "more than 200 levels"),
+    # a node named "": pygraphviz failed with TypeError on its missing name: was 500
+    ('digraph { a -> "" }', 400, 'empty name'),
     # a guard nested 900 deep: guard_label recursed past the limit: was 500
     ("workflow: w\nsteps: [{id: a, kind: Condition}, {id: b, kind: Tool}]\nedges: [{from: a,"
      " to: b, guard: '" + '{"!": ' * 900 + "true" + "}" * 900 + "'}]\n", 400,
