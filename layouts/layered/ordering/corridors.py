@@ -21,6 +21,7 @@ CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,), edge=(0,))
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -141,35 +142,55 @@ class CorridorCosts:
                  if component is None or self.graph.component[e[2]] == component]
         runs = [{side: self.runs(pos, lower, upper, side) for side in (-1, 1)}
                 for _, _, lower, upper, _ in edges]
-        spans = [e[4] for e in edges]
+        partners = _overlap_partners([e[4] for e in edges])
         sides: list[int] = []
-        for k, (_, _, lower, _, span) in enumerate(edges):
+        for k, (_, _, lower, _, _) in enumerate(edges):
             first = preferred(self.graph.component[lower]) or 1
             sides.append(min((-1, 1), key=lambda side: (
-                runs[k][side] + _overlaps(span, spans, sides, side), side != first)))
-        _improve(sides, runs, spans)
-        total = sum(runs[k][side] + _overlaps(spans[k], spans, sides[:k], side)
+                runs[k][side] + _overlaps(partners[k], sides, side), side != first)))
+        _improve(sides, runs, partners)
+        total = sum(runs[k][side] + _overlaps(partners[k], sides[:k], side)
                     for k, side in enumerate(sides))
         return [(e[1], side) for e, side in zip(edges, sides, strict=True)], total
 
 
-def _overlaps(span: tuple[int, int], spans: Sequence[tuple[int, int]],
-              sides: Sequence[int], side: int) -> int:
-    """Corridors among the first ``len(sides)`` of ``spans`` on ``side`` that overlap
-    ``span`` in part."""
-    return sum(1 for other, s in zip(spans[:len(sides)], sides, strict=True) if s == side
-               and _partial_overlap(span, other))
+def _overlap_partners(spans: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """For every span, the indices of the spans that overlap it in part (see
+    :func:`_partial_overlap`), found by a sweep over the spans sorted by start, so the
+    cost is O(R log R + pairs) rather than R squared.
+
+    >>> _overlap_partners([(3, 9), (7, 12), (9, 14), (4, 6)])
+    [[1], [0, 2], [1], []]
+    """
+    partners: list[list[int]] = [[] for _ in spans]
+    by_start = sorted(range(len(spans)), key=lambda i: spans[i])
+    starts = [spans[i][0] for i in by_start]
+    for i in range(len(spans)):
+        # candidates start strictly inside span i: bisect over the sorted starts
+        lo = bisect.bisect_right(starts, spans[i][0])
+        hi = bisect.bisect_left(starts, spans[i][1])
+        for j in by_start[lo:hi]:
+            if j != i and _partial_overlap(spans[i], spans[j]):
+                partners[i].append(j)
+                partners[j].append(i)
+    # equal starts never overlap in part (one holds the other), so each pair is seen once
+    return [sorted(p) for p in partners]
+
+
+def _overlaps(partners: Sequence[int], sides: Sequence[int], side: int) -> int:
+    """Partners among the first ``len(sides)`` corridors (side 0: not placed) on ``side``."""
+    placed = len(sides)
+    return sum(1 for j in partners if j < placed and sides[j] == side)
 
 
 def _improve(sides: list[int], runs: Sequence[dict[int, int]],
-             spans: Sequence[tuple[int, int]], max_rounds: int = 4) -> None:
+             partners: Sequence[Sequence[int]], max_rounds: int = 4) -> None:
     """Move single corridors to the other side while that strictly lowers the total."""
     for _ in range(max_rounds):
         moved = False
         for k, side in enumerate(sides):
-            others = [s if j != k else 0 for j, s in enumerate(sides)]
-            stay = runs[k][side] + _overlaps(spans[k], spans, others, side)
-            move = runs[k][-side] + _overlaps(spans[k], spans, others, -side)
+            stay = runs[k][side] + _overlaps(partners[k], sides, side)
+            move = runs[k][-side] + _overlaps(partners[k], sides, -side)
             if move < stay:
                 sides[k], moved = -side, True
         if not moved:
