@@ -7,6 +7,8 @@ import random
 from itertools import combinations, pairwise
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from layouts.api import layout
 from layouts.graph import Edge, Graph, Node
@@ -299,3 +301,13 @@ def test_shuffling_the_input_barely_changes_the_crossing_count(size: int) -> Non
     # The target: the spread stays within 10% of the count (and within one crossing
     # when the count is tiny).
     assert max(counts) - min(counts) <= max(1, 0.1 * min(counts))
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12)), max_size=40))
+def test_overlap_partners_match_all_pairs(raw: list[tuple[int, int]]) -> None:
+    from layouts.layered.ordering.corridors import _overlap_partners, _partial_overlap
+
+    spans = [(start, start + length) for start, length in raw]
+    expected = [[j for j in range(len(spans)) if j != i and _partial_overlap(spans[i], spans[j])]
+                for i in range(len(spans))]
+    assert _overlap_partners(spans) == expected
