@@ -20,6 +20,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn, cast
 
 from layouts.api import engines
 from layouts.errors import InvalidGraphError
@@ -42,15 +43,24 @@ class CommandInputError(Exception):
     """A file that cannot be read or written, or an output name with no known format."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (and exit code 2), like every
+    other bad-input error of ``wfr``; ``--help`` still prints the full usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``wfr`` parser with every sub-command; each sets ``func(args) -> exit code``.
 
     >>> build_parser().parse_args(["render", "x.yaml", "--effort", "best"]).option_effort
     'best'
     """
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="wfr", description="Draw workflow graphs and run workflows.")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
+                      parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     _add_render_command(subparsers)
     engines_parser = subparsers.add_parser("engines", help="list layout engines and why "
                                            "an engine is unavailable")

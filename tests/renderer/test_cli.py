@@ -259,3 +259,12 @@ def test_the_installed_script_writes_the_same_bytes_as_main(
                                capture_output=True, timeout=60, check=False)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout == from_main
+
+
+@pytest.mark.parametrize("argv", [["render"], ["frob"], ["render", "x.yaml", "--zoom"],
+                                  ["render", "x.yaml", "--effort"]])
+def test_usage_errors_are_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("wfr") and "--help" in err

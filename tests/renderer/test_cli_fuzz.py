@@ -34,18 +34,14 @@ def run_cli(capfd: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, st
 
 
 def assert_cli_rule(code: int, err: str) -> None:
-    """Exit 0, or 2 with one line naming the problem; argparse's own usage errors print
-    the usage block first and end with one ``error:`` line."""
+    """Exit 0, or 2 with one line naming the problem (usage errors included)."""
     assert "Traceback" not in err, err
     assert code in {0, 2}, err
     if code == 0:
         return
     lines = err.strip().splitlines()
-    if err.startswith("usage:"):  # argparse echoes the bad value as given, "\r" and all
-        assert "error:" in err.strip().split("\n")[-1], err
-    else:
-        assert len(lines) == 1 and lines[0].startswith("wfr render: "), err
-        assert len(lines[0]) > len("wfr render: ") and "internal error" not in err
+    assert len(lines) == 1 and lines[0].startswith(("wfr render: ", "wfr: ")), err
+    assert len(lines[0]) > len("wfr render: ") and "internal error" not in err
 
 
 # -- strategies -------------------------------------------------------------------------
