@@ -148,3 +148,26 @@ def test_the_wfr_console_script_runs_a_fixture(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1].endswith(" is Completed")
     assert "TimerFired settle-window" in result.stdout
+
+
+def test_every_registered_command_has_its_body() -> None:
+    import argparse
+
+    from workflow import cli, cli_commands
+
+    parser = argparse.ArgumentParser(prog="wfr")
+    subparsers = parser.add_subparsers(dest="command")
+    cli.register_commands(subparsers)
+    for name in subparsers.choices:
+        assert callable(getattr(cli_commands, name.replace("-", "_") + "_command")), name
+
+
+def test_rendering_does_not_load_the_engine() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, renderer.cli; "
+            "print('workflow.engine' in sys.modules, 'workflow.cli_commands' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False False"

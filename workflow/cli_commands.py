@@ -1,0 +1,145 @@
+"""The bodies of the engine's ``wfr`` sub-commands (see :mod:`workflow.cli`, which wires
+them into argparse and imports this module only when one of them runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+
+from workflow.definitions import UnknownWorkflowError, VersionConflictError
+from workflow.demo import demo_definitions, demo_executors
+from workflow.dsl import DslError, load_definition
+from workflow.engine import Engine, EngineError
+from workflow.model import Effect, EmitEvent, Event, Json, Run, RunState
+from workflow.pump import pump
+from workflow.sqlite_store import SqliteStore
+from workflow.validation import InvalidDefinitionError, validate_definition
+
+Command = Callable[[argparse.Namespace], int]
+BAD_INPUT = (DslError, EngineError, UnknownWorkflowError, VersionConflictError,
+             InvalidDefinitionError, LookupError, OSError, ValueError)
+
+
+def guarded(name: str, function: Command) -> Command:
+    """``function`` with bad input (a typed engine, DSL or validation error, a missing
+    run, an unreadable file) turned into one stderr line and exit code 2."""
+
+    def command(args: argparse.Namespace) -> int:
+        try:
+            return function(args)
+        except BAD_INPUT as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print(f"wfr {name}: {message}", file=sys.stderr)
+            return 2
+
+    return command
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    definition = load_definition(args.file)
+    known = [*args.known_executor, *(demo_executors() if args.demo else ())]
+    problems = validate_definition(definition, strict=args.strict, known_executors=known)
+    for problem in problems:
+        print(problem.describe())
+    return 2 if any(problem.is_error for problem in problems) else 0
+
+
+def _json_argument(text: str, name: str) -> Json:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{name} is not valid JSON: {exc.msg} at column {exc.colno}") from None
+
+
+def _engine(args: argparse.Namespace) -> Engine:
+    store = SqliteStore(args.db)
+    return Engine(store, demo_executors(), clock=time.time, observer=_print_transition)
+
+
+def _print_transition(run: Run, event: Event, effects: tuple[Effect, ...]) -> None:
+    happened = [e.kind + (f" {e.step_id}" if e.step_id else "") for e in effects
+                if isinstance(e, EmitEvent)]
+    label = type(event).__name__ + (f" {getattr(event, 'step_id', '')}".rstrip())
+    print(f"{run.run_id}: {label} -> {run.state.value}"
+          + (f" [{', '.join(happened)}]" if happened else ""))
+
+
+def _drive(engine: Engine, run_id: str, *, simulate_time: bool) -> int:
+    def may_jump() -> bool:
+        state = engine.run(run_id).state
+        return not (state.is_finished or state is RunState.WAITING_FOR_HUMAN)
+
+    pump(engine, simulate_time=simulate_time, may_jump=may_jump)
+    run = engine.run(run_id)
+    print(f"run {run.run_id} is {run.state.value}" + (f": {run.reason}" if run.reason else ""))
+    return 1 if run.state in (RunState.FAILED, RunState.CANCELLED) else 0
+
+
+def run_command(args: argparse.Namespace) -> int:
+    run_input = _json_argument(args.input, "--input")
+    definition = load_definition(args.file)
+    engine = _engine(args)
+    for extra in demo_definitions():
+        engine.register(extra)
+    engine.register(definition)
+    run = engine.start(definition.workflow, definition.version, run_input)
+    print(f"started run {run.run_id} of {definition.workflow} {definition.version}")
+    return _drive(engine, run.run_id, simulate_time=not args.real_time)
+
+
+def runs_command(args: argparse.Namespace) -> int:
+    for run in _engine(args).store.list_runs():
+        print(f"{run.run_id}\t{run.workflow}\t{run.version}\t{run.state.value}\t"
+              f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(run.updated_at))}")
+    return 0
+
+
+def show_command(args: argparse.Namespace) -> int:
+    run = _engine(args).run(args.run_id)
+    print(f"run {run.run_id}: {run.workflow} {run.version} {run.state.value}"
+          + (f" ({run.reason})" if run.reason else ""))
+    for step_run in run.steps.values():
+        waiting = f" waiting for {step_run.waiting_for}" if step_run.waiting_for else ""
+        error = f" error: {step_run.error}" if step_run.error else ""
+        print(f"  {step_run.step_id}: {step_run.state.value} attempt {step_run.attempt} "
+              f"iteration {step_run.iteration}{waiting}{error}")
+    if run.output is not None:
+        print(f"output: {json.dumps(run.output, sort_keys=True)}")
+    return 0
+
+
+def decide_command(args: argparse.Namespace) -> int:
+    data = _json_argument(args.data, "--data")
+    engine = _engine(args)
+    engine.decide(args.run_id, args.step_id, args.decision, data)
+    return _drive(engine, args.run_id, simulate_time=not args.real_time)
+
+
+def cancel_command(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    engine.cancel(args.run_id)
+    return 0 if _drive(engine, args.run_id, simulate_time=False) == 1 else 1
+
+
+def dead_letters_command(args: argparse.Namespace) -> int:
+    for letter in _engine(args).store.dead_letters():
+        print(f"{letter.signal_id}\t{letter.run_id}\t{letter.kind}\tattempts {letter.attempts}"
+              f"\t{letter.error}")
+    return 0
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    engine.store.replay(args.signal_id, now=engine.now())
+    print(f"replayed {args.signal_id}; handled {pump(engine)} queued signals")
+    return 0
+
+
+def purge_command(args: argparse.Namespace) -> int:
+    before = time.time() if args.before is None else args.before
+    print(f"purged {_engine(args).store.purge(before=before)} finished runs")
+    return 0
