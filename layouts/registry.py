@@ -87,6 +87,18 @@ def register(name: str, factory: ProviderFactory) -> None:
     _instances.pop(name, None)
 
 
+def unregister(name: str) -> None:
+    """Forget a provider added with :func:`register` (and its cached instance).
+
+    >>> register("demo-engine", lambda: get_provider("grandalf"))
+    >>> unregister("demo-engine")
+    >>> "demo-engine" in provider_names()
+    False
+    """
+    _registered.pop(name, None)
+    _instances.pop(name, None)
+
+
 def runtime_registrations() -> dict[str, ProviderFactory]:
     """The factories added with :func:`register`, by name (not built-ins or entry points).
 

@@ -47,8 +47,7 @@ def temporary_providers() -> object:
     registry.register("test-recording", lambda: recording)
     yield recording
     for name in ("test-unavailable", "test-recording"):
-        registry._registered.pop(name, None)
-        registry._instances.pop(name, None)
+        registry.unregister(name)
 
 
 def test_unknown_engine_lists_known_ones() -> None:

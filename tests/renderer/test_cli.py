@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import io
 import json
 import subprocess
 import sys
-import textwrap
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
-from layouts import registry
 from layouts.options import OPTION_TABLE
 from renderer import cli
 from renderer.cli import main
@@ -58,20 +56,12 @@ TEST_ENGINES = {"test-cli-slow": "SlowProvider", "test-cli-missing": "MissingPro
 
 
 @pytest.fixture(scope="module")
-def test_engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def test_engines(tmp_path_factory: pytest.TempPathFactory,
+                 provider_module: Callable[..., AbstractContextManager[None]]) -> Iterator[None]:
     """Misbehaving providers, importable by the worker processes (registered, then undone)."""
-    folder = tmp_path_factory.mktemp("providers")
-    (folder / "wfr_cli_providers.py").write_text(textwrap.dedent(PROVIDER_SOURCE))
-    sys.path.insert(0, str(folder))
-    module = importlib.import_module("wfr_cli_providers")
-    for name, class_name in TEST_ENGINES.items():
-        registry.register(name, getattr(module, class_name))
-    yield
-    for name in TEST_ENGINES:
-        registry._registered.pop(name, None)
-        registry._instances.pop(name, None)
-    sys.path.remove(str(folder))
-    sys.modules.pop("wfr_cli_providers", None)
+    with provider_module(tmp_path_factory.mktemp("providers"), "wfr_cli_providers",
+                         PROVIDER_SOURCE, TEST_ENGINES):
+        yield
 
 
 @pytest.fixture

@@ -6,13 +6,11 @@ worker processes (which get the caller's ``sys.path``) can import it by name.
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
-import sys
-import textwrap
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -74,17 +72,12 @@ ENGINE = "test-stack"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def stack_provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    folder = tmp_path_factory.mktemp("providers")
-    (folder / "wfr_isolation_providers.py").write_text(textwrap.dedent(PROVIDER_SOURCE))
-    sys.path.insert(0, str(folder))
-    module = importlib.import_module("wfr_isolation_providers")
-    registry.register(ENGINE, module.StackProvider)
-    yield
-    registry._registered.pop(ENGINE, None)
-    registry._instances.pop(ENGINE, None)
-    sys.path.remove(str(folder))
-    sys.modules.pop("wfr_isolation_providers", None)
+def stack_provider(tmp_path_factory: pytest.TempPathFactory,
+                   provider_module: Callable[..., AbstractContextManager[None]]) -> Iterator[None]:
+    with provider_module(tmp_path_factory.mktemp("providers"),
+                         "wfr_isolation_providers", PROVIDER_SOURCE,
+                         {ENGINE: "StackProvider"}):
+        yield
 
 
 @pytest.fixture
@@ -246,5 +239,4 @@ def test_providers_that_cannot_be_pickled_stay_behind() -> None:
                 pool.run(graph_of("a"), "test-lambda", LayoutOptions())
             assert pool.run(graph_of("a"), ENGINE, LayoutOptions()).nodes[0].id == "a"
     finally:
-        registry._registered.pop("test-lambda", None)
-        registry._instances.pop("test-lambda", None)
+        registry.unregister("test-lambda")

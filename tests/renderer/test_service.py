@@ -3,18 +3,17 @@ stall the server."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import signal
 import socket
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import anyio
@@ -22,7 +21,6 @@ import httpx
 import pytest
 from starlette.requests import Request
 
-from layouts import registry
 from renderer import service
 from renderer.cli import main
 from renderer.isolation import DEFAULT_POOL_SIZE, GRACE_SECONDS, WorkerPool
@@ -74,20 +72,12 @@ TEST_ENGINES = {"test-service-slow": "SlowProvider",
 
 
 @pytest.fixture(scope="module")
-def test_engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def test_engines(tmp_path_factory: pytest.TempPathFactory,
+                 provider_module: Callable[..., AbstractContextManager[None]]) -> Iterator[None]:
     """Misbehaving providers, importable by the workers (registered, then undone)."""
-    folder = tmp_path_factory.mktemp("providers")
-    (folder / "wfr_service_providers.py").write_text(textwrap.dedent(PROVIDER_SOURCE))
-    sys.path.insert(0, str(folder))
-    module = importlib.import_module("wfr_service_providers")
-    for name, class_name in TEST_ENGINES.items():
-        registry.register(name, getattr(module, class_name))
-    yield
-    for name in TEST_ENGINES:
-        registry._registered.pop(name, None)
-        registry._instances.pop(name, None)
-    sys.path.remove(str(folder))
-    sys.modules.pop("wfr_service_providers", None)
+    with provider_module(tmp_path_factory.mktemp("providers"),
+                         "wfr_service_providers", PROVIDER_SOURCE, TEST_ENGINES):
+        yield
 
 
 @pytest.fixture(scope="module")
