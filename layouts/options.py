@@ -165,14 +165,19 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
 OPTION_SPECS: Mapping[str, OptionSpec] = {spec.name: spec for spec in OPTION_TABLE}
 
 
-def _camel(name: str) -> str:
+def camel_case(name: str) -> str:
+    """The camelCase JSON spelling of a snake_case name.
+
+    >>> camel_case("time_budget")
+    'timeBudget'
+    """
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
 
 _NAME_LOOKUP: Mapping[str, str] = {
     **{spec.name: spec.name for spec in OPTION_TABLE},
-    **{_camel(spec.name): spec.name for spec in OPTION_TABLE},
+    **{camel_case(spec.name): spec.name for spec in OPTION_TABLE},
     **{spec.name.replace("_", "-"): spec.name for spec in OPTION_TABLE},
 }
 

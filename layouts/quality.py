@@ -31,6 +31,7 @@ from typing import Any
 
 from layouts.errors import LayoutError
 from layouts.geometry import on_outline
+from layouts.options import camel_case
 from layouts.quality_geometry import (
     Segment,
     bend_count,
@@ -82,11 +83,9 @@ class QualityReport:
         """
         out: dict[str, Any] = {}
         for name, value in asdict(self).items():
-            head, *rest = name.split("_")
-            key = head + "".join(part.title() for part in rest)
             if isinstance(value, float):
                 value = round(value, 3) if math.isfinite(value) else None
-            out[key] = value
+            out[camel_case(name)] = value
         return out
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from layouts.options import OPTION_TABLE, options_json_schema
+from layouts.options import OPTION_TABLE, camel_case, options_json_schema
 from layouts.registry import DEFAULT_ENGINE
 from layouts.schemas import all_schemas
 from renderer.writers import MEDIA_TYPES, OutputFormat
@@ -32,7 +32,7 @@ def openapi_document() -> dict[str, Any]:
                                     "default": "svg"}, "Output format."),
         _query_parameter("engine", {"type": "string", "default": DEFAULT_ENGINE},
                          "Layout engine; see /api/engines."),
-        *(_query_parameter(_camel(spec.name), option_schemas[spec.name], spec.description)
+        *(_query_parameter(camel_case(spec.name), option_schemas[spec.name], spec.description)
           for spec in OPTION_TABLE),
     ]
     drawing_output: dict[str, Any] = {m: {} for m in sorted(set(MEDIA_TYPES.values()))}
@@ -120,11 +120,6 @@ def _get(summary: str, parameters: list[dict[str, Any]] | None = None) -> dict[s
 def _query_parameter(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "required": False, "schema": schema,
             "description": description}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 def _package_version() -> str:

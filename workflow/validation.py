@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from workflow.config import DEFAULTS, FAILURE_POLICIES, GUARD_LITERALS, STEP_KINDS
-from workflow.dsl import Definition, Step, Transition
+from workflow.dsl import STEP_FIELDS, Definition, Step, Transition
 from workflow.jsonlogic import JsonLogicError, parse_rule
 
 EXECUTING_KINDS = ("Agent", "Tool", "Human", "SubWorkflow", "Compensation")
@@ -128,9 +128,12 @@ def _step_messages(
         yield f"compensation '{compensation}' is not a step (nor a registered executor)"
 
 
+_DSL_KEYS = {attribute: key for key, attribute in STEP_FIELDS.items()}
+
+
 def _dsl_name(attribute: str) -> str:
-    head, *rest = attribute.split("_")
-    return head + "".join(part.capitalize() for part in rest)
+    """The DSL key of a step attribute (``delay_minutes`` -> ``delayMinutes``)."""
+    return _DSL_KEYS[attribute]
 
 
 def _rule_problem(text: str, *, allow_literals: bool) -> str | None:
