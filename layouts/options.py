@@ -37,6 +37,13 @@ class Effort(StrEnum):
     BEST = "best"
 
 
+class LoopBackRoute(StrEnum):
+    """How the layered engine draws loop-back (reversed) edges."""
+
+    AUTO = "auto"
+    OUTSIDE = "outside"
+
+
 DIRECTION_ALIASES: Mapping[str, Direction] = {
     "toptobottom": Direction.TOP_TO_BOTTOM,
     "tb": Direction.TOP_TO_BOTTOM,
@@ -77,6 +84,22 @@ def parse_effort(value: object) -> Effort:
     except ValueError:
         raise InvalidOptionError(
             f"effort {value!r} is not one of draft, balanced, best", option="effort"
+        ) from None
+
+
+def parse_loop_back_route(value: object) -> LoopBackRoute:
+    """Accept ``auto|outside`` case-insensitively.
+
+    >>> parse_loop_back_route("Outside")
+    <LoopBackRoute.OUTSIDE: 'outside'>
+    """
+    if isinstance(value, LoopBackRoute):
+        return value
+    try:
+        return LoopBackRoute(str(value).strip().lower())
+    except ValueError:
+        raise InvalidOptionError(
+            f"loop_back_route {value!r} is not one of auto, outside", option="loop_back_route"
         ) from None
 
 
@@ -160,6 +183,11 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("seed", "integer", 0,
                "Seed of every randomised step, so layouts are reproducible.",
                minimum=0, maximum=2**31 - 1, parse=_integer("seed", 0, 2**31 - 1)),
+    OptionSpec("loop_back_route", "string", LoopBackRoute.AUTO,
+               "Layered engine: 'outside' draws every loop-back around the side of the "
+               "drawing; 'auto' does too, except where a lane between the columns saves "
+               "crossings (two loop-backs whose layer ranges interleave).",
+               choices=tuple(r.value for r in LoopBackRoute), parse=parse_loop_back_route),
 )
 
 OPTION_SPECS: Mapping[str, OptionSpec] = {spec.name: spec for spec in OPTION_TABLE}
@@ -194,6 +222,7 @@ class LayoutOptions:
     clearance: float = 12.0
     time_budget: float = 10.0
     seed: int = 0
+    loop_back_route: LoopBackRoute = LoopBackRoute.AUTO
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, object]) -> LayoutOptions:

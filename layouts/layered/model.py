@@ -52,6 +52,12 @@ class ChainEdge:
     reversed edge, the side (``Side.LEFT``/``Side.RIGHT``) ordering planned its corridor
     on, having counted the crossings of its corridor runs there; ``None`` lets routing
     choose.
+
+    ``lane`` marks a reversed edge drawn through a *lane* between the columns instead of
+    a corridor beside the drawing (see :mod:`layouts.layered.lanes`): its ``chain`` then
+    lists the lane's dummies, one per layer from ``upper``'s to ``lower``'s inclusive,
+    top to bottom, and the edge turns into the lane in the channels below ``lower`` and
+    above ``upper``.
     """
 
     id: str
@@ -65,6 +71,7 @@ class ChainEdge:
     label_width: float = 0.0
     label_height: float = 0.0
     corridor_side: Side | None = None
+    lane: bool = False
 
 
 @dataclass(frozen=True, slots=True)

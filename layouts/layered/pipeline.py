@@ -5,7 +5,8 @@
 2. cycle breaking: loop-backs first, then a small feedback set;
 3. layering: network simplex ranks;
 4. dummy chains: long edges split at every layer they cross;
-5. ordering: crossing minimisation;
+5. ordering: crossing minimisation; loop-back lanes: loop-backs whose corridors beside
+   the drawing would cross drawn between the columns instead, when that crosses less;
 6. placement: Brandes-Koepf coordinates, layers stacked;
 7. routing: orthogonal routes on the boundary-slot lattice (:mod:`.routing`);
 8. undo cycle breaking: every route runs from its input source to its input target;
@@ -33,7 +34,7 @@ from typing import ParamSpec, TypeVar
 
 from layouts.errors import LayoutError
 from layouts.graph import Graph
-from layouts.layered import cycles, frame, invariants, layering, ordering, placement
+from layouts.layered import cycles, frame, invariants, lanes, layering, ordering, placement
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.model import Deadline, Placement, Routing
@@ -91,6 +92,8 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     rank = run("layering", layering.run, acyclic, run.deadline)
     proper = run("dummy chains", chains.run, acyclic, rank)
     order = run("ordering", ordering.run, proper, options, run.deadline)
+    proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
+                        run.deadline)
     placed = run("placement", placement.run, proper, order, options)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:

@@ -8,7 +8,7 @@ Geometry (segments, intrusion, box distance, the uniform grid) comes from helper
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from layouts.graph import Graph
 from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
@@ -49,31 +49,20 @@ def _lines(routes: Sequence[EdgeRoute]) -> dict[bool, list[tuple[float, float, f
     return lines
 
 
-def _collinear_groups(items: list[tuple[float, float, float, int]]
-                      ) -> Iterator[list[tuple[float, float, float, int]]]:
-    items.sort()
-    group: list[tuple[float, float, float, int]] = []
-    for item in items:
-        if group and item[0] - group[-1][0] > TOLERANCE:
-            yield group
-            group = []
-        group.append(item)
-    if group:
-        yield group
-
-
 def check_shared_stretches(routes: Sequence[EdgeRoute]) -> list[Violation]:
-    """No two edges overlap along a common line for more than :data:`TOLERANCE`."""
+    """No two edges overlap for more than :data:`TOLERANCE` along lines at most
+    :data:`TOLERANCE` apart. Each segment is compared with those whose line lies within
+    that window of its own (not with a chain of lines each close to the next, which would
+    call segments several pixels apart collinear)."""
     pairs: set[tuple[int, int]] = set()
     for items in _lines(routes).values():
-        for group in _collinear_groups(items):
-            group.sort(key=lambda item: item[1])
-            active: list[tuple[float, float, float, int]] = []
-            for item in group:
-                active = [a for a in active if a[2] > item[1] + TOLERANCE]
-                pairs.update((min(a[3], item[3]), max(a[3], item[3]))
-                             for a in active if a[3] != item[3])
-                active.append(item)
+        items.sort()
+        for i, (line, low, high, route) in enumerate(items):
+            for other_line, other_low, other_high, other in items[i + 1:]:
+                if other_line - line > TOLERANCE:
+                    break
+                if other != route and min(high, other_high) - max(low, other_low) > TOLERANCE:
+                    pairs.add((min(route, other), max(route, other)))
     return [Violation(ViolationKind.SHARED_STRETCH, routes[a].id, None,
                       f"'{routes[a].id}' and '{routes[b].id}' share a stretch of line")
             for a, b in sorted(pairs)]

@@ -7,7 +7,22 @@ dummy ids are counter-based (``<prefix>0``, ``<prefix>1``... in edge order) with
 no real node id starts with, so the same input always gives the same ids; the chain edges
 (the routing hand-off) keep input edge order, self-loops included. Reversed edges get no
 dummies and no segments: routing draws them around the side of the drawing in their own
-corridor, so they take no room inside the layers and no part in ordering.
+corridor, so they take no room inside the layers and no part in ordering. The exception
+are the reversed edges named in ``lanes`` (by input position, see
+:mod:`layouts.layered.lanes`): each gets a *lane*, a dummy chain from its upper node's
+layer down to its lower node's layer inclusive, which ordering places between the
+columns like any long edge; the lane joins its edge's component.
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> from layouts.layered.graph import import_graph
+>>> from layouts.layered.cycles import run as break_cycles
+>>> from layouts.options import LayoutOptions
+>>> g = Graph(tuple(Node(n, 9, 9) for n in "ab"),
+...           (Edge("e", "a", "b"), Edge("r", "b", "a", loop_back=True)))
+>>> proper = run(break_cycles(import_graph(g, LayoutOptions())), (0, 1), frozenset({1}))
+>>> back = proper.chain_edges[1]
+>>> back.lane, back.chain, [proper.rank[proper.index[d]] for d in back.chain]
+(True, ('~d0', '~d1'), [0, 1])
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.graph import import_graph
@@ -41,24 +56,35 @@ def dummy_prefix(node_ids: list[str]) -> str:
     return prefix
 
 
-def run(graph: LayeredGraph, rank: tuple[int, ...]) -> ProperGraph:
-    """Split long edges into dummy chains; see the module docstring."""
+def run(graph: LayeredGraph, rank: tuple[int, ...],
+        lanes: frozenset[int] = frozenset()) -> ProperGraph:
+    """Split long edges into dummy chains, give the reversed edges at the input
+    positions in ``lanes`` a lane; see the module docstring."""
     nodes = list(graph.nodes)
     ranks = list(rank)
     prefix = dummy_prefix([n.id for n in graph.nodes])
     segments: list[tuple[int, int]] = []
+    links: list[tuple[int, int]] = []   # lane ends to their nodes: connectivity only
     chains: dict[int, ChainEdge] = {}
-    for e in graph.edges:
-        if e.reversed:
-            chains[e.position] = _chain_edge(graph, e, ())
-            continue
-        path = [e.source]
-        for r in range(rank[e.source] + 1, rank[e.target]):
+
+    def dummies(first: int, last: int) -> list[int]:
+        for r in range(first, last + 1):
             nodes.append(EngineNode(f"{prefix}{len(nodes) - len(graph.nodes)}", 0.0, 0.0,
                                     dummy=True))
             ranks.append(r)
-            path.append(len(nodes) - 1)
-        path.append(e.target)
+        return list(range(len(nodes) - (last + 1 - first), len(nodes)))
+
+    for e in graph.edges:
+        if e.reversed and e.position not in lanes:
+            chains[e.position] = _chain_edge(graph, e, ())
+            continue
+        if e.reversed:
+            lane = dummies(rank[e.source], rank[e.target])
+            segments.extend(pairwise(lane))
+            links += [(e.source, lane[0]), (e.target, lane[-1])]
+            chains[e.position] = _chain_edge(graph, e, tuple(nodes[v].id for v in lane))
+            continue
+        path = [e.source, *dummies(rank[e.source] + 1, rank[e.target] - 1), e.target]
         segments.extend(pairwise(path))
         chains[e.position] = _chain_edge(graph, e, tuple(nodes[v].id for v in path[1:-1]))
     for e in graph.self_loops:
@@ -70,7 +96,7 @@ def run(graph: LayeredGraph, rank: tuple[int, ...]) -> ProperGraph:
         layer_count=max(ranks, default=-1) + 1,
         segments=tuple(segments),
         chain_edges=tuple(chains[p] for p in sorted(chains)),
-        component=tuple(components(len(nodes), segments)),
+        component=tuple(components(len(nodes), segments + links)),
         index=node_ids,
     )
 
@@ -88,4 +114,5 @@ def _chain_edge(graph: LayeredGraph, e: EngineEdge, chain: tuple[str, ...]) -> C
         loop_back=e.loop_back,
         label_width=e.label_width,
         label_height=e.label_height,
+        lane=e.reversed and bool(chain),
     )

@@ -20,7 +20,9 @@ the deadline only cuts it short, keeping the best order so far.
 
 Reversed edges, which routing draws around the side, take part through corridor
 anchors (:mod:`.corridors`): the count of their corridor runs' crossings is reported
-apart, with the side planned per component.
+apart, with the side planned per component. Reversed edges with a lane take part through
+their lane's dummies like any long edge, and the runs into the lane count with the
+corridor runs; a last step shifts each lane sideways as a whole (:mod:`.lane_shift`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from layouts.layered.ordering.corridors import (
     pin,
 )
 from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
+from layouts.layered.ordering.lane_shift import shift_lanes
 from layouts.layered.ordering.local_search import sift, transpose, widen
 from layouts.layered.ordering.sweep import initial_layers, sweep
 from layouts.options import Effort, LayoutOptions
@@ -84,7 +87,8 @@ class OrderingResult:
 @dataclass(frozen=True, slots=True)
 class _Work:
     """The graph ordering works on: the proper graph's nodes followed by corridor
-    anchors, with neighbour lists, ranks and pins (``-1``/``+1`` pinned left/right)."""
+    anchors, with neighbour lists, ranks and pins (``-1``/``+1`` pinned left/right);
+    ``side_anchor`` marks the anchors that go to their corridor's side (not a lane's)."""
 
     up: list[list[int]]
     down: list[list[int]]
@@ -94,6 +98,14 @@ class _Work:
     layer_count: int
     costs: CorridorCosts
     anchors_of_edge: dict[int, list[int]]
+    side_anchor: list[bool]
+    lanes: dict[int, list[list[int]]]
+    """Per component, the dummies of each lane, top to bottom."""
+
+    def pin_all(self, nodes: Sequence[int], side: int) -> None:
+        """Pin the side anchors among ``nodes`` to ``side``, free everything else."""
+        for v in nodes:
+            self.pinned[v] = side if self.side_anchor[v] else 0
 
 
 def run(graph: ProperGraph, options: LayoutOptions,
@@ -110,9 +122,8 @@ def run(graph: ProperGraph, options: LayoutOptions,
     pos = [0] * len(work.rank)
     for c, nodes in members.items():
         options_of_side = []
-        for side in _sides(c, len(members), any(v >= len(graph.nodes) for v in nodes)):
-            for v in nodes:
-                work.pinned[v] = side if v >= len(graph.nodes) else 0
+        for side in _sides(c, len(members), any(work.side_anchor[v] for v in nodes)):
+            work.pin_all(nodes, side)
             rng = random.Random(options.seed * 1_000_003 + c)
             options_of_side.append((*_order_component(nodes, c, side, work, pos, plan, rng,
                                                       deadline), side))
@@ -152,8 +163,15 @@ def _work_graph(graph: ProperGraph, anchors: CorridorAnchors) -> _Work:
     anchors_of_edge: dict[int, list[int]] = {}
     for i, edge in enumerate(anchors.edge):
         anchors_of_edge.setdefault(edge, []).append(len(graph.nodes) + i)
+    side_anchor = [False] * len(graph.nodes) + [not lane for lane in anchors.lane]
+    lanes: dict[int, list[list[int]]] = {}
+    for chain_edge in graph.chain_edges:
+        if chain_edge.lane:
+            dummies = [graph.index[d] for d in chain_edge.chain]
+            lanes.setdefault(graph.component[dummies[0]], []).append(dummies)
     return _Work(up, down, real_down, [*graph.rank, *anchors.rank], [0] * count,
-                 graph.layer_count, CorridorCosts(graph), anchors_of_edge)
+                 graph.layer_count, CorridorCosts(graph), anchors_of_edge, side_anchor,
+                 lanes)
 
 
 def _order_component(nodes: list[int], component: int, side: int, work: _Work,
@@ -167,7 +185,7 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
         """Corridor crossings of the current order; each edge's anchors move to the end
         of their layer on the side it would take (order-neutral: the real nodes keep
         their relative order), so later sweeps pull its ends that way."""
-        if not side:
+        if not side and not work.costs.lanes:
             return 0
         chosen, cost = work.costs.assign(pos, lambda _: side, component)
         for edge, edge_side in chosen:
@@ -184,8 +202,7 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
     best_count = -1
     layers: list[list[int]] = []
     for restart in range(plan.restarts):
-        for v in nodes:
-            pinned[v] = side if v >= len(work.costs.graph.nodes) else 0
+        work.pin_all(nodes, side)
         layers = initial_layers(nodes, work.rank, down, work.layer_count,
                                 rng if restart else None)
         pin(layers, pinned)
@@ -222,6 +239,15 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
         if count >= best_count:
             break
         best, best_count = layers, count
+    if best_count and work.lanes.get(component) and not _expired(deadline):
+
+        def score(candidate: list[list[int]]) -> int:
+            nonlocal layers
+            layers = candidate
+            _set_positions(layers, pos)
+            return total_crossings(layers, pos, work.real_down) + corridor()
+
+        best, best_count = shift_lanes(best, work.lanes[component], score, pinned, work.rank)
     return best, best_count
 
 

@@ -10,13 +10,20 @@ to an *anchor*: an extra node pinned to the far end of the neighbouring layer (l
 right, one side per component). The crossing count then includes the corridor runs, and
 barycenters pull loop-back ends towards their corridor.
 
+A reversed edge with a lane (``ChainEdge.lane``, see :mod:`layouts.layered.lanes`) turns
+into its lane instead: the run below its lower node ends at the lane's bottom dummy, the
+run above its upper node starts at the lane's top dummy. Its anchors are not pinned: each
+joins the node and the lane end (a V of two segments), so sweeps pull the lane towards
+its nodes, and the runs cross the segments of their channel that start (below) or end
+(above) between the node and the lane.
+
 >>> from layouts.layered.graph import EngineNode
 >>> from layouts.layered.model import ChainEdge
 >>> g = ProperGraph(tuple(EngineNode(n, 9, 9) for n in "abc"), (0, 1, 2), 3,
 ...                 ((0, 1), (1, 2)), (ChainEdge("r", "c", "b", "b", "c", (), True, True),),
 ...                 (0, 0, 0), {"a": 0, "b": 1, "c": 2})
 >>> corridor_anchors(g)
-CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,), edge=(0,))
+CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,), edge=(0,), lane=(False,))
 """
 
 from __future__ import annotations
@@ -32,21 +39,25 @@ from layouts.layered.graph import ProperGraph
 class CorridorAnchors:
     """Anchor ``i`` has node index ``len(graph.nodes) + i``, rank ``rank[i]``, belongs to
     ``component[i]`` and stands for a run of chain edge ``edge[i]``; ``segments`` are
-    ``(upper, lower)`` pairs joining anchors to nodes."""
+    ``(upper, lower)`` pairs joining anchors to nodes; ``lane[i]`` says anchor ``i``
+    belongs to a lane edge (never pinned)."""
 
     rank: tuple[int, ...]
     segments: tuple[tuple[int, int], ...]
     component: tuple[int, ...]
     edge: tuple[int, ...]
+    lane: tuple[bool, ...] = ()
 
 
 def corridor_anchors(graph: ProperGraph) -> CorridorAnchors:
     """One anchor below the lower node (unless it is on the last layer) and one above the
-    upper node (unless it is on the first) of every reversed edge that is not a self-loop."""
+    upper node (unless it is on the first) of every reversed edge that is not a self-loop;
+    a lane edge's anchors also join its lane's ends."""
     ranks: list[int] = []
     segments: list[tuple[int, int]] = []
     components: list[int] = []
     edges: list[int] = []
+    lanes: list[bool] = []
     base = len(graph.nodes)
     for i, edge in enumerate(graph.chain_edges):
         if not edge.reversed or edge.upper == edge.lower:
@@ -54,15 +65,22 @@ def corridor_anchors(graph: ProperGraph) -> CorridorAnchors:
         lower, upper = graph.index[edge.lower], graph.index[edge.upper]
         if graph.rank[lower] + 1 < graph.layer_count:
             segments.append((lower, base + len(ranks)))
+            if edge.lane:
+                segments.append((graph.index[edge.chain[-1]], base + len(ranks)))
             ranks.append(graph.rank[lower] + 1)
             components.append(graph.component[lower])
             edges.append(i)
+            lanes.append(edge.lane)
         if graph.rank[upper] > 0:
             segments.append((base + len(ranks), upper))
+            if edge.lane:
+                segments.append((base + len(ranks), graph.index[edge.chain[0]]))
             ranks.append(graph.rank[upper] - 1)
             components.append(graph.component[upper])
             edges.append(i)
-    return CorridorAnchors(tuple(ranks), tuple(segments), tuple(components), tuple(edges))
+            lanes.append(edge.lane)
+    return CorridorAnchors(tuple(ranks), tuple(segments), tuple(components), tuple(edges),
+                           tuple(lanes))
 
 
 def pin(layers: list[list[int]], pinned: list[int]) -> None:
@@ -90,7 +108,8 @@ class CorridorCosts:
     fewer corridors already on that side whose layer ranges overlap its own only in part
     (those would cross it); ties keep the preferred side. Then single edges move to the
     other side while that strictly lowers the total (a local search for this max-cut-like
-    choice).
+    choice). Lane edges have no side; their runs count in the total
+    (:meth:`lane_runs`).
 
     >>> from layouts.layered.graph import EngineNode
     >>> from layouts.layered.model import ChainEdge
@@ -116,9 +135,14 @@ class CorridorCosts:
         for a, b in graph.segments:
             self.channels.setdefault((graph.component[a], graph.rank[a]), []).append((a, b))
         edges = []
+        self.lanes: list[tuple[int, int, int, int]] = []
         for i, e in enumerate(graph.chain_edges):
             if e.reversed and e.upper != e.lower:
                 lower, upper = graph.index[e.lower], graph.index[e.upper]
+                if e.lane:
+                    self.lanes.append((lower, graph.index[e.chain[-1]],
+                                       upper, graph.index[e.chain[0]]))
+                    continue
                 span = (graph.rank[upper], graph.rank[lower] + 1)
                 edges.append((span[1] - span[0], i, lower, upper, span))
         self.edges = sorted(edges)
@@ -130,6 +154,23 @@ class CorridorCosts:
         above = self.channels.get((component[upper], rank[upper] - 1), ())
         return (sum(1 for a, _ in below if a != lower and (pos[a] - pos[lower]) * side > 0)
                 + sum(1 for _, b in above if b != upper and (pos[b] - pos[upper]) * side > 0))
+
+    def lane_runs(self, pos: Sequence[int], component: int | None = None) -> int:
+        """Crossings of the runs that turn lane edges (of ``component``, if given) into
+        their lanes: below the lower node, the segments starting strictly between it and
+        the lane's bottom; above the upper node, those ending between it and the lane's top."""
+        rank, comp = self.graph.rank, self.graph.component
+        total = 0
+        for lower, bottom, upper, top in self.lanes:
+            if component is not None and comp[lower] != component:
+                continue
+            low, high = sorted((pos[lower], pos[bottom]))
+            total += sum(1 for a, _ in self.channels.get((comp[lower], rank[lower]), ())
+                         if low < pos[a] < high)
+            low, high = sorted((pos[upper], pos[top]))
+            total += sum(1 for _, b in self.channels.get((comp[upper], rank[upper] - 1), ())
+                         if low < pos[b] < high)
+        return total
 
     def assign(self, pos: Sequence[int], preferred: Callable[[int], int],
                component: int | None = None) -> tuple[list[tuple[int, int]], int]:
@@ -150,8 +191,50 @@ class CorridorCosts:
                 runs[k][side] + _overlaps(partners[k], sides, side), side != first)))
         _improve(sides, runs, partners)
         total = sum(runs[k][side] + _overlaps(partners[k], sides[:k], side)
-                    for k, side in enumerate(sides))
+                    for k, side in enumerate(sides)) + self.lane_runs(pos, component)
         return [(e[1], side) for e, side in zip(edges, sides, strict=True)], total
+
+
+    def crossing_edges(self, pos: Sequence[int], sides: Sequence[int], *,
+                       cover: bool = True) -> list[int]:
+        """Chain edge indices of the corridors that cost crossings with ``sides`` (per
+        chain edge, as :class:`OrderingResult` reports them): those whose runs cross a
+        segment, then, for the corridors that cross each other (partial overlap, same
+        side), a small set that leaves no such pair: repeatedly the one with the most
+        such partners left, the shorter first on ties (a short lane is easier to fit
+        between the columns). Without ``cover``, every corridor that crosses another.
+
+        >>> from layouts.layered.graph import EngineNode
+        >>> from layouts.layered.model import ChainEdge
+        >>> nodes = tuple(EngineNode(n, 9, 9) for n in "abcdef")
+        >>> a = ChainEdge("a", "d", "a", "a", "d", (), True, True)   # layers 0-3
+        >>> b = ChainEdge("b", "e", "c", "c", "e", (), True, True)   # layers 2-4, shorter
+        >>> g = ProperGraph(nodes, tuple(range(6)), 6, tuple((i, i + 1) for i in range(5)),
+        ...                 (a, b), (0,) * 6, {n: i for i, n in enumerate("abcdef")})
+        >>> costs = CorridorCosts(g)
+        >>> costs.crossing_edges([0] * 6, [-1, -1]), costs.crossing_edges([0] * 6, [-1, 1])
+        ([1], [])
+        >>> costs.crossing_edges([0] * 6, [-1, -1], cover=False)
+        [0, 1]
+        """
+        chosen: set[int] = set()
+        conflicts: dict[int, set[int]] = {}
+        partners = _overlap_partners([e[4] for e in self.edges])
+        for k, (_, i, lower, upper, _) in enumerate(self.edges):
+            if self.runs(pos, lower, upper, sides[i]):
+                chosen.add(k)
+            conflicts[k] = {j for j in partners[k] if sides[self.edges[j][1]] == sides[i]}
+        if not cover:
+            chosen.update(k for k, partners_left in conflicts.items() if partners_left)
+        for k in chosen:
+            for j in conflicts.pop(k):
+                conflicts[j].discard(k)
+        while any(conflicts.values()):
+            k = max(conflicts, key=lambda k: (len(conflicts[k]), -self.edges[k][0], -k))
+            chosen.add(k)
+            for j in conflicts.pop(k):
+                conflicts[j].discard(k)
+        return sorted(self.edges[k][1] for k in chosen)
 
 
 def _overlap_partners(spans: Sequence[tuple[int, int]]) -> list[list[int]]:

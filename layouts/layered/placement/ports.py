@@ -7,7 +7,8 @@ Routing puts the ends on a face on the boundary-slot lattice
 bottom face holds its segments to the layer below and the runs of reversed edges leaving
 it for their corridors; its top face its segments from the layer above and the runs of
 reversed edges entering it. Corridor runs go to the end of the face on their corridor's
-side. Circles' faces span their diameter; dummies have a single point.
+side, runs into a lane (``ChainEdge.lane``) to the end on their lane's side, inside any
+corridor run there. Circles' faces span their diameter; dummies have a single point.
 
 >>> from layouts.layered.graph import EngineNode
 >>> g = ProperGraph((EngineNode("a", 90, 9), EngineNode("b", 9, 9), EngineNode("c", 9, 9)),
@@ -27,6 +28,8 @@ from layouts.layered.graph import EngineNode, ProperGraph
 
 CORRIDOR_LEFT = -1.0e9
 CORRIDOR_RIGHT = 1.0e9
+LANE_LEFT = CORRIDOR_LEFT / 2
+LANE_RIGHT = CORRIDOR_RIGHT / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,13 @@ def port_offsets(graph: ProperGraph, layers: Sequence[Sequence[int]],
     for i, edge in enumerate(graph.chain_edges):
         if edge.reversed and edge.upper != edge.lower:
             lower, upper = graph.index[edge.lower], graph.index[edge.upper]
+            if edge.lane:
+                bottom_lane, top_lane = graph.index[edge.chain[-1]], graph.index[edge.chain[0]]
+                below[lower].append((LANE_LEFT if pos[bottom_lane] < pos[lower]
+                                     else LANE_RIGHT, -1))
+                above[upper].append((LANE_LEFT if pos[top_lane] < pos[upper]
+                                     else LANE_RIGHT, -1))
+                continue
             side = corridor_sides[i] if corridor_sides else 1
             key = CORRIDOR_LEFT if side < 0 else CORRIDOR_RIGHT
             below[lower].append((key, -1))

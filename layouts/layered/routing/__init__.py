@@ -5,7 +5,8 @@ frame (layers ordered, every forward edge split into a chain of dummies, one per
 passes). Post-condition: a :class:`~layouts.layered.model.Routing` in which every edge end
 lies on a slot point of its node's outline (:mod:`.slots`), every segment is vertical or
 horizontal, horizontal segments sit on separate tracks of the channels between layers,
-reversed edges run round the side in corridors of their own, and layers have moved down
+reversed edges run round the side in corridors of their own (or up lanes between the
+columns), and layers have moved down
 (never reordered) to make room for tracks and labels.
 
 The steps, one module each:
@@ -54,6 +55,7 @@ from layouts.layered.routing.legs import (
     Leg,
     corridor_legs,
     forward_legs,
+    lane_legs,
     snap_columns,
     split_swaps,
 )
@@ -83,6 +85,14 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, boxes: Mapping[s
                 if x0 == x1:
                     straight[channel].append(x0)
             source_x, target_x = columns[0], columns[-1]
+        elif plan.kind is EdgeKind.LANE:
+            columns = snap_columns([placement.nodes[d].x for d in plan.edge.chain])
+            upper = layer_of[plan.target.node]
+            per_edge.append(lane_legs(plan.position, layer_of[plan.source.node] + 1, upper,
+                                      source_x, columns, target_x))
+            for channel, (x0, x1) in enumerate(pairwise(columns), start=upper + 1):
+                if x0 == x1:
+                    straight[channel].append(x0)
         elif plan.kind is EdgeKind.CORRIDOR:
             per_edge.append(corridor_legs(plan.position, layer_of[plan.source.node] + 1,
                                           layer_of[plan.target.node], source_x,

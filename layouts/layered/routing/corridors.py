@@ -56,14 +56,15 @@ def _real_extent(placement: Placement) -> tuple[float, float]:
 
 
 def assign_corridors(placement: Placement) -> dict[int, Corridor]:
-    """A corridor for every reversed, non-self-loop edge, keyed by edge position."""
+    """A corridor for every reversed, non-self-loop edge without a lane, keyed by edge
+    position."""
     if not placement.nodes:
         return {}
     low, high = _real_extent(placement)
     middle = (low + high) / 2
     wanted: list[tuple[int, int, int, CorridorSide]] = []
     for position, edge in enumerate(placement.edges):
-        if not edge.reversed or edge.upper == edge.lower:
+        if not edge.reversed or edge.upper == edge.lower or edge.lane:
             continue
         upper, lower = placement.nodes[edge.upper], placement.nodes[edge.lower]
         mean = (upper.x + upper.width / 2 + lower.x + lower.width / 2) / 2

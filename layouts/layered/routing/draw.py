@@ -74,7 +74,7 @@ def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
             _edge_points(plan, geometry, legs, track_y, boxes, steps),
             EdgeEnd(plan.source.side, plan.source.index),
             EdgeEnd(plan.target.side, plan.target.index),
-            box, edge.loop_back or plan.kind is EdgeKind.CORRIDOR,
+            box, edge.loop_back or edge.reversed,
         ))
     return routes
 

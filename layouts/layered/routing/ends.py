@@ -9,7 +9,8 @@ Faces, in the canonical top-to-bottom frame:
 
 * forward edges leave their source's bottom face and enter their target's top face;
 * reversed edges (declared loop-backs and the feedback set) also leave the bottom face
-  and enter the top face, and run around the side of the drawing in a corridor;
+  and enter the top face, and run around the side of the drawing in a corridor, or up a
+  lane between the columns (``ChainEdge.lane``);
 * a self-loop takes two slots on its node's right face.
 
 Ends on a face are ordered by where their edges go (the x of the next column of the
@@ -36,6 +37,7 @@ class EdgeKind(Enum):
 
     FORWARD = "forward"
     CORRIDOR = "corridor"
+    LANE = "lane"
     SELF_LOOP = "self-loop"
 
 
@@ -61,14 +63,16 @@ class EdgePlan:
 
 
 def edge_kind(edge: ChainEdge) -> EdgeKind:
-    """Self-loop, reversed (corridor) or forward.
+    """Self-loop, reversed (corridor or lane) or forward.
 
     >>> edge_kind(ChainEdge("e", "a", "a", "a", "a", (), False, False)).value
     'self-loop'
     """
     if edge.upper == edge.lower:
         return EdgeKind.SELF_LOOP
-    return EdgeKind.CORRIDOR if edge.reversed else EdgeKind.FORWARD
+    if edge.reversed:
+        return EdgeKind.LANE if edge.lane else EdgeKind.CORRIDOR
+    return EdgeKind.FORWARD
 
 
 def _centre_x(placement: Placement, node_id: str) -> float:
@@ -100,6 +104,13 @@ def _requests(placement: Placement, corridors: dict[int, Corridor]) -> list[_Req
             loops_seen[edge.upper] += 1
             requests.append((edge.upper, Side.RIGHT, float(j), 0, position, "source"))
             requests.append((edge.upper, Side.RIGHT, float(2 * n - 1 - j), 0, position, "target"))
+        elif kind is EdgeKind.LANE:
+            # runs into a lane take the end slots on its side, inside any corridor's
+            for node, side, lane_end, end in ((edge.lower, Side.BOTTOM, edge.chain[-1], "source"),
+                                              (edge.upper, Side.TOP, edge.chain[0], "target")):
+                left = _centre_x(placement, lane_end) < _centre_x(placement, node)
+                requests.append((node, side, -FAR / 2 if left else FAR / 2, position,
+                                 position, end))
         elif kind is EdgeKind.CORRIDOR:
             key = _corridor_key(corridors[position])
             requests.append((edge.lower, Side.BOTTOM, key, position, position, "source"))

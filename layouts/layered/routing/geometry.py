@@ -90,6 +90,8 @@ def _label_goes_left(plan: EdgePlan, boxes: Mapping[str, NodeBox], placement: Pl
     """A label sits on the side its edge turns to, so it covers fewer other edges."""
     if plan.kind is EdgeKind.CORRIDOR:
         return corridors[plan.position].side is CorridorSide.LEFT
+    if plan.kind is EdgeKind.LANE:
+        return placement.nodes[plan.edge.chain[-1]].x < end_x(boxes, plan.source)
     if plan.kind is EdgeKind.SELF_LOOP:
         return False
     chain = plan.edge.chain

@@ -4,7 +4,9 @@ A forward edge runs down a sequence of columns: its source slot's x, the x of ea
 node of its chain (one per layer it passes), its target slot's x. Between two consecutive
 columns it crosses one channel; if their x differ, it needs a horizontal *leg* on a track
 of that channel. A reversed edge has two legs: in the channel below its source it runs out
-to its corridor, in the channel above its target it comes back in. Self-loops have no
+to its corridor, in the channel above its target it comes back in. A reversed edge with a
+lane runs out to the lane below its source, up the lane's columns (a leg wherever they
+differ) and back in above its target. Self-loops have no
 legs (they stay beside their node). Each leg becomes a :class:`ChannelRun` for the track
 assignment, keyed by its index in the returned leg list.
 
@@ -85,6 +87,28 @@ def corridor_legs(position: int, below: int, above: int, source_x: float, corrid
         Leg(position, below, source_x, corridor_x, (source_x, corridor_x), ()),
         Leg(position, above, corridor_x, target_x, (), (corridor_x, target_x)),
     ]
+
+
+def lane_legs(position: int, below: int, above: int, source_x: float,
+              columns: Sequence[float], target_x: float) -> list[Leg]:
+    """The legs of a reversed edge with a lane: out to the lane below its source (in
+    channel ``below``), up the lane's ``columns`` (top to bottom, one per layer; channel
+    ``above + 1 + i`` lies between ``columns[i]`` and ``columns[i + 1]``), back in above
+    its target (channel ``above``).
+
+    >>> legs = lane_legs(0, 4, 1, 50.0, (90.0, 90.0, 80.0), 60.0)
+    >>> for leg in legs:
+    ...     print(leg.channel, leg.start, leg.end, leg.ups, leg.downs)
+    4 50.0 80.0 (50.0, 80.0) ()
+    3 80.0 90.0 (90.0,) (80.0,)
+    1 90.0 60.0 () (90.0, 60.0)
+    """
+    ups = [Leg(position, above + 1 + i, x1, x0, (x0,), (x1,))
+           for i, (x0, x1) in reversed(list(enumerate(itertools.pairwise(columns))))
+           if x0 != x1]
+    return [Leg(position, below, source_x, columns[-1], (source_x, columns[-1]), ()),
+            *ups,
+            Leg(position, above, columns[0], target_x, (), (columns[0], target_x))]
 
 
 def _key(x: float) -> float:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 
 from layouts.errors import LayoutError
-from layouts.layered.model import Placement
+from layouts.layered.model import ChainEdge, PlacedNode, Placement
 
 
 class RoutingInputError(LayoutError, ValueError):
@@ -56,12 +57,24 @@ def _check_edges(placement: Placement) -> None:
                                           else (edge.upper, edge.lower)):
             raise RoutingInputError(
                 f"edge '{edge.id}': source/target do not match upper/lower and 'reversed'")
+        if edge.lane:
+            _check_lane(edge, nodes)
+            continue
         layers = [nodes[n].layer for n in (edge.upper, *edge.chain, edge.lower)]
         if any(b != a + 1 for a, b in itertools.pairwise(layers)):
             if edge.reversed and nodes[edge.upper].layer < nodes[edge.lower].layer:
                 continue  # a reversed edge ignores its chain: it runs in a corridor
             raise RoutingInputError(
                 f"edge '{edge.id}' does not step down one layer at a time: layers {layers}")
+
+
+def _check_lane(edge: ChainEdge, nodes: Mapping[str, PlacedNode]) -> None:
+    """A lane steps down one layer at a time from the upper node's layer to the lower's."""
+    layers = [nodes[n].layer for n in edge.chain]
+    expected = list(range(nodes[edge.upper].layer, nodes[edge.lower].layer + 1))
+    if not edge.reversed or layers != expected:
+        raise RoutingInputError(
+            f"edge '{edge.id}': its lane covers layers {layers}, not {expected}")
 
 
 def validate_placement(placement: Placement) -> None:

@@ -79,6 +79,26 @@ def test_two_edges_on_one_line_are_reported() -> None:
     assert kinds(boxes, [ad, cb]) == [ViolationKind.SHARED_STRETCH]
 
 
+def test_parallel_edges_a_few_pixels_apart_are_not_one_line() -> None:
+    # Three edges run right along y = 70, 70.4 and 70.8 (each within the 0.5 px tolerance
+    # of the next), over x = 50..250: 70 and 70.4 count as one line, and so do 70.4 and
+    # 70.8, but 70 and 70.8 are 0.8 px apart, so those two are not reported.
+    boxes = [NodeBox("a", 0, 0, 100, 40), NodeBox("b", 0, 100, 100, 40),
+             NodeBox("c", 200, 0, 100, 40), NodeBox("d", 200, 100, 100, 40)]
+
+    def run(name: str, y: float, x0: float, x1: float) -> EdgeRoute:
+        source, target = ("a", "d") if x0 < x1 else ("c", "b")
+        return EdgeRoute(name, source, target,
+                         pts((x0, 40), (x0, y), (x1, y), (x1, 100)), BOTTOM0, TOP0)
+
+    graph, result = layout(boxes, [run("low", 70, 40, 260), run("mid", 70.4, 45, 255),
+                                   run("high", 70.8, 50, 250)])
+    pairs = {v.message for v in check_layout(graph, result, LayoutOptions())
+             if v.kind is ViolationKind.SHARED_STRETCH}
+    assert pairs == {"'low' and 'mid' share a stretch of line",
+                     "'mid' and 'high' share a stretch of line"}
+
+
 def test_an_edge_through_a_foreign_node_is_reported() -> None:
     boxes = [*BASE_BOXES, NodeBox("m", 0, 60, 100, 20)]   # m sits across e's path
     assert kinds(boxes, [BASE_ROUTE]) == [ViolationKind.INTRUSION]

@@ -1,0 +1,63 @@
+"""Lane shifts: move a loop-back lane (:mod:`layouts.layered.lanes`) sideways as a whole.
+
+A lane is a dummy chain. Sweeps, transpose and sifting move one node at a time, and one
+dummy of a lane moved across a column on its own crosses the lane's own segments, so a
+lane that started on the wrong side of a column stays there. This move shifts every dummy
+of one lane by the same number of slots in its layer (clamped to the layer's unpinned
+slots), up to :data:`MAX_SHIFT` either way, and keeps the best strict improvement; lanes
+are taken in turn, each from the result of the one before.
+
+>>> layers = [[0, 5], [1, 6], [2]]     # the lane 5, 6 stands right of the column 0, 1
+>>> def score(candidate):              # a made-up cost: 1 while the lane is on the right
+...     return int(candidate[0].index(5) > candidate[0].index(0))
+>>> shift_lanes(layers, [[5, 6]], score, [0] * 7, [0, 1, 2, 0, 0, 0, 1])
+([[5, 0], [6, 1], [2]], 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+__all__ = ["MAX_SHIFT", "shift_lanes"]
+
+MAX_SHIFT = 3
+"""Slots a lane may move either way in one shift."""
+
+
+def shift_lanes(layers: list[list[int]], lanes: Sequence[Sequence[int]],
+                score: Callable[[list[list[int]]], int], pinned: Sequence[int],
+                rank: Sequence[int]) -> tuple[list[list[int]], int]:
+    """The best layers found by shifting each lane in turn, and their score."""
+    best, best_count = layers, score(layers)
+    for lane in lanes:
+        start = best
+        for step in (*range(-MAX_SHIFT, 0), *range(1, MAX_SHIFT + 1)):
+            candidate = _shifted(start, lane, step, pinned, rank)
+            if candidate is None:
+                continue
+            count = score(candidate)
+            if count < best_count:
+                best, best_count = candidate, count
+        if best_count == 0:
+            break
+    return best, best_count
+
+
+def _shifted(layers: list[list[int]], lane: Sequence[int], step: int,
+             pinned: Sequence[int], rank: Sequence[int]) -> list[list[int]] | None:
+    """A copy of ``layers`` with every dummy of ``lane`` moved ``step`` slots, or
+    ``None`` when no dummy can move."""
+    out = list(layers)
+    moved = False
+    for d in lane:
+        layer = list(out[rank[d]])
+        low = sum(1 for v in layer if pinned[v] < 0)
+        high = len(layer) - 1 - sum(1 for v in layer if pinned[v] > 0)
+        old = layer.index(d)
+        new = min(max(old + step, low), high)
+        if new != old:
+            layer.remove(d)
+            layer.insert(new, d)
+            out[rank[d]] = layer
+            moved = True
+    return out if moved else None
