@@ -241,13 +241,18 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
         best, best_count = layers, count
     if best_count and work.lanes.get(component) and not _expired(deadline):
 
-        def score(candidate: list[list[int]]) -> int:
+        def between(candidate: list[list[int]], i: int) -> int:
+            _set_positions(candidate[i:i + 2], pos)
+            return bilayer_crossings(candidate[i], pos, work.real_down, len(candidate[i + 1]))
+
+        def lanes_corridor(candidate: list[list[int]]) -> int:
             nonlocal layers
             layers = candidate
             _set_positions(layers, pos)
-            return total_crossings(layers, pos, work.real_down) + corridor()
+            return corridor()
 
-        best, best_count = shift_lanes(best, work.lanes[component], score, pinned, work.rank)
+        best, best_count = shift_lanes(best, work.lanes[component], between, lanes_corridor,
+                                       pinned, work.rank)
     return best, best_count
 
 

@@ -7,10 +7,14 @@ of one lane by the same number of slots in its layer (clamped to the layer's unp
 slots), up to :data:`MAX_SHIFT` either way, and keeps the best strict improvement; lanes
 are taken in turn, each from the result of the one before.
 
+Only the layer pairs a lane spans are recounted (``between(layers, i)``: the crossings
+between layers ``i`` and ``i + 1``); ``corridor(layers)`` adds the corridor and lane-run
+crossings.
+
 >>> layers = [[0, 5], [1, 6], [2]]     # the lane 5, 6 stands right of the column 0, 1
->>> def score(candidate):              # a made-up cost: 1 while the lane is on the right
-...     return int(candidate[0].index(5) > candidate[0].index(0))
->>> shift_lanes(layers, [[5, 6]], score, [0] * 7, [0, 1, 2, 0, 0, 0, 1])
+>>> def between(candidate, i):         # a made-up count: 1 while the lane is on the right
+...     return int(i == 0 and candidate[0].index(5) > candidate[0].index(0))
+>>> shift_lanes(layers, [[5, 6]], between, lambda _: 0, [0] * 7, [0, 1, 2, 0, 0, 0, 1])
 ([[5, 0], [6, 1], [2]], 0)
 """
 
@@ -25,19 +29,26 @@ MAX_SHIFT = 3
 
 
 def shift_lanes(layers: list[list[int]], lanes: Sequence[Sequence[int]],
-                score: Callable[[list[list[int]]], int], pinned: Sequence[int],
+                between: Callable[[list[list[int]], int], int],
+                corridor: Callable[[list[list[int]]], int], pinned: Sequence[int],
                 rank: Sequence[int]) -> tuple[list[list[int]], int]:
-    """The best layers found by shifting each lane in turn, and their score."""
-    best, best_count = layers, score(layers)
+    """The best layers found by shifting each lane in turn, and their crossings."""
+    best = layers
+    pairs = [between(best, i) for i in range(len(best) - 1)]
+    best_count = sum(pairs) + corridor(best)
     for lane in lanes:
-        start = best
+        start, start_pairs = best, pairs
+        touched = range(max(rank[lane[0]] - 1, 0), min(rank[lane[-1]] + 1, len(pairs)))
         for step in (*range(-MAX_SHIFT, 0), *range(1, MAX_SHIFT + 1)):
             candidate = _shifted(start, lane, step, pinned, rank)
             if candidate is None:
                 continue
-            count = score(candidate)
+            trial = list(start_pairs)
+            for i in touched:
+                trial[i] = between(candidate, i)
+            count = sum(trial) + corridor(candidate)
             if count < best_count:
-                best, best_count = candidate, count
+                best, pairs, best_count = candidate, trial, count
         if best_count == 0:
             break
     return best, best_count

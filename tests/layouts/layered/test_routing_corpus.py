@@ -15,7 +15,7 @@ import pytest
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.contracts import check_layout
 from layouts.layered.pipeline import run_layout
-from layouts.options import Direction, Effort, LayoutOptions
+from layouts.options import Direction, Effort, LayoutOptions, LoopBackRoute
 from renderer.from_definition import diagram_from_definition
 from renderer.readers import read_diagram_file
 from workflow.generate import generate_definition
@@ -104,7 +104,8 @@ def random_options(rng: random.Random) -> LayoutOptions:
     return LayoutOptions(
         effort=rng.choice(list(Effort)), direction=rng.choice(list(Direction)),
         node_spacing=rng.choice([30, 40, 60, 100]), layer_spacing=rng.choice([20, 40, 60, 100]),
-        edge_spacing=rng.choice([5, 12, 20]), clearance=rng.choice([0, 12, 20]))
+        edge_spacing=rng.choice([5, 12, 20]), clearance=rng.choice([0, 12, 20]),
+        loop_back_route=rng.choice(list(LoopBackRoute)))
 
 
 @pytest.mark.parametrize("seed", range(12))
