@@ -240,19 +240,24 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
             break
         best, best_count = layers, count
     if best_count and work.lanes.get(component) and not _expired(deadline):
+        layers = [list(layer) for layer in best]
+        _set_positions(layers, pos)
+        corridor()
+        sides = dict(work.costs.assign(pos, lambda _: side, component)[0])
 
-        def between(candidate: list[list[int]], i: int) -> int:
-            _set_positions(candidate[i:i + 2], pos)
-            return bilayer_crossings(candidate[i], pos, work.real_down, len(candidate[i + 1]))
+        def cost(candidate: list[list[int]], first: int, last: int) -> int:
+            _set_positions(candidate[first:last + 2], pos)
+            return (sum(bilayer_crossings(candidate[i], pos, work.real_down,
+                                          len(candidate[i + 1]))
+                        for i in range(first, last + 1))
+                    + work.costs.local_runs(pos, sides, first, last))
 
-        def lanes_corridor(candidate: list[list[int]]) -> int:
-            nonlocal layers
-            layers = candidate
-            _set_positions(layers, pos)
-            return corridor()
-
-        best, best_count = shift_lanes(best, work.lanes[component], between, lanes_corridor,
-                                       pinned, work.rank)
+        layers = shift_lanes(layers, work.lanes[component], cost, pinned, work.rank,
+                             lambda: _expired(deadline))
+        _set_positions(layers, pos)
+        count = total_crossings(layers, pos, work.real_down) + corridor()
+        if count < best_count:
+            best, best_count = layers, count
     return best, best_count
 
 

@@ -29,7 +29,7 @@ CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,), edge=(0,), lane=(
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from layouts.layered.graph import ProperGraph
@@ -149,27 +149,59 @@ class CorridorCosts:
 
     def runs(self, pos: Sequence[int], lower: int, upper: int, side: int) -> int:
         """Crossings of the two runs of the edge from ``lower`` up to ``upper``."""
-        rank, component = self.graph.rank, self.graph.component
-        below = self.channels.get((component[lower], rank[lower]), ())
-        above = self.channels.get((component[upper], rank[upper] - 1), ())
-        return (sum(1 for a, _ in below if a != lower and (pos[a] - pos[lower]) * side > 0)
-                + sum(1 for _, b in above if b != upper and (pos[b] - pos[upper]) * side > 0))
+        return self._below(pos, lower, side) + self._above(pos, upper, side)
+
+    def _below(self, pos: Sequence[int], lower: int, side: int) -> int:
+        """Segments leaving ``lower``'s layer on ``side`` of it (the run below it)."""
+        channel = self.channels.get((self.graph.component[lower], self.graph.rank[lower]), ())
+        return sum(1 for a, _ in channel if a != lower and (pos[a] - pos[lower]) * side > 0)
+
+    def _above(self, pos: Sequence[int], upper: int, side: int) -> int:
+        """Segments entering ``upper``'s layer on ``side`` of it (the run above it)."""
+        channel = self.channels.get((self.graph.component[upper], self.graph.rank[upper] - 1),
+                                    ())
+        return sum(1 for _, b in channel if b != upper and (pos[b] - pos[upper]) * side > 0)
+
+    def _lane_below(self, pos: Sequence[int], lower: int, bottom: int) -> int:
+        low, high = sorted((pos[lower], pos[bottom]))
+        channel = self.channels.get((self.graph.component[lower], self.graph.rank[lower]), ())
+        return sum(1 for a, _ in channel if low < pos[a] < high)
+
+    def _lane_above(self, pos: Sequence[int], upper: int, top: int) -> int:
+        low, high = sorted((pos[upper], pos[top]))
+        channel = self.channels.get((self.graph.component[upper], self.graph.rank[upper] - 1),
+                                    ())
+        return sum(1 for _, b in channel if low < pos[b] < high)
 
     def lane_runs(self, pos: Sequence[int], component: int | None = None) -> int:
         """Crossings of the runs that turn lane edges (of ``component``, if given) into
         their lanes: below the lower node, the segments starting strictly between it and
         the lane's bottom; above the upper node, those ending between it and the lane's top."""
-        rank, comp = self.graph.rank, self.graph.component
+        return sum(self._lane_below(pos, lower, bottom) + self._lane_above(pos, upper, top)
+                   for lower, bottom, upper, top in self.lanes
+                   if component is None or self.graph.component[lower] == component)
+
+    def local_runs(self, pos: Sequence[int], sides: Mapping[int, int], first: int,
+                   last: int) -> int:
+        """Crossings of the runs in the channels below layers ``first`` to ``last``:
+        corridor runs on the given ``sides`` (by chain edge index; edges without one are
+        left out) and lane runs. With the sides fixed, a move inside those layers changes
+        nothing else, so this scores it cheaply."""
+        rank = self.graph.rank
         total = 0
-        for lower, bottom, upper, top in self.lanes:
-            if component is not None and comp[lower] != component:
+        for _, i, lower, upper, _ in self.edges:
+            side = sides.get(i)
+            if side is None:
                 continue
-            low, high = sorted((pos[lower], pos[bottom]))
-            total += sum(1 for a, _ in self.channels.get((comp[lower], rank[lower]), ())
-                         if low < pos[a] < high)
-            low, high = sorted((pos[upper], pos[top]))
-            total += sum(1 for _, b in self.channels.get((comp[upper], rank[upper] - 1), ())
-                         if low < pos[b] < high)
+            if first <= rank[lower] <= last:
+                total += self._below(pos, lower, side)
+            if first <= rank[upper] - 1 <= last:
+                total += self._above(pos, upper, side)
+        for lower, bottom, upper, top in self.lanes:
+            if first <= rank[lower] <= last:
+                total += self._lane_below(pos, lower, bottom)
+            if first <= rank[upper] - 1 <= last:
+                total += self._lane_above(pos, upper, top)
         return total
 
     def assign(self, pos: Sequence[int], preferred: Callable[[int], int],

@@ -7,15 +7,15 @@ of one lane by the same number of slots in its layer (clamped to the layer's unp
 slots), up to :data:`MAX_SHIFT` either way, and keeps the best strict improvement; lanes
 are taken in turn, each from the result of the one before.
 
-Only the layer pairs a lane spans are recounted (``between(layers, i)``: the crossings
-between layers ``i`` and ``i + 1``); ``corridor(layers)`` adds the corridor and lane-run
-crossings.
+A shift changes only the layers its lane spans, so only those are scored: ``cost(layers,
+first, last)`` gives the crossings between layers ``first`` and ``last + 1`` (segments, and
+runs in those channels). ``expired()`` stops the shifts early.
 
 >>> layers = [[0, 5], [1, 6], [2]]     # the lane 5, 6 stands right of the column 0, 1
->>> def between(candidate, i):         # a made-up count: 1 while the lane is on the right
-...     return int(i == 0 and candidate[0].index(5) > candidate[0].index(0))
->>> shift_lanes(layers, [[5, 6]], between, lambda _: 0, [0] * 7, [0, 1, 2, 0, 0, 0, 1])
-([[5, 0], [6, 1], [2]], 0)
+>>> def cost(candidate, first, last):  # a made-up count: 1 while the lane is on the right
+...     return int(first == 0 and candidate[0].index(5) > candidate[0].index(0))
+>>> shift_lanes(layers, [[5, 6]], cost, [0] * 7, [0, 1, 2, 0, 0, 0, 1], lambda: False)
+[[5, 0], [6, 1], [2]]
 """
 
 from __future__ import annotations
@@ -29,29 +29,23 @@ MAX_SHIFT = 3
 
 
 def shift_lanes(layers: list[list[int]], lanes: Sequence[Sequence[int]],
-                between: Callable[[list[list[int]], int], int],
-                corridor: Callable[[list[list[int]]], int], pinned: Sequence[int],
-                rank: Sequence[int]) -> tuple[list[list[int]], int]:
-    """The best layers found by shifting each lane in turn, and their crossings."""
+                cost: Callable[[list[list[int]], int, int], int], pinned: Sequence[int],
+                rank: Sequence[int], expired: Callable[[], bool]) -> list[list[int]]:
+    """The layers after shifting each lane in turn to its best slot."""
     best = layers
-    pairs = [between(best, i) for i in range(len(best) - 1)]
-    best_count = sum(pairs) + corridor(best)
     for lane in lanes:
-        start, start_pairs = best, pairs
-        touched = range(max(rank[lane[0]] - 1, 0), min(rank[lane[-1]] + 1, len(pairs)))
+        if expired():
+            break
+        first, last = max(rank[lane[0]] - 1, 0), min(rank[lane[-1]], len(layers) - 2)
+        start, best_count = best, cost(best, first, last)
         for step in (*range(-MAX_SHIFT, 0), *range(1, MAX_SHIFT + 1)):
             candidate = _shifted(start, lane, step, pinned, rank)
             if candidate is None:
                 continue
-            trial = list(start_pairs)
-            for i in touched:
-                trial[i] = between(candidate, i)
-            count = sum(trial) + corridor(candidate)
+            count = cost(candidate, first, last)
             if count < best_count:
-                best, pairs, best_count = candidate, trial, count
-        if best_count == 0:
-            break
-    return best, best_count
+                best, best_count = candidate, count
+    return best
 
 
 def _shifted(layers: list[list[int]], lane: Sequence[int], step: int,

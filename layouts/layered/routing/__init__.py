@@ -6,8 +6,7 @@ passes). Post-condition: a :class:`~layouts.layered.model.Routing` in which ever
 lies on a slot point of its node's outline (:mod:`.slots`), every segment is vertical or
 horizontal, horizontal segments sit on separate tracks of the channels between layers,
 reversed edges run round the side in corridors of their own (or up lanes between the
-columns), and layers have moved down
-(never reordered) to make room for tracks and labels.
+columns), and layers have moved down (never reordered) to make room for tracks and labels.
 
 The steps, one module each:
 
