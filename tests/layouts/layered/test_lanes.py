@@ -10,6 +10,7 @@ nothing of lanes.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,20 @@ def test_a_lane_edges_anchors_join_both_the_node_and_the_lane() -> None:
         anchors.segments)
     assert anchors.lane[first - len(proper.nodes)] and anchors.lane[first + 1 - len(proper.nodes)]
     assert [proper.rank[proper.index[d]] for d in lane.chain] == [3, 4, 5, 6]
+
+
+def test_the_lanes_step_keeps_to_the_time_budget() -> None:
+    # A 100-step chain with a loop-back from every step to each of the 8 before it:
+    # hundreds of interleaved corridors. Before the lanes step watched the deadline it
+    # spent ~40 s here whatever the budget. The bound is loose on purpose: it catches a
+    # step that ignores the budget, not a slowdown (speed is measured in bench/).
+    nodes = tuple(Node(f"n{i}", 80, 40) for i in range(100))
+    edges = [Edge(f"f{i}", f"n{i}", f"n{i + 1}") for i in range(99)]
+    edges += [Edge(f"b{i}-{j}", f"n{i}", f"n{j}", loop_back=True)
+              for i in range(100) for j in range(max(0, i - 8), i)]
+    graph = Graph(nodes, tuple(edges))
+    started = time.perf_counter()
+    result = run_layout(graph, LayoutOptions(effort=Effort.DRAFT, time_budget=0.2))
+    assert time.perf_counter() - started < 10
+    assert result.diagnostics.budget_exhausted
+    assert check_layout(graph, result, LayoutOptions(effort=Effort.DRAFT)) == []
