@@ -17,9 +17,11 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from layouts.errors import InvalidOptionError
+
+E = TypeVar("E", bound=StrEnum)
 
 
 class Direction(StrEnum):
@@ -71,20 +73,26 @@ def parse_direction(value: object) -> Direction:
     return DIRECTION_ALIASES[key]
 
 
+def _lower_case_choice(kind: type[E], option: str, value: object) -> E:
+    """``value`` as a member of the lower-case string enum ``kind``, case-insensitively;
+    otherwise an :class:`InvalidOptionError` naming ``option`` and the choices."""
+    if isinstance(value, kind):
+        return value
+    try:
+        return kind(str(value).strip().lower())
+    except ValueError:
+        choices = ", ".join(member.value for member in kind)
+        raise InvalidOptionError(f"{option} {value!r} is not one of {choices}",
+                                 option=option) from None
+
+
 def parse_effort(value: object) -> Effort:
     """Accept ``draft|balanced|best`` case-insensitively.
 
     >>> parse_effort("Best")
     <Effort.BEST: 'best'>
     """
-    if isinstance(value, Effort):
-        return value
-    try:
-        return Effort(str(value).strip().lower())
-    except ValueError:
-        raise InvalidOptionError(
-            f"effort {value!r} is not one of draft, balanced, best", option="effort"
-        ) from None
+    return _lower_case_choice(Effort, "effort", value)
 
 
 def parse_loop_back_route(value: object) -> LoopBackRoute:
@@ -93,14 +101,7 @@ def parse_loop_back_route(value: object) -> LoopBackRoute:
     >>> parse_loop_back_route("Outside")
     <LoopBackRoute.OUTSIDE: 'outside'>
     """
-    if isinstance(value, LoopBackRoute):
-        return value
-    try:
-        return LoopBackRoute(str(value).strip().lower())
-    except ValueError:
-        raise InvalidOptionError(
-            f"loop_back_route {value!r} is not one of auto, outside", option="loop_back_route"
-        ) from None
+    return _lower_case_choice(LoopBackRoute, "loop_back_route", value)
 
 
 @dataclass(frozen=True, slots=True)
