@@ -19,7 +19,7 @@ their own result types (:class:`ProperGraph`, orders, placements), never on thes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from layouts.graph import Graph, Shape
@@ -118,6 +118,19 @@ def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:
         for position, e in enumerate(graph.edges)
     )
     return LayeredGraph(nodes=nodes, edges=edges, index=index)
+
+
+def layer_positions(layers: Sequence[Sequence[int]], node_count: int) -> list[int]:
+    """Each node's 0-based slot in its layer, by node index (0 for nodes in no layer).
+
+    >>> layer_positions([[2, 0], [1]], 3)
+    [1, 0, 0]
+    """
+    pos = [0] * node_count
+    for layer in layers:
+        for p, v in enumerate(layer):
+            pos[v] = p
+    return pos
 
 
 def adjacency(node_count: int, edges: tuple[EngineEdge, ...]) -> tuple[list[list[int]],

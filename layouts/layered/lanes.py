@@ -46,7 +46,7 @@ A lane between the branches for the shorter one crosses nothing:
 from __future__ import annotations
 
 from layouts.layered import ordering
-from layouts.layered.graph import LayeredGraph, ProperGraph
+from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
 from layouts.layered.layering import chains
 from layouts.layered.model import Deadline
 from layouts.layered.ordering import OrderingResult
@@ -100,14 +100,10 @@ def _costly_corridors(proper: ProperGraph, order: OrderingResult, room: int,
     """Input positions of the corridors that cost crossings (``cover``: see
     :meth:`CorridorCosts.crossing_edges`), shortest first, as many as ``room`` lane
     dummies allow (chain edges are in input order, so index is position)."""
-    pos = [0] * len(proper.nodes)
-    for layer in order.layers:
-        for p, v in enumerate(layer):
-            pos[v] = p
+    pos = layer_positions(order.layers, len(proper.nodes))
     chosen: set[int] = set()
     costly = CorridorCosts(proper).crossing_edges(pos, order.corridor_sides, cover=cover)
-    for i in sorted(costly,
-                    key=lambda i: (_span(proper, i), i)):
+    for i in sorted(costly, key=lambda i: (_span(proper, i), i)):
         room -= _span(proper, i)
         if room < 0:
             break

@@ -29,6 +29,7 @@ CorridorAnchors(rank=(0,), segments=((3, 1),), component=(0,), edge=(0,), lane=(
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -149,26 +150,21 @@ class CorridorCosts:
 
     def runs(self, pos: Sequence[int], lower: int, upper: int, side: int) -> int:
         """Crossings of the two runs of the edge from ``lower`` up to ``upper``."""
-        return self._below(pos, lower, side) + self._above(pos, upper, side)
+        reach = math.inf * side
+        return self._below(pos, lower, reach) + self._above(pos, upper, reach)
 
-    def _below(self, pos: Sequence[int], lower: int, side: int) -> int:
-        """Segments leaving ``lower``'s layer on ``side`` of it (the run below it)."""
-        channel = self.channels.get((self.graph.component[lower], self.graph.rank[lower]), ())
-        return sum(1 for a, _ in channel if a != lower and (pos[a] - pos[lower]) * side > 0)
-
-    def _above(self, pos: Sequence[int], upper: int, side: int) -> int:
-        """Segments entering ``upper``'s layer on ``side`` of it (the run above it)."""
-        channel = self.channels.get((self.graph.component[upper], self.graph.rank[upper] - 1),
-                                    ())
-        return sum(1 for _, b in channel if b != upper and (pos[b] - pos[upper]) * side > 0)
-
-    def _lane_below(self, pos: Sequence[int], lower: int, bottom: int) -> int:
-        low, high = sorted((pos[lower], pos[bottom]))
+    def _below(self, pos: Sequence[int], lower: int, reach: float) -> int:
+        """The run below ``lower`` out to slot ``reach`` of its layer (a lane's bottom,
+        or an infinite slot for the side of the drawing): the segments leaving that layer
+        strictly between the two."""
+        low, high = sorted((pos[lower], reach))
         channel = self.channels.get((self.graph.component[lower], self.graph.rank[lower]), ())
         return sum(1 for a, _ in channel if low < pos[a] < high)
 
-    def _lane_above(self, pos: Sequence[int], upper: int, top: int) -> int:
-        low, high = sorted((pos[upper], pos[top]))
+    def _above(self, pos: Sequence[int], upper: int, reach: float) -> int:
+        """The run above ``upper`` out to slot ``reach``: the segments entering that
+        layer strictly between the two."""
+        low, high = sorted((pos[upper], reach))
         channel = self.channels.get((self.graph.component[upper], self.graph.rank[upper] - 1),
                                     ())
         return sum(1 for _, b in channel if low < pos[b] < high)
@@ -177,7 +173,7 @@ class CorridorCosts:
         """Crossings of the runs that turn lane edges (of ``component``, if given) into
         their lanes: below the lower node, the segments starting strictly between it and
         the lane's bottom; above the upper node, those ending between it and the lane's top."""
-        return sum(self._lane_below(pos, lower, bottom) + self._lane_above(pos, upper, top)
+        return sum(self._below(pos, lower, pos[bottom]) + self._above(pos, upper, pos[top])
                    for lower, bottom, upper, top in self.lanes
                    if component is None or self.graph.component[lower] == component)
 
@@ -194,14 +190,14 @@ class CorridorCosts:
             if side is None:
                 continue
             if first <= rank[lower] <= last:
-                total += self._below(pos, lower, side)
+                total += self._below(pos, lower, math.inf * side)
             if first <= rank[upper] - 1 <= last:
-                total += self._above(pos, upper, side)
+                total += self._above(pos, upper, math.inf * side)
         for lower, bottom, upper, top in self.lanes:
             if first <= rank[lower] <= last:
-                total += self._lane_below(pos, lower, bottom)
+                total += self._below(pos, lower, pos[bottom])
             if first <= rank[upper] - 1 <= last:
-                total += self._lane_above(pos, upper, top)
+                total += self._above(pos, upper, pos[top])
         return total
 
     def assign(self, pos: Sequence[int], preferred: Callable[[int], int],
@@ -225,7 +221,6 @@ class CorridorCosts:
         total = sum(runs[k][side] + _overlaps(partners[k], sides[:k], side)
                     for k, side in enumerate(sides)) + self.lane_runs(pos, component)
         return [(e[1], side) for e, side in zip(edges, sides, strict=True)], total
-
 
     def crossing_edges(self, pos: Sequence[int], sides: Sequence[int], *,
                        cover: bool = True) -> list[int]:

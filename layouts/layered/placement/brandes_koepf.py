@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 
+from layouts.layered.graph import layer_positions
 from layouts.layered.placement.ports import Ports
 
 Separation = Callable[[int, int], float]
@@ -63,10 +64,7 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
     shift = [0.0] * node_count
     root = list(range(node_count))
     align = list(range(node_count))
-    pos = [0] * node_count
-    for layer in layers:
-        for p, v in enumerate(layer):
-            pos[v] = p
+    pos = layer_positions(layers, node_count)
     for layer in layers:
         previous = -1
         for v in layer:
@@ -163,10 +161,7 @@ def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
         return []
     dummy = is_dummy if is_dummy is not None else [False] * node_count
     width = widths if widths is not None else [0.0] * node_count
-    pos = [0] * node_count
-    for layer in layers:
-        for p, v in enumerate(layer):
-            pos[v] = p
+    pos = layer_positions(layers, node_count)
     conflicts = type1_conflicts(layers, up, dummy, pos)
     candidates: list[list[float]] = []
     for upward in (True, False):

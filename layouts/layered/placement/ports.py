@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from layouts.graph import Shape
-from layouts.layered.graph import EngineNode, ProperGraph
+from layouts.layered.graph import EngineNode, ProperGraph, layer_positions
 
 CORRIDOR_LEFT = -1.0e9
 CORRIDOR_RIGHT = 1.0e9
@@ -56,10 +56,7 @@ def port_offsets(graph: ProperGraph, layers: Sequence[Sequence[int]],
                  corridor_sides: Sequence[int]) -> Ports:
     """Offsets of every segment's two ends; ``corridor_sides`` gives the corridor side
     (``-1``/``+1``) per chain edge; see the module docstring."""
-    pos = [0] * len(graph.nodes)
-    for layer in layers:
-        for p, v in enumerate(layer):
-            pos[v] = p
+    pos = layer_positions(layers, len(graph.nodes))
     below: list[list[tuple[float, int]]] = [[] for _ in graph.nodes]
     above: list[list[tuple[float, int]]] = [[] for _ in graph.nodes]
     for a, b in graph.segments:
