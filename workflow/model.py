@@ -30,6 +30,7 @@ class RunState(StrEnum):
     WAITING_FOR_TIMER = "WaitingForTimer"
     WAITING_FOR_HUMAN = "WaitingForHuman"
     COMPENSATING = "Compensating"
+    SUSPENDED = "Suspended"  # repaired by an operator, waiting for ``resume``
     COMPLETED = "Completed"
     FAILED = "Failed"
     CANCELLED = "Cancelled"
@@ -105,15 +106,23 @@ class Run:
     parent_attempt_id: str | None = None
     transitions: int = 0  # events applied
     step_transitions: int = 0  # step-run state changes
+    tenant: str = "default"  # whose run this is; child runs inherit it
+
+    @property
+    def revision(self) -> int:
+        """The stored revision: how many events the run has processed. An operator verb
+        names the revision it acted on, and a commit from an older one is refused."""
+        return len(self.processed)
 
 
 def new_run(run_id: str, workflow: str, version: str, definition_hash: str, run_input: Json,
-            *, at: float, parent: tuple[str, str, str] | None = None) -> Run:
+            *, at: float, parent: tuple[str, str, str] | None = None,
+            tenant: str = "default") -> Run:
     """A Pending run; ``parent`` is (run id, step id, attempt id) for a child run."""
     parent_run, parent_step, parent_attempt = parent or (None, None, None)
     return Run(run_id, workflow, version, definition_hash, RunState.PENDING, run_input, at, at,
                variables={}, parent_run_id=parent_run, parent_step_id=parent_step,
-               parent_attempt_id=parent_attempt)
+               parent_attempt_id=parent_attempt, tenant=tenant)
 
 
 # --- events -----------------------------------------------------------------------------
@@ -202,7 +211,54 @@ class Cancel:
         return "cancel"
 
 
-Event = Start | StepOutcome | TimerFired | Decision | ChildFinished | Cancel
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """An operator retries a Failed run: its failed step starts a new attempt, and the
+    steps the failure stopped start again. ``revision`` is the run revision acted on."""
+
+    at: float
+    revision: int
+
+    @property
+    def key(self) -> str:
+        return f"retry:{self.revision}"
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """An operator rewinds a run to ``rewind_to``: that step and every step after it lose
+    their results, ``input`` (when given) replaces the run input, and the run is Suspended
+    until a :class:`Resume`."""
+
+    at: float
+    revision: int
+    rewind_to: str
+    input: Json = None
+
+    @property
+    def key(self) -> str:
+        return f"repair:{self.revision}"
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """An operator resumes a Suspended (repaired) or waiting run. ``decision`` (with
+    ``data``) becomes the output of the step waiting for one (``step_id`` picks it when
+    several wait)."""
+
+    at: float
+    revision: int
+    decision: str | None = None
+    data: Json = None
+    step_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"resume:{self.revision}"
+
+
+Event = (Start | StepOutcome | TimerFired | Decision | ChildFinished | Cancel
+         | Retry | Repair | Resume)
 
 # --- effects ----------------------------------------------------------------------------
 
@@ -259,7 +315,8 @@ class EmitEvent:
 Effect = DispatchStep | StartTimer | RequestDecision | StartChildRun | EmitEvent
 
 _EVENT_TYPES: dict[str, type[Any]] = {
-    cls.__name__: cls for cls in (Start, StepOutcome, TimerFired, Decision, ChildFinished, Cancel)
+    cls.__name__: cls for cls in (Start, StepOutcome, TimerFired, Decision, ChildFinished, Cancel,
+                                  Retry, Repair, Resume)
 }
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from workflow import flow, policies
+from workflow import flow, operations, policies
 from workflow.model import (
     Cancel,
     ChildFinished,
@@ -79,8 +79,10 @@ def _apply(w: Scratch, event: Event) -> None:
             _finish_attempt(w, event.step_id, event.ok, event.output, event.error)
     elif isinstance(event, TimerFired):
         _timer(w, event)
-    else:
+    elif isinstance(event, Decision):
         _decision(w, event)
+    else:
+        operations.apply(w, event)
 
 
 def _start(w: Scratch) -> None:
