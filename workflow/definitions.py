@@ -80,10 +80,12 @@ def definition_from_json(text: str) -> Definition:
 
 @dataclass(frozen=True, slots=True)
 class RegisteredDefinition:
-    """A validated, immutable definition and its hash."""
+    """A validated, immutable definition, its hash and the tenant that imported it (the hash
+    depends on the graph alone, so two tenants' identical graphs share one compiled plan)."""
 
     definition: Definition
     hash: str
+    tenant: str = "default"
 
 
 def version_matches(version: str, pattern: str) -> bool:
@@ -103,20 +105,22 @@ def _version_key(version: str) -> tuple[tuple[int, str], ...]:
 
 @dataclass(slots=True)
 class VersionRegistry:
-    """Registered definitions by (workflow, version); a version never changes once loaded."""
+    """Registered definitions by (tenant, workflow, version); a version never changes once
+    loaded. Each tenant has its own names: one tenant's ``w`` 1.0 is not another's."""
 
     known_executors: Collection[str] = ()
-    _entries: dict[tuple[str, str], RegisteredDefinition] = field(default_factory=dict)
+    _entries: dict[tuple[str, str, str], RegisteredDefinition] = field(default_factory=dict)
 
-    def register(self, definition: Definition) -> RegisteredDefinition:
+    def register(self, definition: Definition, *, tenant: str = "default"
+                 ) -> RegisteredDefinition:
         """Validate and register; the same graph again is a no-op, a changed one is refused."""
         require_valid(definition, known_executors=self.known_executors)
-        key = (definition.workflow, definition.version)
-        entry = RegisteredDefinition(definition, definition_hash(definition))
+        key = (tenant, definition.workflow, definition.version)
+        entry = RegisteredDefinition(definition, definition_hash(definition), tenant)
         existing = self._entries.get(key)
         if existing is not None and existing.hash != entry.hash:
             raise VersionConflictError(
-                f"workflow '{key[0]}' version {key[1]} is already registered with a different "
+                f"workflow '{key[1]}' version {key[2]} is already registered with a different "
                 f"graph (hash {existing.hash[:12]}, offered {entry.hash[:12]}); bump the version")
         self._entries.setdefault(key, entry)
         return self._entries[key]
@@ -126,17 +130,18 @@ class VersionRegistry:
         if definition_hash(registered.definition) != registered.hash:
             raise VersionConflictError(f"stored workflow '{registered.definition.workflow}' "
                                        "does not match its recorded hash")
-        key = (registered.definition.workflow, registered.definition.version)
+        key = (registered.tenant, registered.definition.workflow, registered.definition.version)
         return self._entries.setdefault(key, registered)
 
-    def resolve(self, workflow: str, version: str | None = None) -> RegisteredDefinition:
+    def resolve(self, workflow: str, version: str | None = None, *, tenant: str = "default"
+                ) -> RegisteredDefinition:
         """The highest registered version of ``workflow`` matching ``version`` (any if None)."""
-        matches = [v for (name, v) in self._entries if name == workflow
-                   and (version is None or version_matches(v, version))]
+        matches = [v for (owner, name, v) in self._entries if owner == tenant
+                   and name == workflow and (version is None or version_matches(v, version))]
         if not matches:
             raise UnknownWorkflowError(f"no registered workflow '{workflow}' matching version "
                                        f"{version or 'any'}")
-        return self._entries[(workflow, max(matches, key=_version_key))]
+        return self._entries[(tenant, workflow, max(matches, key=_version_key))]
 
     def by_hash(self, digest: str) -> RegisteredDefinition:
         """The registered definition with this hash."""

@@ -49,6 +49,7 @@ STEP_FIELDS: Mapping[str, str] = {
     "workflow": "workflow",
     "version": "version",
     "label": "label",
+    "assignee": "assignee",
 }
 
 EDGE_FIELDS: Mapping[str, str] = {
@@ -80,6 +81,7 @@ class Step:
     workflow: str | None = None
     version: str | None = None
     label: str | None = None
+    assignee: str | None = None  # who a Human step's task is for (a user or group name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workflow import operations
 from workflow.definitions import RegisteredDefinition, UnknownWorkflowError, VersionRegistry
 from workflow.dsl import Definition
 from workflow.executors import ExecutorRegistry, execute
@@ -46,8 +47,20 @@ from workflow.model import (
     new_run,
     shallow_fields,
 )
+from workflow.operations import OperatorEvent
 from workflow.plan import Plan, compile_plan
-from workflow.store import Commit, QueuedSignal, Store
+from workflow.store import (
+    AuditEntry,
+    Commit,
+    ConcurrentTransitionError,
+    IdempotencyClaim,
+    IdempotencyKeyUsedError,
+    QueuedSignal,
+    Store,
+    TaskClosure,
+    TaskStatus,
+)
+from workflow.tasks import task_changes
 from workflow.transition import DECISIONS, advance
 
 Observer = Callable[[Run, Event, tuple[Effect, ...]], None]
@@ -57,12 +70,28 @@ class EngineError(ValueError):
     """A request the engine cannot carry out (unknown run, step not waiting, ...)."""
 
 
+class RunConflictError(EngineError):
+    """An operator verb does not fit the run's current state or revision (HTTP 409)."""
+
+    def __init__(self, run: Run, message: str) -> None:
+        super().__init__(message)
+        self.run = run
+
+
+class IdempotencyMismatchError(EngineError):
+    """An ``Idempotency-Key`` came back with a different request than its first use."""
+
+
 def _no_observer(run: Run, event: Event, effects: tuple[Effect, ...]) -> None:
     return None
 
 
 def _new_id() -> str:
     return uuid.uuid4().hex[:12]
+
+
+CONFLICT_RETRIES = 5
+"""How often a queued event is re-applied at once after another writer changed its run."""
 
 
 @dataclass(slots=True)
@@ -80,6 +109,10 @@ class Engine:
 
     def __post_init__(self) -> None:
         self.versions = VersionRegistry(known_executors=tuple(self.executors))
+        self.refresh_definitions()
+
+    def refresh_definitions(self) -> None:
+        """Load definitions other processes sharing the store have imported since."""
         for registered in self.store.load_definitions():
             self._remember(self.versions.restore(registered))
 
@@ -87,36 +120,90 @@ class Engine:
         """The injected clock plus any simulated jump."""
         return self.clock() + self.time_offset
 
-    def register(self, definition: Definition) -> RegisteredDefinition:
+    def register(self, definition: Definition, *, tenant: str = "default",
+                 audit: AuditEntry | None = None) -> RegisteredDefinition:
         """Validate, register and store a definition (immutable per version)."""
-        registered = self.versions.register(definition)
-        self.store.save_definition(registered, at=self.now())
+        registered = self.versions.register(definition, tenant=tenant)
+        self.store.save_definition(registered, at=self.now(), audit=audit)
         self._remember(registered)
         return registered
 
     def _remember(self, registered: RegisteredDefinition) -> None:
-        self.plans[registered.hash] = compile_plan(registered)
+        if registered.hash not in self.plans:
+            self.plans[registered.hash] = compile_plan(registered)
+
+    def resolve(self, workflow: str, version: str | None = None, *, tenant: str = "default"
+                ) -> RegisteredDefinition:
+        """The registered definition a start would use (reloading from the store once)."""
+        try:
+            return self.versions.resolve(workflow, version, tenant=tenant)
+        except UnknownWorkflowError:
+            self.refresh_definitions()
+            return self.versions.resolve(workflow, version, tenant=tenant)
+
+    def plan(self, run: Run) -> Plan:
+        """The compiled plan of a run's definition (reloading from the store once)."""
+        plan = self.plans.get(run.definition_hash)
+        if plan is None:
+            self.refresh_definitions()
+            plan = self.plans.get(run.definition_hash)
+        if plan is None:
+            raise EngineError(f"run '{run.run_id}' needs unknown definition "
+                              f"{run.definition_hash[:12]}")
+        return plan
 
     def start(self, workflow: str, version: str | None = None, run_input: Json = None, *,
               parent: tuple[str, str, str] | None = None, run_id: str | None = None,
-              acknowledge: str | None = None, variables: Json = None) -> Run:
-        """Create a Pending run and queue its Start (``acknowledge``: a queue row done by it)."""
-        registered = self.versions.resolve(workflow, version)
+              acknowledge: str | None = None, variables: Json = None,
+              tenant: str = "default", business_reference: str | None = None,
+              idempotency: IdempotencyClaim | None = None,
+              audit: AuditEntry | None = None) -> Run:
+        """Create a Pending run and queue its Start (``acknowledge``: a queue row done by it).
+
+        With ``idempotency``, a start whose key was used before returns that first run
+        (:class:`IdempotencyMismatchError` if the request differs) instead of a second one.
+        """
+        if idempotency is not None:
+            existing = self._idempotent_run(tenant, idempotency)
+            if existing is not None:
+                return existing
+        registered = self.resolve(workflow, version, tenant=tenant)
         definition, now = registered.definition, self.now()
         run = new_run(run_id or self.new_id(), definition.workflow, definition.version,
                       registered.hash, {} if run_input is None else run_input, at=now,
-                      parent=parent)
+                      parent=parent, tenant=tenant, business_reference=business_reference)
         if variables is not None:
             run = dataclasses.replace(run, variables=variables)
-        self.store.commit(Commit(run, (EmitEvent("run.created"),),
-                                 (self._event_signal(run.run_id, Start(at=now), now),),
-                                 acknowledge=acknowledge), at=now)
+        if audit is not None:
+            audit = dataclasses.replace(audit, target=run.run_id, revision_after=run.revision)
+        try:
+            self.store.commit(Commit(run, (EmitEvent("run.created"),),
+                                     (self._event_signal(run.run_id, Start(at=now), now),),
+                                     acknowledge=acknowledge, audit=audit,
+                                     idempotency=idempotency), at=now)
+        except IdempotencyKeyUsedError:
+            assert idempotency is not None
+            existing = self._idempotent_run(tenant, idempotency)
+            if existing is None:
+                raise
+            return existing
         return run
 
-    def run(self, run_id: str) -> Run:
-        """The stored run; :class:`EngineError` if there is none."""
+    def _idempotent_run(self, tenant: str, claim: IdempotencyClaim) -> Run | None:
+        found = self.store.idempotent_run(tenant, claim.key)
+        if found is None:
+            return None
+        run_id, request_hash = found
+        if request_hash != claim.request_hash:
+            raise IdempotencyMismatchError(
+                f"Idempotency-Key {claim.key!r} was first used for a different request "
+                f"(run '{run_id}'); use a new key for a new start")
+        return self.run(run_id)
+
+    def run(self, run_id: str, *, tenant: str | None = None) -> Run:
+        """The stored run (of ``tenant``, when given); :class:`EngineError` if there is none."""
         run = self.store.load_run(run_id)
-        if run is None:
+        if run is None or (tenant is not None and run.tenant != tenant):
             raise EngineError(f"no run '{run_id}'")
         return run
 
@@ -133,10 +220,52 @@ class Engine:
         self.store.commit(Commit(None, enqueue=(signal,)), at=self.now())
         return signal.signal_id
 
+    def operate(self, run_id: str, build: Callable[[Run, float], OperatorEvent], *,
+                tenant: str, actor: str, expected_revision: int | None = None) -> Run:
+        """Apply an operator verb now, in one commit with its audit row, and return the run.
+
+        ``build`` makes the verb's event from the run as read. :class:`RunConflictError`
+        when the verb does not fit the run's state or ``expected_revision``; a writer that
+        changed the run between this read and the commit makes the store raise
+        :class:`~workflow.store.ConcurrentTransitionError`.
+        """
+        run = self.run(run_id, tenant=tenant)
+        if expected_revision is not None and expected_revision != run.revision:
+            raise RunConflictError(run, f"run '{run_id}' is at revision {run.revision}, "
+                                        f"not {expected_revision}")
+        event, plan = build(run, self.now()), self.plan(run)
+        refused = operations.refusal(plan, run, event)
+        if refused is not None:
+            raise RunConflictError(run, refused)
+        new, effects = advance(plan, run, event)
+        audit = AuditEntry(actor, tenant, _verb(event), run_id, run.revision, new.revision,
+                           self.now())
+        self._commit_transition(run, new, event, effects, audit=audit)
+        return new
+
+    def complete_task(self, task_id: str, decision: str, data: Json = None, *, tenant: str,
+                      actor: str) -> Run:
+        """Decide an open human task now; exactly one of several racing callers wins."""
+        task = self.store.task(task_id)
+        if task is None or task.tenant != tenant:
+            raise EngineError(f"no task '{task_id}'")
+        run = self.run(task.run_id)
+        if task.status is not TaskStatus.OPEN:
+            raise RunConflictError(run, f"task '{task_id}' is already {task.status.value}")
+        if decision not in DECISIONS:
+            raise EngineError(f"unknown decision '{decision}' (known: {', '.join(DECISIONS)})")
+        event = Decision(task.step_id, task.attempt_id, decision, at=self.now(), data=data)
+        new, effects = advance(self.plan(run), run, event)
+        closure = TaskClosure(task_id, TaskStatus.COMPLETED, decision, actor, required=True)
+        audit = AuditEntry(actor, tenant, "task.complete", task_id, run.revision, new.revision,
+                           self.now(), decision)
+        self._commit_transition(run, new, event, effects, audit=audit, closures=(closure,))
+        return new
+
     def process(self, signal: QueuedSignal) -> None:
         """Carry out one claimed queue row (raises on a delivery failure)."""
         if signal.kind == "event":
-            self._apply(signal)
+            self._apply_with_retries(signal)
         elif signal.kind == "dispatch":
             self._dispatch(signal)
         elif signal.kind == "start-child":
@@ -144,23 +273,42 @@ class Engine:
         else:
             raise EngineError(f"unknown queue row kind '{signal.kind}'")
 
+    def _apply_with_retries(self, signal: QueuedSignal) -> None:
+        """Apply an event row; another writer (an operator verb, a second worker) changing
+        the run meanwhile only makes it apply again to the newer revision."""
+        for attempt in range(CONFLICT_RETRIES):
+            try:
+                self._apply(signal)
+                return
+            except ConcurrentTransitionError:
+                if attempt == CONFLICT_RETRIES - 1:
+                    raise
+
     def _apply(self, signal: QueuedSignal) -> None:
         run = self.run(signal.run_id)
         event = event_from_dict(signal.payload)
-        plan = self.plans.get(run.definition_hash)
-        if plan is None:
-            raise EngineError(f"run '{run.run_id}' needs unknown definition "
-                              f"{run.definition_hash[:12]}")
-        new, effects = advance(plan, run, event)
+        new, effects = advance(self.plan(run), run, event)
         if new == run:
             return
+        self._commit_transition(run, new, event, effects)
+
+    def _commit_transition(self, run: Run, new: Run, event: Event, effects: tuple[Effect, ...],
+                           *, audit: AuditEntry | None = None,
+                           closures: tuple[TaskClosure, ...] = ()) -> None:
+        """Write one transition: the run, its outbox rows, queue rows, tasks and audit."""
         now = self.now()
         emits = tuple(e for e in effects if isinstance(e, EmitEvent))
         emits += tuple(EmitEvent("task.requested", e.step_id, e.reason)
                        for e in effects if isinstance(e, RequestDecision))
         queued = (*self._signals_for(new, effects, now), *self._cancel_children(run, new, now))
+        opened, closed = task_changes(self.plan(run), run, new, event, effects, now)
+        required = {c.task_id for c in closures}
         self.store.commit(Commit(new, emits, queued, previous=run,
-                                 cancel=_stale_timeouts(run, new)), at=now)
+                                 cancel=_stale_timeouts(run, new), audit=audit,
+                                 open_tasks=opened,
+                                 close_tasks=(*closures,
+                                              *(c for c in closed if c.task_id not in required))),
+                          at=now)
         self.observer(new, event, effects)
 
     def _signals_for(self, run: Run, effects: tuple[Effect, ...], now: float
@@ -210,8 +358,9 @@ class Engine:
 
     def _start_child(self, signal: QueuedSignal) -> None:
         effect = StartChildRun(**signal.payload)
+        parent = self.run(signal.run_id)
         try:
-            registered = self.versions.resolve(effect.workflow, effect.version)
+            registered = self.resolve(effect.workflow, effect.version, tenant=parent.tenant)
         except UnknownWorkflowError as exc:
             failed = ChildFinished(effect.step_id, effect.attempt_id, False, at=self.now(),
                                    error=str(exc))
@@ -225,7 +374,7 @@ class Engine:
             return
         self.start(registered.definition.workflow, registered.definition.version, effect.input,
                    parent=(signal.run_id, effect.step_id, effect.attempt_id), run_id=child_id,
-                   acknowledge=signal.signal_id)
+                   acknowledge=signal.signal_id, tenant=parent.tenant)
 
     @staticmethod
     def _event_signal(run_id: str, event: Event, due_at: float) -> QueuedSignal:
@@ -246,3 +395,8 @@ def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:
 
 def _timer_event(effect: StartTimer) -> Event:
     return TimerFired(effect.step_id, effect.attempt_id, effect.purpose, at=effect.due_at)
+
+
+def _verb(event: OperatorEvent) -> str:
+    """The audit action of an operator event, e.g. ``run.retry``."""
+    return f"run.{type(event).__name__.lower()}"

@@ -107,6 +107,7 @@ class Run:
     transitions: int = 0  # events applied
     step_transitions: int = 0  # step-run state changes
     tenant: str = "default"  # whose run this is; child runs inherit it
+    business_reference: str | None = None  # the caller's own key for the run (filterable)
 
     @property
     def revision(self) -> int:
@@ -117,12 +118,13 @@ class Run:
 
 def new_run(run_id: str, workflow: str, version: str, definition_hash: str, run_input: Json,
             *, at: float, parent: tuple[str, str, str] | None = None,
-            tenant: str = "default") -> Run:
+            tenant: str = "default", business_reference: str | None = None) -> Run:
     """A Pending run; ``parent`` is (run id, step id, attempt id) for a child run."""
     parent_run, parent_step, parent_attempt = parent or (None, None, None)
     return Run(run_id, workflow, version, definition_hash, RunState.PENDING, run_input, at, at,
                variables={}, parent_run_id=parent_run, parent_step_id=parent_step,
-               parent_attempt_id=parent_attempt, tenant=tenant)
+               parent_attempt_id=parent_attempt, tenant=tenant,
+               business_reference=business_reference)
 
 
 # --- events -----------------------------------------------------------------------------

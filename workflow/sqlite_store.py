@@ -1,8 +1,10 @@
 """The embedded default store: SQLite in WAL mode, migrations applied at start.
 
 Every :class:`~workflow.store.Commit` is one ``BEGIN IMMEDIATE`` transaction holding the
-run document, its changed step-run rows, its outbox rows and its new queue rows. Queue
-rows are claimed with a single ``UPDATE ... RETURNING`` that takes a lease.
+run document, its changed step-run rows, its outbox rows, its new queue rows, its task
+changes and its audit row. Queue rows are claimed with a single ``UPDATE ... RETURNING``
+that takes a lease. Each thread has its own connection (WAL lets readers run beside the
+one writer); an in-memory database has one connection behind a lock.
 
 >>> store = SqliteStore(":memory:")
 >>> store.pending(), store.dead_letters()
@@ -13,7 +15,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,12 +24,30 @@ from workflow.definitions import RegisteredDefinition, canonical_json, definitio
 from workflow.model import Run, StepRun
 from workflow.schema import apply_migrations
 from workflow.serialize import run_from_json, run_to_json
+from workflow.sqlite_queries import (
+    AUDIT_COLUMNS,
+    TASK_COLUMNS,
+    audit_from_row,
+    cursor_after,
+    decode_cursor,
+    encode_cursor,
+    run_filter_sql,
+    task_from_row,
+)
 from workflow.store import (
+    AuditEntry,
     Commit,
     ConcurrentTransitionError,
     DeadLetter,
+    DefinitionRow,
+    HumanTask,
+    IdempotencyKeyUsedError,
     OutboxEntry,
+    Page,
     QueuedSignal,
+    RunFilter,
+    TaskConflictError,
+    TaskStatus,
     definition_conflict,
 )
 
@@ -40,8 +61,9 @@ RETURNING signal_id, run_id, kind, payload, due_at, attempts, last_error
 """
 _INSERT_RUN = """
 INSERT INTO runs (run_id, workflow, version, definition_hash, state, parent_run_id,
-                  created_at, updated_at, finished_at, document, revision)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  created_at, updated_at, finished_at, document, revision, tenant,
+                  business_reference)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE_RUN = """
 UPDATE runs SET state = ?, updated_at = ?, finished_at = COALESCE(finished_at, ?),
@@ -50,106 +72,262 @@ WHERE run_id = ? AND revision = ?
 """
 _UPSERT_STEP = """
 INSERT OR REPLACE INTO step_runs (run_id, step_id, state, iteration, attempt, attempt_id,
-                                  output, error, started_at, finished_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  output, error, started_at, finished_at, tenant)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
+_ENQUEUE = """
+INSERT OR IGNORE INTO queue (signal_id, run_id, kind, payload, due_at, tenant)
+VALUES (?, ?, ?, ?, ?, COALESCE((SELECT tenant FROM runs WHERE run_id = ?), 'default'))
+"""
+_INSERT_TASK = f"INSERT OR IGNORE INTO tasks ({TASK_COLUMNS}) VALUES ({', '.join('?' * 12)})"
+_CLOSE_TASK = """
+UPDATE tasks SET status = ?, closed_at = ?, decision = ?, closed_by = ?
+WHERE task_id = ? AND status = 'open'
+"""
+_INSERT_AUDIT = """
+INSERT INTO audit (tenant, actor, action, target, revision_before, revision_after, at, detail)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_OUTBOX_COLUMNS = "seq, run_id, kind, step_id, detail, created_at, tenant"
+_TENANT_TABLES = ("runs", "step_runs", "outbox", "queue", "dead_letters", "tasks")
 
 
 class SqliteStore:
-    """A :class:`~workflow.store.Store` in one SQLite file (``:memory:`` for tests)."""
+    """A :class:`~workflow.store.QueryStore` in one SQLite file (``:memory:`` for tests)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        try:
-            self.connection = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
-            self.connection.execute("PRAGMA journal_mode=WAL")
-            self.connection.execute("PRAGMA synchronous=NORMAL")
-            self.connection.execute("PRAGMA cache_size=-65536")
-        except sqlite3.Error as exc:
-            raise OSError(f"cannot open workflow store {self.path}: {exc}") from None
+        self._local = threading.local()
+        self._shared_lock: threading.RLock | None = None
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        if self.path == ":memory:":  # one database only lives as long as its one connection
+            self._shared_lock = threading.RLock()
+            self._shared = self._open()
         apply_migrations(self.connection)
 
+    def _open(self) -> sqlite3.Connection:
+        try:
+            connection = sqlite3.connect(self.path, isolation_level=None, timeout=30.0,
+                                         check_same_thread=False)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute("PRAGMA cache_size=-65536")
+        except sqlite3.Error as exc:
+            raise OSError(f"cannot open workflow store {self.path}: {exc}") from None
+        with self._connections_lock:
+            self._connections.append(connection)
+        return connection
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        if self._shared_lock is not None:
+            return self._shared
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._local.connection = self._open()
+        return connection
+
     def close(self) -> None:
-        """Close the connection."""
-        self.connection.close()
+        """Close every connection."""
+        with self._connections_lock:
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    @contextmanager
+    def _locked(self) -> Iterator[sqlite3.Connection]:
+        if self._shared_lock is None:
+            yield self.connection
+            return
+        with self._shared_lock:
+            yield self._shared
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self.connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.connection
-        except BaseException:
-            self.connection.execute("ROLLBACK")
-            raise
-        self.connection.execute("COMMIT")
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
-    def save_definition(self, registered: RegisteredDefinition, *, at: float) -> None:
-        d = registered.definition
+    def _rows(self, sql: str, parameters: Iterable[object] = ()) -> list[tuple[object, ...]]:
+        with self._locked() as db:
+            return list(db.execute(sql, tuple(parameters)).fetchall())
+
+    # --- definitions --------------------------------------------------------------------
+
+    def save_definition(self, registered: RegisteredDefinition, *, at: float,
+                        audit: AuditEntry | None = None) -> None:
+        d, tenant = registered.definition, registered.tenant
         with self._transaction() as db:
-            row = db.execute("SELECT hash FROM definitions WHERE workflow = ? AND version = ?",
-                             (d.workflow, d.version)).fetchone()
+            row = db.execute("SELECT hash FROM definitions WHERE tenant = ? AND workflow = ? "
+                             "AND version = ?", (tenant, d.workflow, d.version)).fetchone()
             if row is not None and row[0] != registered.hash:
                 raise definition_conflict(row[0], registered)
-            db.execute("INSERT OR IGNORE INTO definitions VALUES (?, ?, ?, ?, ?)",
-                       (d.workflow, d.version, registered.hash, canonical_json(d), at))
+            db.execute("INSERT OR IGNORE INTO definitions (tenant, workflow, version, hash, "
+                       "document, created_at, steps) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (tenant, d.workflow, d.version, registered.hash, canonical_json(d), at,
+                        len(d.steps)))
+            if audit is not None and row is None:
+                _audit(db, audit)
 
     def load_definitions(self) -> tuple[RegisteredDefinition, ...]:
-        rows = self.connection.execute(
-            "SELECT document, hash FROM definitions ORDER BY created_at, workflow, version")
-        return tuple(RegisteredDefinition(definition_from_json(doc), digest)
-                     for doc, digest in rows)
+        rows = self._rows("SELECT document, hash, tenant FROM definitions "
+                          "ORDER BY created_at, tenant, workflow, version")
+        return tuple(RegisteredDefinition(definition_from_json(str(doc)), str(digest),
+                                          str(tenant)) for doc, digest, tenant in rows)
+
+    def definition_rows(self, tenant: str, workflow: str | None = None
+                        ) -> tuple[DefinitionRow, ...]:
+        sql = ("SELECT tenant, workflow, version, hash, steps, created_at FROM definitions "
+               "WHERE tenant = ?" + (" AND workflow = ?" if workflow is not None else "")
+               + " ORDER BY workflow, created_at, version")
+        parameters = (tenant,) if workflow is None else (tenant, workflow)
+        return tuple(DefinitionRow(*row) for row in self._rows(sql, parameters))  # type: ignore[arg-type]
+
+    # --- runs -----------------------------------------------------------------------------
 
     def load_run(self, run_id: str) -> Run | None:
-        row = self.connection.execute("SELECT document FROM runs WHERE run_id = ?",
-                                      (run_id,)).fetchone()
-        return None if row is None else run_from_json(row[0])
+        rows = self._rows("SELECT document FROM runs WHERE run_id = ?", (run_id,))
+        return run_from_json(str(rows[0][0])) if rows else None
 
     def list_runs(self) -> tuple[Run, ...]:
-        rows = self.connection.execute("SELECT document FROM runs ORDER BY created_at, run_id")
-        return tuple(run_from_json(doc) for (doc,) in rows)
+        rows = self._rows("SELECT document FROM runs ORDER BY created_at, run_id")
+        return tuple(run_from_json(str(doc)) for (doc,) in rows)
+
+    def find_runs(self, tenant: str, where: RunFilter, *, limit: int,
+                  after: str | None = None) -> Page:
+        """Runs of ``tenant`` matching ``where``, newest first, ``limit`` a page."""
+        conditions, parameters = run_filter_sql(tenant, where)
+        if after is not None:
+            created_at, run_id = decode_cursor(after)
+            conditions.append("(created_at < ? OR (created_at = ? AND run_id < ?))")
+            parameters += [created_at, created_at, run_id]
+        rows = self._rows(f"SELECT document, created_at, run_id FROM runs WHERE "
+                          f"{' AND '.join(conditions)} ORDER BY created_at DESC, "
+                          f"run_id DESC LIMIT ?", (*parameters, limit + 1))
+        runs = tuple(run_from_json(str(doc)) for doc, _, _ in rows[:limit])
+        return Page(runs, cursor_after(rows, limit, lambda row: (row[1], row[2])))
 
     def commit(self, commit: Commit, *, at: float) -> None:
         with self._transaction() as db:
             run = commit.run
             if run is not None:
                 self._write_run(db, run, commit.previous, at)
-                _many(db, "INSERT INTO outbox (run_id, kind, step_id, detail, created_at) "
-                      "VALUES (?, ?, ?, ?, ?)",
-                      [(run.run_id, e.kind, e.step_id, e.detail, at) for e in commit.events])
-            _many(db, "INSERT OR IGNORE INTO queue (signal_id, run_id, kind, payload, due_at) "
-                  "VALUES (?, ?, ?, ?, ?)",
-                  [(s.signal_id, s.run_id, s.kind, json.dumps(s.payload), s.due_at)
-                   for s in commit.enqueue])
+                _many(db, "INSERT INTO outbox (run_id, kind, step_id, detail, created_at, "
+                      "tenant) VALUES (?, ?, ?, ?, ?, ?)",
+                      [(run.run_id, e.kind, e.step_id, e.detail, at, run.tenant)
+                       for e in commit.events])
+                self._write_tasks(db, commit, at)
+                if commit.idempotency is not None:
+                    _claim_key(db, run, commit, at)
+            _many(db, _ENQUEUE, [(s.signal_id, s.run_id, s.kind, json.dumps(s.payload),
+                                  s.due_at, s.run_id) for s in commit.enqueue])
             finished = (*commit.cancel, *(() if commit.acknowledge is None
                                           else (commit.acknowledge,)))
             _many(db, "DELETE FROM queue WHERE signal_id = ?", [(s,) for s in finished])
+            if commit.audit is not None:
+                _audit(db, commit.audit)
 
-    @staticmethod
     @staticmethod
     def _write_run(db: sqlite3.Connection, run: Run, previous: Run | None, at: float) -> None:
         finished = at if run.state.is_finished else None
-        document, revision = run_to_json(run), len(run.processed)
+        document, revision = run_to_json(run), run.revision
         if previous is None:
             try:
                 db.execute(_INSERT_RUN, (run.run_id, run.workflow, run.version,
                                          run.definition_hash, run.state.value, run.parent_run_id,
                                          run.created_at, run.updated_at, finished, document,
-                                         revision))
+                                         revision, run.tenant, run.business_reference))
             except sqlite3.IntegrityError:
                 raise ConcurrentTransitionError(f"run '{run.run_id}' already exists") from None
         else:
-            expected = len(previous.processed)
+            expected = previous.revision
             updated = db.execute(_UPDATE_RUN, (run.state.value, run.updated_at, finished,
                                                document, revision, run.run_id, expected))
             if updated.rowcount != 1:
                 raise ConcurrentTransitionError(
                     f"run '{run.run_id}' changed concurrently (expected revision {expected})")
         old = previous.steps if previous is not None else {}
-        _many(db, _UPSERT_STEP, [_step_row(run.run_id, s) for step_id, s in run.steps.items()
+        _many(db, _UPSERT_STEP, [_step_row(run, s) for step_id, s in run.steps.items()
                                  if old.get(step_id) != s])
 
+    @staticmethod
+    def _write_tasks(db: sqlite3.Connection, commit: Commit, at: float) -> None:
+        _many(db, _INSERT_TASK, [(t.task_id, t.tenant, t.run_id, t.step_id, t.attempt_id,
+                                  t.reason, t.assignee, t.status.value, t.created_at,
+                                  t.closed_at, t.decision, t.closed_by)
+                                 for t in commit.open_tasks])
+        for closure in commit.close_tasks:
+            closed = db.execute(_CLOSE_TASK, (closure.status.value, at, closure.decision,
+                                              closure.closed_by, closure.task_id))
+            if closure.required and closed.rowcount != 1:
+                raise TaskConflictError(f"task '{closure.task_id}' is no longer open")
+
+    def idempotent_run(self, tenant: str, key: str) -> tuple[str, str] | None:
+        """(run id, request digest) of the start that used ``key``, if any."""
+        rows = self._rows("SELECT run_id, request_hash FROM idempotency_keys "
+                          "WHERE tenant = ? AND key = ?", (tenant, key))
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    # --- tasks, events, audit ------------------------------------------------------------
+
+    def tasks(self, tenant: str, *, status: TaskStatus | None = None,
+              assignee: str | None = None, run_id: str | None = None, limit: int = 100,
+              after: str | None = None) -> Page:
+        """Human tasks of ``tenant``, oldest first."""
+        conditions, parameters = ["tenant = ?"], [tenant]
+        for column, value in (("status", status and status.value), ("assignee", assignee),
+                              ("run_id", run_id)):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                parameters.append(value)
+        values: list[object] = list(parameters)
+        if after is not None:
+            created_at, task_id = decode_cursor(after)
+            conditions.append("(created_at > ? OR (created_at = ? AND task_id > ?))")
+            values += [created_at, created_at, task_id]
+        rows = self._rows(f"SELECT {TASK_COLUMNS} FROM tasks WHERE {' AND '.join(conditions)} "
+                          "ORDER BY created_at, task_id LIMIT ?", (*values, limit + 1))
+        return Page(tuple(task_from_row(row) for row in rows[:limit]),
+                    cursor_after(rows, limit, lambda row: (row[8], row[0])))
+
+    def task(self, task_id: str) -> HumanTask | None:
+        rows = self._rows(f"SELECT {TASK_COLUMNS} FROM tasks WHERE task_id = ?", (task_id,))
+        return task_from_row(rows[0]) if rows else None
+
+    def outbox(self, run_id: str | None = None) -> tuple[OutboxEntry, ...]:
+        query = f"SELECT {_OUTBOX_COLUMNS} FROM outbox"
+        rows = (self._rows(query + " WHERE run_id = ? ORDER BY seq", (run_id,))
+                if run_id is not None else self._rows(query + " ORDER BY seq"))
+        return tuple(OutboxEntry(*row) for row in rows)  # type: ignore[arg-type]
+
+    def events_after(self, tenant: str, after: int, limit: int) -> tuple[OutboxEntry, ...]:
+        """The outbox of ``tenant`` after sequence number ``after``, in order."""
+        rows = self._rows(f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE tenant = ? AND seq > ? "
+                          "ORDER BY seq LIMIT ?", (tenant, after, limit))
+        return tuple(OutboxEntry(*row) for row in rows)  # type: ignore[arg-type]
+
+    def save_audit(self, entry: AuditEntry) -> None:
+        with self._transaction() as db:
+            _audit(db, entry)
+
+    def audit_entries(self, tenant: str, after: int, limit: int) -> tuple[AuditEntry, ...]:
+        rows = self._rows(f"SELECT {AUDIT_COLUMNS} FROM audit WHERE tenant = ? AND seq > ? "
+                          "ORDER BY seq LIMIT ?", (tenant, after, limit))
+        return tuple(audit_from_row(row) for row in rows)
+
+    # --- the queue ----------------------------------------------------------------------
+
     def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
-        row = self.connection.execute(_CLAIM, (owner, now + lease_seconds, now, now)).fetchone()
+        with self._locked() as db:
+            row = db.execute(_CLAIM, (owner, now + lease_seconds, now, now)).fetchone()
         if row is None:
             return None
         signal_id, run_id, kind, payload, due_at, attempts, last_error = row
@@ -157,60 +335,91 @@ class SqliteStore:
                             last_error)
 
     def acknowledge(self, signal_id: str) -> None:
-        self.connection.execute("DELETE FROM queue WHERE signal_id = ?", (signal_id,))
+        with self._locked() as db:
+            db.execute("DELETE FROM queue WHERE signal_id = ?", (signal_id,))
 
     def release(self, signal_id: str, error: str, *, now: float) -> None:
-        self.connection.execute("UPDATE queue SET lease_owner = NULL, lease_until = NULL, "
-                                "last_error = ? WHERE signal_id = ?", (error, signal_id))
+        with self._locked() as db:
+            db.execute("UPDATE queue SET lease_owner = NULL, lease_until = NULL, "
+                       "last_error = ? WHERE signal_id = ?", (error, signal_id))
 
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:
         with self._transaction() as db:
-            db.execute("INSERT OR REPLACE INTO dead_letters VALUES (?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT OR REPLACE INTO dead_letters (signal_id, run_id, kind, payload, "
+                       "attempts, error, failed_at, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                       "COALESCE((SELECT tenant FROM runs WHERE run_id = ?), 'default'))",
                        (signal.signal_id, signal.run_id, signal.kind, json.dumps(signal.payload),
-                        signal.attempts, error, now))
+                        signal.attempts, error, now, signal.run_id))
             db.execute("DELETE FROM queue WHERE signal_id = ?", (signal.signal_id,))
 
-    def dead_letters(self) -> tuple[DeadLetter, ...]:
-        rows = self.connection.execute(
-            "SELECT signal_id, run_id, kind, payload, attempts, error, failed_at "
-            "FROM dead_letters ORDER BY failed_at, signal_id")
-        return tuple(DeadLetter(s, r, k, json.loads(p), a, e, f) for s, r, k, p, a, e, f in rows)
+    def dead_letters(self, tenant: str | None = None) -> tuple[DeadLetter, ...]:
+        where = "" if tenant is None else " WHERE tenant = ?"
+        rows = self._rows("SELECT signal_id, run_id, kind, payload, attempts, error, failed_at, "
+                          f"tenant FROM dead_letters{where} ORDER BY failed_at, signal_id",
+                          () if tenant is None else (tenant,))
+        return tuple(DeadLetter(str(s), str(r), str(k), json.loads(str(p)), int(str(a)), str(e),
+                                float(str(f)), str(t)) for s, r, k, p, a, e, f, t in rows)
 
-    def replay(self, signal_id: str, *, now: float) -> None:
+    def replay(self, signal_id: str, *, now: float, audit: AuditEntry | None = None) -> None:
         with self._transaction() as db:
-            row = db.execute("SELECT run_id, kind, payload FROM dead_letters "
+            row = db.execute("SELECT run_id, kind, payload, tenant FROM dead_letters "
                              "WHERE signal_id = ?", (signal_id,)).fetchone()
             if row is None:
                 raise LookupError(f"no dead letter '{signal_id}'")
-            db.execute("INSERT OR REPLACE INTO queue (signal_id, run_id, kind, payload, due_at) "
-                       "VALUES (?, ?, ?, ?, ?)", (signal_id, *row, now))
+            db.execute("INSERT OR REPLACE INTO queue (signal_id, run_id, kind, payload, due_at, "
+                       "tenant) VALUES (?, ?, ?, ?, ?, ?)", (signal_id, *row[:3], now, row[3]))
             db.execute("DELETE FROM dead_letters WHERE signal_id = ?", (signal_id,))
+            if audit is not None:
+                _audit(db, audit)
 
     def next_due(self) -> float | None:
-        value = self.connection.execute("SELECT MIN(due_at) FROM queue").fetchone()[0]
-        return None if value is None else float(value)
+        value = self._rows("SELECT MIN(due_at) FROM queue")[0][0]
+        return None if value is None else float(str(value))
 
     def pending(self) -> tuple[QueuedSignal, ...]:
-        rows = self.connection.execute(
-            "SELECT signal_id, run_id, kind, payload, due_at, attempts, last_error FROM queue "
-            "ORDER BY due_at, rowid")
-        return tuple(QueuedSignal(s, r, k, json.loads(p), d, a, e)
+        rows = self._rows("SELECT signal_id, run_id, kind, payload, due_at, attempts, "
+                          "last_error FROM queue ORDER BY due_at, rowid")
+        return tuple(QueuedSignal(str(s), str(r), str(k), json.loads(str(p)), float(str(d)),
+                                  int(str(a)), None if e is None else str(e))
                      for s, r, k, p, d, a, e in rows)
 
-    def outbox(self, run_id: str | None = None) -> tuple[OutboxEntry, ...]:
-        query = "SELECT seq, run_id, kind, step_id, detail, created_at FROM outbox"
-        rows = (self.connection.execute(query + " WHERE run_id = ? ORDER BY seq", (run_id,))
-                if run_id is not None else self.connection.execute(query + " ORDER BY seq"))
-        return tuple(OutboxEntry(*row) for row in rows)
-
-    def purge(self, *, before: float) -> int:
+    def purge(self, *, before: float, tenant: str | None = None,
+              audit: AuditEntry | None = None) -> int:
         with self._transaction() as db:
-            old = [r for (r,) in db.execute(
-                "SELECT run_id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ?",
-                (before,))]
-            for table in ("runs", "step_runs", "outbox", "queue", "dead_letters"):
+            sql = "SELECT run_id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ?"
+            parameters: tuple[object, ...] = (before,)
+            if tenant is not None:
+                sql, parameters = sql + " AND tenant = ?", (before, tenant)
+            old = [r for (r,) in db.execute(sql, parameters)]
+            for table in _TENANT_TABLES:
                 db.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(r,) for r in old])
+            if audit is not None:
+                _audit(db, audit)
         return len(old)
+
+    # --- gauges and health ----------------------------------------------------------------
+
+    def run_counts(self) -> Iterable[tuple[str, str, str, int]]:
+        """(tenant, workflow, state, count) over every stored run."""
+        rows = self._rows("SELECT tenant, workflow, state, COUNT(*) FROM runs "
+                          "GROUP BY tenant, workflow, state ORDER BY tenant, workflow, state")
+        return [(str(t), str(w), str(s), int(str(n))) for t, w, s, n in rows]
+
+    def pending_timers(self) -> Iterable[tuple[str, int]]:
+        """(tenant, count) of queued timer firings."""
+        rows = self._rows("SELECT tenant, COUNT(*) FROM queue WHERE kind = 'event' AND "
+                          "json_extract(payload, '$.type') = 'TimerFired' GROUP BY tenant "
+                          "ORDER BY tenant")
+        return [(str(t), int(str(n))) for t, n in rows]
+
+    def dead_letter_counts(self) -> Iterable[tuple[str, int]]:
+        rows = self._rows("SELECT tenant, COUNT(*) FROM dead_letters GROUP BY tenant "
+                          "ORDER BY tenant")
+        return [(str(t), int(str(n))) for t, n in rows]
+
+    def check(self) -> None:
+        """Raise :class:`sqlite3.Error` unless the store answers a query."""
+        self._rows("SELECT 1 FROM schema_migrations LIMIT 1")
 
 
 def _many(db: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> None:
@@ -220,6 +429,24 @@ def _many(db: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> N
         db.executemany(sql, rows)
 
 
-def _step_row(run_id: str, s: StepRun) -> tuple[object, ...]:
-    return (run_id, s.step_id, s.state.value, s.iteration, s.attempt, s.attempt_id,
-            json.dumps(s.output), s.error, s.started_at, s.finished_at)
+def _audit(db: sqlite3.Connection, e: AuditEntry) -> None:
+    db.execute(_INSERT_AUDIT, (e.tenant, e.actor, e.action, e.target, e.revision_before,
+                               e.revision_after, e.at, e.detail))
+
+
+def _claim_key(db: sqlite3.Connection, run: Run, commit: Commit, at: float) -> None:
+    claim = commit.idempotency
+    assert claim is not None
+    try:
+        db.execute("INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, ?)",
+                   (run.tenant, claim.key, run.run_id, claim.request_hash, at))
+    except sqlite3.IntegrityError:
+        raise IdempotencyKeyUsedError(run.tenant, claim.key) from None
+
+
+def _step_row(run: Run, s: StepRun) -> tuple[object, ...]:
+    return (run.run_id, s.step_id, s.state.value, s.iteration, s.attempt, s.attempt_id,
+            json.dumps(s.output), s.error, s.started_at, s.finished_at, run.tenant)
+
+
+__all__ = ["SqliteStore", "encode_cursor"]

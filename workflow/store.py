@@ -19,11 +19,13 @@ True
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from workflow.definitions import RegisteredDefinition, VersionConflictError
-from workflow.model import EmitEvent, Json, Run
+from workflow.model import EmitEvent, Json, Run, RunState
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,7 @@ class DeadLetter:
     attempts: int
     error: str
     failed_at: float
+    tenant: str = "default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,100 @@ class OutboxEntry:
     step_id: str | None
     detail: str | None
     created_at: float
+    tenant: str = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """Who changed what: written in the same transaction as the change it records.
+    ``seq`` is given by the store."""
+
+    actor: str
+    tenant: str
+    action: str
+    target: str
+    revision_before: int | None
+    revision_after: int | None
+    at: float
+    detail: str | None = None
+    seq: int = 0
+
+
+class TaskStatus(StrEnum):
+    """A human task is open until decided, or until its step stops waiting."""
+
+    OPEN = "open"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class HumanTask:
+    """A decision a person owes a waiting Human step (or an escalated failure)."""
+
+    task_id: str
+    tenant: str
+    run_id: str
+    step_id: str
+    attempt_id: str
+    reason: str
+    assignee: str | None
+    status: TaskStatus
+    created_at: float
+    closed_at: float | None = None
+    decision: str | None = None
+    closed_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskClosure:
+    """A task leaves ``open``. With ``required`` the commit fails unless the task was still
+    open, so of several callers racing to decide one task exactly one succeeds."""
+
+    task_id: str
+    status: TaskStatus
+    decision: str | None = None
+    closed_by: str | None = None
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyClaim:
+    """A start's ``Idempotency-Key`` and a digest of its request, stored with the new run."""
+
+    key: str
+    request_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class DefinitionRow:
+    """One stored definition version, as listed (the document itself is loaded apart)."""
+
+    tenant: str
+    workflow: str
+    version: str
+    hash: str
+    steps: int
+    loaded_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RunFilter:
+    """What ``GET /instances`` filters on; ``None`` matches anything."""
+
+    workflow: str | None = None
+    version: str | None = None
+    business_reference: str | None = None
+    state: RunState | None = None
+    parent_run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a listing: the items and the cursor of the next page (None: the last)."""
+
+    items: tuple[object, ...]
+    next_cursor: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +172,10 @@ class Commit:
     acknowledge: str | None = None  # a queue row finished by this same transaction
     previous: Run | None = None  # the run before the transition (only changed steps written)
     cancel: tuple[str, ...] = ()  # queue rows no longer needed (timeouts of finished attempts)
+    audit: AuditEntry | None = None  # who asked for this change (operator verbs, starts)
+    open_tasks: tuple[HumanTask, ...] = ()
+    close_tasks: tuple[TaskClosure, ...] = ()
+    idempotency: IdempotencyClaim | None = None  # with a new run: its start's key
 
 
 class ConcurrentTransitionError(RuntimeError):
@@ -82,10 +183,23 @@ class ConcurrentTransitionError(RuntimeError):
     the signal is released and applied again to the newer run."""
 
 
+class TaskConflictError(ConcurrentTransitionError):
+    """A task a commit required to be open was already closed by another caller."""
+
+
+class IdempotencyKeyUsedError(ConcurrentTransitionError):
+    """Another start with the same ``Idempotency-Key`` committed first."""
+
+    def __init__(self, tenant: str, key: str) -> None:
+        super().__init__(f"Idempotency-Key {key!r} is already used")
+        self.tenant, self.key = tenant, key
+
+
 class Store(Protocol):
     """What the engine needs from durable storage."""
 
-    def save_definition(self, registered: RegisteredDefinition, *, at: float) -> None: ...
+    def save_definition(self, registered: RegisteredDefinition, *, at: float,
+                        audit: AuditEntry | None = None) -> None: ...
     def load_definitions(self) -> tuple[RegisteredDefinition, ...]: ...
     def load_run(self, run_id: str) -> Run | None: ...
     def list_runs(self) -> tuple[Run, ...]: ...
@@ -94,12 +208,34 @@ class Store(Protocol):
     def acknowledge(self, signal_id: str) -> None: ...
     def release(self, signal_id: str, error: str, *, now: float) -> None: ...
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None: ...
-    def dead_letters(self) -> tuple[DeadLetter, ...]: ...
-    def replay(self, signal_id: str, *, now: float) -> None: ...
+    def dead_letters(self, tenant: str | None = None) -> tuple[DeadLetter, ...]: ...
+    def replay(self, signal_id: str, *, now: float, audit: AuditEntry | None = None) -> None: ...
+    def idempotent_run(self, tenant: str, key: str) -> tuple[str, str] | None: ...
+    def task(self, task_id: str) -> HumanTask | None: ...
     def next_due(self) -> float | None: ...
     def pending(self) -> tuple[QueuedSignal, ...]: ...
     def outbox(self, run_id: str | None = None) -> tuple[OutboxEntry, ...]: ...
-    def purge(self, *, before: float) -> int: ...
+    def purge(self, *, before: float, tenant: str | None = None,
+              audit: AuditEntry | None = None) -> int: ...
+    def save_audit(self, entry: AuditEntry) -> None: ...
+
+
+class QueryStore(Store, Protocol):
+    """What the HTTP API reads besides the engine's own needs; every read is by tenant."""
+
+    def definition_rows(self, tenant: str, workflow: str | None = None
+                        ) -> tuple[DefinitionRow, ...]: ...
+    def find_runs(self, tenant: str, where: RunFilter, *, limit: int,
+                  after: str | None = None) -> Page: ...
+    def tasks(self, tenant: str, *, status: TaskStatus | None = None,
+              assignee: str | None = None, run_id: str | None = None, limit: int = 100,
+              after: str | None = None) -> Page: ...
+    def events_after(self, tenant: str, after: int, limit: int) -> tuple[OutboxEntry, ...]: ...
+    def audit_entries(self, tenant: str, after: int, limit: int) -> tuple[AuditEntry, ...]: ...
+    def run_counts(self) -> Iterable[tuple[str, str, str, int]]: ...
+    def pending_timers(self) -> Iterable[tuple[str, int]]: ...
+    def dead_letter_counts(self) -> Iterable[tuple[str, int]]: ...
+    def check(self) -> None: ...
 
 
 def definition_conflict(existing: str, offered: RegisteredDefinition) -> VersionConflictError:
@@ -122,19 +258,25 @@ class _Row:
 class MemoryStore:
     """Everything in dictionaries; same semantics as the SQLite store, no durability."""
 
-    definitions: dict[tuple[str, str], RegisteredDefinition] = field(default_factory=dict)
+    definitions: dict[tuple[str, str, str], RegisteredDefinition] = field(default_factory=dict)
     runs: dict[str, Run] = field(default_factory=dict)
     queue: dict[str, _Row] = field(default_factory=dict)
     dead: dict[str, DeadLetter] = field(default_factory=dict)
     events: list[OutboxEntry] = field(default_factory=list)
     finished_at: dict[str, float] = field(default_factory=dict)
     sequence: int = 0
+    audit: list[AuditEntry] = field(default_factory=list)
+    human_tasks: dict[str, HumanTask] = field(default_factory=dict)
+    idempotency: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
-    def save_definition(self, registered: RegisteredDefinition, *, at: float) -> None:
-        key = (registered.definition.workflow, registered.definition.version)
+    def save_definition(self, registered: RegisteredDefinition, *, at: float,
+                        audit: AuditEntry | None = None) -> None:
+        key = (registered.tenant, registered.definition.workflow, registered.definition.version)
         existing = self.definitions.get(key)
         if existing is not None and existing.hash != registered.hash:
             raise definition_conflict(existing.hash, registered)
+        if existing is None and audit is not None:
+            self.save_audit(audit)
         self.definitions[key] = registered
 
     def load_definitions(self) -> tuple[RegisteredDefinition, ...]:
@@ -150,13 +292,23 @@ class MemoryStore:
         run = commit.run
         if run is not None:
             self._check_revision(run, commit.previous)
+            self._check_claims(run, commit)
             self.runs[run.run_id] = run
             if run.state.is_finished:
                 self.finished_at.setdefault(run.run_id, at)
             for event in commit.events:
                 self.sequence += 1
                 self.events.append(OutboxEntry(self.sequence, run.run_id, event.kind,
-                                               event.step_id, event.detail, at))
+                                               event.step_id, event.detail, at, run.tenant))
+            for task in commit.open_tasks:
+                self.human_tasks.setdefault(task.task_id, task)
+            for closure in commit.close_tasks:
+                self._close_task(closure, at)
+            if commit.idempotency is not None:
+                self.idempotency[(run.tenant, commit.idempotency.key)] = (
+                    run.run_id, commit.idempotency.request_hash)
+        if commit.audit is not None:
+            self.save_audit(commit.audit)
         for signal in commit.enqueue:
             if signal.signal_id not in self.queue:
                 self.sequence += 1
@@ -173,6 +325,31 @@ class MemoryStore:
                                      or len(stored.processed) != len(previous.processed)):
             raise ConcurrentTransitionError(f"run '{run.run_id}' changed concurrently "
                                             f"(expected revision {len(previous.processed)})")
+
+    def _check_claims(self, run: Run, commit: Commit) -> None:
+        claim = commit.idempotency
+        if claim is not None and (run.tenant, claim.key) in self.idempotency:
+            raise IdempotencyKeyUsedError(run.tenant, claim.key)
+        for closure in commit.close_tasks:
+            task = self.human_tasks.get(closure.task_id)
+            if closure.required and (task is None or task.status is not TaskStatus.OPEN):
+                raise TaskConflictError(f"task '{closure.task_id}' is no longer open")
+
+    def _close_task(self, closure: TaskClosure, at: float) -> None:
+        task = self.human_tasks.get(closure.task_id)
+        if task is not None and task.status is TaskStatus.OPEN:
+            self.human_tasks[task.task_id] = dataclasses.replace(
+                task, status=closure.status, closed_at=at, decision=closure.decision,
+                closed_by=closure.closed_by)
+
+    def idempotent_run(self, tenant: str, key: str) -> tuple[str, str] | None:
+        return self.idempotency.get((tenant, key))
+
+    def task(self, task_id: str) -> HumanTask | None:
+        return self.human_tasks.get(task_id)
+
+    def save_audit(self, entry: AuditEntry) -> None:
+        self.audit.append(dataclasses.replace(entry, seq=len(self.audit) + 1))
 
     def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
         free = [row for row in self.queue.values() if row.signal.due_at <= now
@@ -195,16 +372,21 @@ class MemoryStore:
 
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:
         self.queue.pop(signal.signal_id, None)
+        run = self.runs.get(signal.run_id)
         self.dead[signal.signal_id] = DeadLetter(signal.signal_id, signal.run_id, signal.kind,
-                                                 signal.payload, signal.attempts, error, now)
+                                                 signal.payload, signal.attempts, error, now,
+                                                 "default" if run is None else run.tenant)
 
-    def dead_letters(self) -> tuple[DeadLetter, ...]:
-        return tuple(sorted(self.dead.values(), key=lambda d: (d.failed_at, d.signal_id)))
+    def dead_letters(self, tenant: str | None = None) -> tuple[DeadLetter, ...]:
+        letters = (d for d in self.dead.values() if tenant is None or d.tenant == tenant)
+        return tuple(sorted(letters, key=lambda d: (d.failed_at, d.signal_id)))
 
-    def replay(self, signal_id: str, *, now: float) -> None:
+    def replay(self, signal_id: str, *, now: float, audit: AuditEntry | None = None) -> None:
         letter = self.dead.pop(signal_id, None)
         if letter is None:
             raise LookupError(f"no dead letter '{signal_id}'")
+        if audit is not None:
+            self.save_audit(audit)
         self.sequence += 1
         self.queue[signal_id] = _Row(QueuedSignal(signal_id, letter.run_id, letter.kind,
                                                   letter.payload, now), self.sequence)
@@ -219,8 +401,13 @@ class MemoryStore:
     def outbox(self, run_id: str | None = None) -> tuple[OutboxEntry, ...]:
         return tuple(e for e in self.events if run_id is None or e.run_id == run_id)
 
-    def purge(self, *, before: float) -> int:
-        old = {r for r, at in self.finished_at.items() if at < before}
+    def purge(self, *, before: float, tenant: str | None = None,
+              audit: AuditEntry | None = None) -> int:
+        old = {r for r, at in self.finished_at.items() if at < before
+               and (tenant is None or self.runs[r].tenant == tenant)}
+        if audit is not None:
+            self.save_audit(audit)
+        self.human_tasks = {k: t for k, t in self.human_tasks.items() if t.run_id not in old}
         for run_id in old:
             self.runs.pop(run_id, None)
             self.finished_at.pop(run_id, None)

@@ -26,8 +26,8 @@ def test_migrations_are_forward_only_and_applied_once(tmp_path):
     SqliteStore(path).close()
     connection = sqlite3.connect(path)
     names = [row[0] for row in connection.execute("SELECT name FROM schema_migrations")]
-    assert names == [name for name, _ in migration_files()] == ["0001_initial",
-                                                                 "0002_run_revision"]
+    assert names == [name for name, _ in migration_files()] == [
+        "0001_initial", "0002_run_revision", "0003_tenants_tasks_audit"]
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     connection.isolation_level = None
     assert apply_migrations(connection) == []
@@ -43,7 +43,27 @@ def test_an_older_database_gets_only_the_newer_migrations(tmp_path):
     connection.close()
     SqliteStore(path).close()
     columns = [row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(runs)")]
-    assert columns[-1] == "revision"
+    # 0002 added the revision, then 0003 the tenant and the business reference
+    assert columns[-3:] == ["revision", "tenant", "business_reference"]
+
+
+def test_definitions_stored_before_tenants_belong_to_the_default_tenant(tmp_path):
+    path = tmp_path / "old.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    for name, sql in migration_files()[:2]:
+        connection.executescript(sql)
+        connection.execute("INSERT INTO schema_migrations VALUES (?, 0)", (name,))
+    document = ('{"steps":[{"id":"a","kind":"Timer","delayMinutes":1.0}],"version":"1",'
+                '"workflow":"w"}')
+    connection.execute("INSERT INTO definitions VALUES ('w', '1', 'h', ?, 5.0)", (document,))
+    connection.close()
+    store = SqliteStore(path)
+    (row,) = store.definition_rows("default")
+    assert (row.tenant, row.workflow, row.version, row.hash, row.steps, row.loaded_at) == (
+        "default", "w", "1", "h", 1, 5.0)
+    assert store.definition_rows("other") == ()
+    store.close()
 
 
 def test_a_transition_from_a_stale_revision_is_refused(store, make_engine):
