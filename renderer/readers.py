@@ -37,7 +37,7 @@ from renderer.diagram import Diagram
 from renderer.dot_reader import DotReadError, diagram_from_dot_graph, dot_counts, parse_dot
 from renderer.elk_json import ElkJsonError, read_elk_graph
 from renderer.from_definition import diagram_from_definition
-from workflow.dsl import DslError, definition_from_data, looks_like_definition
+from workflow.dsl import Definition, DslError, definition_from_data, looks_like_definition
 
 
 class ReaderError(ValueError):
@@ -90,6 +90,29 @@ def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
         except DotReadError as exc:
             raise ReaderError(str(exc)) from None
     return _read_structured(_parse(text), name)
+
+
+def read_document(data: bytes | str) -> object:
+    """Parse YAML or JSON text under the reader's size, depth and alias limits.
+
+    >>> read_document(b"workflow: w")
+    {'workflow': 'w'}
+    """
+    return _parse(_decode(data))
+
+
+def read_definition_document(data: bytes | str) -> Definition:
+    """A workflow definition (DSL, YAML or JSON) under the reader's limits.
+
+    >>> read_definition_document(b"nodes: []")
+    Traceback (most recent call last):
+    renderer.readers.ReaderError: not a workflow definition: expected a mapping with 'workflow' and 'steps'
+    """
+    data = read_document(data)
+    if not looks_like_definition(data):
+        raise ReaderError("not a workflow definition: expected a mapping with 'workflow' "
+                          "and 'steps'")
+    return definition_from_data(data)
 
 
 def read_diagram_file(path: str | Path) -> Diagram:

@@ -143,6 +143,10 @@ class VersionRegistry:
                                        f"{version or 'any'}")
         return self._entries[(tenant, workflow, max(matches, key=_version_key))]
 
+    def get(self, tenant: str, workflow: str, version: str) -> RegisteredDefinition | None:
+        """Exactly that registered version, if any."""
+        return self._entries.get((tenant, workflow, version))
+
     def by_hash(self, digest: str) -> RegisteredDefinition:
         """The registered definition with this hash."""
         for entry in self._entries.values():

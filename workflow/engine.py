@@ -70,6 +70,10 @@ class EngineError(ValueError):
     """A request the engine cannot carry out (unknown run, step not waiting, ...)."""
 
 
+class NotFoundError(EngineError, LookupError):
+    """No run, task or definition by that name (for this tenant)."""
+
+
 class RunConflictError(EngineError):
     """An operator verb does not fit the run's current state or revision (HTTP 409)."""
 
@@ -141,6 +145,17 @@ class Engine:
             self.refresh_definitions()
             return self.versions.resolve(workflow, version, tenant=tenant)
 
+    def definition(self, workflow: str, version: str, *, tenant: str
+                   ) -> RegisteredDefinition:
+        """Exactly that version of a tenant's definition (reloading from the store once)."""
+        found = self.versions.get(tenant, workflow, version)
+        if found is None:
+            self.refresh_definitions()
+            found = self.versions.get(tenant, workflow, version)
+        if found is None:
+            raise NotFoundError(f"no workflow '{workflow}' version {version}")
+        return found
+
     def plan(self, run: Run) -> Plan:
         """The compiled plan of a run's definition (reloading from the store once)."""
         plan = self.plans.get(run.definition_hash)
@@ -204,7 +219,7 @@ class Engine:
         """The stored run (of ``tenant``, when given); :class:`EngineError` if there is none."""
         run = self.store.load_run(run_id)
         if run is None or (tenant is not None and run.tenant != tenant):
-            raise EngineError(f"no run '{run_id}'")
+            raise NotFoundError(f"no run '{run_id}'")
         return run
 
     def decide(self, run_id: str, step_id: str, decision: str, data: Json = None) -> str:
@@ -248,7 +263,7 @@ class Engine:
         """Decide an open human task now; exactly one of several racing callers wins."""
         task = self.store.task(task_id)
         if task is None or task.tenant != tenant:
-            raise EngineError(f"no task '{task_id}'")
+            raise NotFoundError(f"no task '{task_id}'")
         run = self.run(task.run_id)
         if task.status is not TaskStatus.OPEN:
             raise RunConflictError(run, f"task '{task_id}' is already {task.status.value}")

@@ -88,6 +88,7 @@ _INSERT_AUDIT = """
 INSERT INTO audit (tenant, actor, action, target, revision_before, revision_after, at, detail)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
+_QUEUE_COLUMNS = "signal_id, run_id, kind, payload, due_at, attempts, last_error"
 _OUTBOX_COLUMNS = "seq, run_id, kind, step_id, detail, created_at, tenant"
 _TENANT_TABLES = ("runs", "step_runs", "outbox", "queue", "dead_letters", "tasks")
 
@@ -202,7 +203,7 @@ class SqliteStore:
         return tuple(run_from_json(str(doc)) for (doc,) in rows)
 
     def find_runs(self, tenant: str, where: RunFilter, *, limit: int,
-                  after: str | None = None) -> Page:
+                  after: str | None = None) -> Page[Run]:
         """Runs of ``tenant`` matching ``where``, newest first, ``limit`` a page."""
         conditions, parameters = run_filter_sql(tenant, where)
         if after is not None:
@@ -280,7 +281,7 @@ class SqliteStore:
 
     def tasks(self, tenant: str, *, status: TaskStatus | None = None,
               assignee: str | None = None, run_id: str | None = None, limit: int = 100,
-              after: str | None = None) -> Page:
+              after: str | None = None) -> Page[HumanTask]:
         """Human tasks of ``tenant``, oldest first."""
         conditions, parameters = ["tenant = ?"], [tenant]
         for column, value in (("status", status and status.value), ("assignee", assignee),
@@ -377,11 +378,12 @@ class SqliteStore:
         return None if value is None else float(str(value))
 
     def pending(self) -> tuple[QueuedSignal, ...]:
-        rows = self._rows("SELECT signal_id, run_id, kind, payload, due_at, attempts, "
-                          "last_error FROM queue ORDER BY due_at, rowid")
-        return tuple(QueuedSignal(str(s), str(r), str(k), json.loads(str(p)), float(str(d)),
-                                  int(str(a)), None if e is None else str(e))
-                     for s, r, k, p, d, a, e in rows)
+        return _signals(self._rows(f"SELECT {_QUEUE_COLUMNS} FROM queue ORDER BY due_at, rowid"))
+
+    def queued_for(self, run_id: str) -> tuple[QueuedSignal, ...]:
+        """The queue rows of one run, in due order."""
+        return _signals(self._rows(f"SELECT {_QUEUE_COLUMNS} FROM queue WHERE run_id = ? "
+                                   "ORDER BY due_at, rowid", (run_id,)))
 
     def purge(self, *, before: float, tenant: str | None = None,
               audit: AuditEntry | None = None) -> int:
@@ -420,6 +422,12 @@ class SqliteStore:
     def check(self) -> None:
         """Raise :class:`sqlite3.Error` unless the store answers a query."""
         self._rows("SELECT 1 FROM schema_migrations LIMIT 1")
+
+
+def _signals(rows: list[tuple[object, ...]]) -> tuple[QueuedSignal, ...]:
+    return tuple(QueuedSignal(str(s), str(r), str(k), json.loads(str(p)), float(str(d)),
+                              int(str(a)), None if e is None else str(e))
+                 for s, r, k, p, d, a, e in rows)
 
 
 def _many(db: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> None:

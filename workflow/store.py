@@ -22,7 +22,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from workflow.definitions import RegisteredDefinition, VersionConflictError
 from workflow.model import EmitEvent, Json, Run, RunState
@@ -154,11 +154,14 @@ class RunFilter:
     parent_run_id: str | None = None
 
 
+Item = TypeVar("Item")
+
+
 @dataclass(frozen=True, slots=True)
-class Page:
+class Page(Generic[Item]):
     """One page of a listing: the items and the cursor of the next page (None: the last)."""
 
-    items: tuple[object, ...]
+    items: tuple[Item, ...]
     next_cursor: str | None
 
 
@@ -226,10 +229,11 @@ class QueryStore(Store, Protocol):
     def definition_rows(self, tenant: str, workflow: str | None = None
                         ) -> tuple[DefinitionRow, ...]: ...
     def find_runs(self, tenant: str, where: RunFilter, *, limit: int,
-                  after: str | None = None) -> Page: ...
+                  after: str | None = None) -> Page[Run]: ...
     def tasks(self, tenant: str, *, status: TaskStatus | None = None,
               assignee: str | None = None, run_id: str | None = None, limit: int = 100,
-              after: str | None = None) -> Page: ...
+              after: str | None = None) -> Page[HumanTask]: ...
+    def queued_for(self, run_id: str) -> tuple[QueuedSignal, ...]: ...
     def events_after(self, tenant: str, after: int, limit: int) -> tuple[OutboxEntry, ...]: ...
     def audit_entries(self, tenant: str, after: int, limit: int) -> tuple[AuditEntry, ...]: ...
     def run_counts(self) -> Iterable[tuple[str, str, str, int]]: ...

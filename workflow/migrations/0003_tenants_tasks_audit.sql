@@ -67,3 +67,4 @@ CREATE TABLE idempotency_keys (
     created_at   REAL NOT NULL,
     PRIMARY KEY (tenant, key)
 );
+CREATE INDEX queue_run ON queue (run_id);

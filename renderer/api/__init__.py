@@ -1,0 +1,1 @@
+"""The workflow service over HTTP: authorization, settings, endpoints, metrics."""

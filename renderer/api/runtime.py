@@ -1,0 +1,137 @@
+"""The workflow engine inside the service process: store, engine, embedded pump, API.
+
+:class:`WorkflowRuntime` is what ``create_app`` adds to the render service: the SQLite
+store named by the settings, an engine with the registered executors, a background pump
+(so a run started over HTTP advances with no other process; ``wfr worker`` processes may
+share the same store) and the ``/api/workflow`` routes. In dev mode the executors are the
+built-in demo executors (fixed outputs; the banner says so) and the fixtures are imported
+for the tenant ``dev``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from starlette.routing import BaseRoute
+
+from renderer.api.auth import TokenVerifier
+from renderer.api.settings import ServiceSettings
+from renderer.api.workflow import WorkflowApi
+from workflow.background import PumpThread
+from workflow.demo import demo_definitions, demo_executors
+from workflow.dsl import load_definition
+from workflow.engine import Engine, Observer
+from workflow.executors import ExecutorRegistry, http_executors
+from workflow.sqlite_store import SqliteStore
+
+LOGGER = logging.getLogger(__name__)
+
+DEV_TENANT = "dev"
+EXECUTORS_VARIABLE = "WFR_EXECUTORS_FILE"
+"""A JSON file ``{"executor name": "https://..."}`` of HTTP executors (outside dev mode)."""
+
+
+def executors_for(settings: ServiceSettings, environ: dict[str, str] | None = None
+                  ) -> tuple[ExecutorRegistry, str]:
+    """The executors the engine calls and a line saying which they are.
+
+    >>> executors_for(ServiceSettings(dev=True))[1]
+    'demo executors (fixed outputs, for trying the fixtures; not real agents or tools)'
+    >>> executors_for(ServiceSettings(), {})[1]
+    'no executors registered (set WFR_EXECUTORS_FILE to a JSON file of name -> URL)'
+    """
+    if settings.dev:
+        return demo_executors(), ("demo executors (fixed outputs, for trying the fixtures; "
+                                  "not real agents or tools)")
+    path = (os.environ if environ is None else environ).get(EXECUTORS_VARIABLE)
+    if not path:
+        return ExecutorRegistry(), ("no executors registered (set WFR_EXECUTORS_FILE to a "
+                                    "JSON file of name -> URL)")
+    try:
+        urls = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{EXECUTORS_VARIABLE}={path}: {error}") from None
+    if not isinstance(urls, dict) or not all(isinstance(v, str) for v in urls.values()):
+        raise ValueError(f"{EXECUTORS_VARIABLE}={path}: expected an object of name -> URL")
+    return http_executors(urls), f"HTTP executors from {path}: {', '.join(sorted(urls))}"
+
+
+@dataclass(slots=True)
+class WorkflowRuntime:
+    """Store, engine, pump and routes of the workflow service."""
+
+    settings: ServiceSettings
+    store: SqliteStore
+    engine: Engine
+    verifier: TokenVerifier
+    executors_note: str
+    embedded_pump: bool = True
+    pump: PumpThread | None = None
+    api: WorkflowApi = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.api = WorkflowApi(self.engine, self.store, lambda: self.verifier,
+                               self.settings.retention_days)
+
+    @classmethod
+    def create(cls, settings: ServiceSettings, *, embedded_pump: bool = True,
+               clock: Callable[[], float] = time.time,
+               executors: ExecutorRegistry | None = None) -> WorkflowRuntime:
+        """Open the store and build the engine (nothing runs until :meth:`start`)."""
+        found, note = executors_for(settings)
+        store = SqliteStore(settings.database)
+        engine = Engine(store, executors if executors is not None else found, clock=clock)
+        return cls(settings, store, engine, TokenVerifier.from_settings(settings),
+                   note if executors is None else "executors given by the caller",
+                   embedded_pump)
+
+    def observe(self, observer: Observer) -> None:
+        """Send every committed transition to ``observer`` (metrics)."""
+        self.engine.observer = observer
+
+    def start(self) -> None:
+        """Import the dev fixtures (dev mode) and start the embedded pump."""
+        if self.settings.dev:
+            self._import_dev_fixtures()
+        if self.embedded_pump:
+            self.pump = PumpThread(self.engine, owner=f"service-{os.getpid()}")
+            self.api.pump = self.pump
+            self.pump.start()
+
+    def close(self) -> None:
+        """Stop the pump and close the store."""
+        if self.pump is not None:
+            self.pump.stop()
+        self.store.close()
+
+    def routes(self) -> list[BaseRoute]:
+        """The ``/api/workflow`` routes."""
+        return self.api.routes()
+
+    def not_ready(self) -> str | None:
+        """Why the service cannot take workflow requests now (``None``: it can)."""
+        try:
+            self.store.check()
+        except Exception as error:
+            return f"workflow store {self.settings.database} does not answer: {error}"
+        if self.embedded_pump and (self.pump is None or not self.pump.alive):
+            return "the embedded workflow pump is not running"
+        return None
+
+    def _import_dev_fixtures(self) -> None:
+        from renderer.service import FIXTURES_DIR, fixture_paths
+
+        for definition in demo_definitions():
+            self.engine.register(definition, tenant=DEV_TENANT)
+        for name, path in fixture_paths(FIXTURES_DIR).items():
+            if path.suffix in (".yaml", ".yml"):
+                try:
+                    self.engine.register(load_definition(path), tenant=DEV_TENANT)
+                except ValueError as error:  # a fixture of an older version under the name
+                    LOGGER.warning("dev fixture %s not imported: %s", name, error)

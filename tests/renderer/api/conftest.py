@@ -1,0 +1,107 @@
+"""A workflow service on a temporary SQLite store, with tokens for every scope."""
+
+from __future__ import annotations
+
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from renderer.api.auth import issue_token
+from renderer.api.runtime import WorkflowRuntime
+from renderer.api.settings import ServiceSettings
+from renderer.isolation import WorkerPool
+from renderer.service import create_app
+from workflow.demo import DEMO_OUTPUTS
+from workflow.executors import Executor, ExecutorRegistry
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
+
+SECRET = "test-secret-" + "x" * 32
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+SCOPES = {"view": "workflow:view", "operate": "workflow:operate", "admin": "workflow:admin"}
+
+
+def token(scope: str = "admin", tenant: str = "acme", subject: str = "ada") -> str:
+    """A bearer token of ``tenant`` with one scope tier (view, operate or admin)."""
+    return issue_token(SECRET, subject=subject, tenant=tenant, scopes=[SCOPES[scope]])
+
+
+def auth(scope: str = "admin", tenant: str = "acme", subject: str = "ada") -> dict[str, str]:
+    return {"authorization": f"Bearer {token(scope, tenant, subject)}"}
+
+
+class Clock:
+    """Real time plus a jump the test controls (to make timers come due)."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+def fixed(output: object) -> Executor:
+    return lambda payload: output
+
+
+def executors(**overrides: object) -> ExecutorRegistry:
+    """The demo executors with some outputs replaced."""
+    outputs = {**DEMO_OUTPUTS, **overrides}
+    return ExecutorRegistry({name: fixed(value) for name, value in outputs.items()})
+
+
+@dataclass
+class Service:
+    client: TestClient
+    runtime: WorkflowRuntime
+    clock: Clock
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait_for(self, run_id: str, predicate: Callable[[dict], bool], seconds: float = 10.0,
+                 tenant: str = "acme") -> dict:
+        """Poll the run record until ``predicate`` holds (the pump runs in the background)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            record = self.client.get(f"/api/workflow/instances/{run_id}",
+                                     headers=auth("view", tenant)).json()
+            if predicate(record) or time.monotonic() > deadline:
+                return record
+            self.runtime.pump.wake()
+            time.sleep(0.02)
+
+    def import_definition(self, path: Path | str, tenant: str = "acme") -> dict:
+        text = Path(path).read_bytes() if isinstance(path, Path) else path.encode()
+        response = self.client.post("/api/workflow/definitions", content=text,
+                                    headers={**auth("admin", tenant),
+                                             "content-type": "application/yaml"})
+        assert response.status_code in (200, 201), response.text
+        return response.json()
+
+
+@pytest.fixture
+def make_service(tmp_path) -> Iterator[Callable[..., Service]]:
+    """Factory: make_service(executors=None, pump=True) -> a started service."""
+    started: list[TestClient] = []
+
+    def make(registry: ExecutorRegistry | None = None, *, pump: bool = True) -> Service:
+        clock = Clock()
+        settings = ServiceSettings(jwt_secret=SECRET,
+                                   database=str(tmp_path / f"w{len(started)}.db"))
+        runtime = WorkflowRuntime.create(settings, embedded_pump=pump, clock=clock,
+                                         executors=registry or executors())
+        client = TestClient(create_app(pool=WorkerPool(size=1), settings=settings,
+                                       runtime=runtime))
+        client.__enter__()
+        started.append(client)
+        return Service(client, runtime, clock)
+
+    yield make
+    for client in started:
+        client.__exit__(None, None, None)
