@@ -53,6 +53,14 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     _command(subparsers, "dead-letters", "list dead-lettered signals", db=True)
     replay = _command(subparsers, "replay", "re-queue a dead letter and pump", db=True)
     replay.add_argument("signal_id", metavar="SIGNAL")
+    worker = _command(subparsers, "worker", "pump the store's queue until stopped (SIGINT or "
+                      "SIGTERM); several workers may share one store", db=True)
+    worker.add_argument("--concurrency", type=int, default=1, metavar="N",
+                        help="pump threads in this process (default 1)")
+    worker.add_argument("--demo", action="store_true",
+                        help="use the built-in demo executors (fixed outputs)")
+    worker.add_argument("--executors", metavar="FILE", default=None,
+                        help="JSON file of executor name -> URL (default: $WFR_EXECUTORS_FILE)")
     purge = _command(subparsers, "purge", "delete finished runs older than a time",
                      db=True)
     purge.add_argument("--before", type=float, default=None,

@@ -143,3 +143,37 @@ def purge_command(args: argparse.Namespace) -> int:
     before = time.time() if args.before is None else args.before
     print(f"purged {_engine(args).store.purge(before=before)} finished runs")
     return 0
+
+
+def worker_command(args: argparse.Namespace) -> int:
+    """Pump until SIGINT or SIGTERM with ``--concurrency`` threads over one store."""
+    import os
+    import signal
+    import threading
+
+    from workflow.background import PumpThread
+    from workflow.executors import EXECUTORS_VARIABLE, ExecutorRegistry, executors_from_file
+
+    if not 1 <= args.concurrency <= 64:
+        raise ValueError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
+    file = args.executors or os.environ.get(EXECUTORS_VARIABLE)
+    executors = (demo_executors() if args.demo else
+                 executors_from_file(file) if file else ExecutorRegistry())
+    store = SqliteStore(args.db)
+    engine = Engine(store, executors, clock=time.time)
+    stop = threading.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: stop.set())
+    pumps = [PumpThread(engine, owner=f"worker-{os.getpid()}-{i}")
+             for i in range(args.concurrency)]
+    for thread in pumps:
+        thread.start()
+    print(f"worker {os.getpid()} pumping {args.db} with {args.concurrency} thread(s); "
+          f"executors: {', '.join(executors) or 'none'}"
+          + (" (demo, fixed outputs)" if args.demo else ""), flush=True)
+    stop.wait()
+    for thread in pumps:
+        thread.stop()
+    store.close()
+    print(f"worker stopped after {sum(p.handled for p in pumps)} queue rows", flush=True)
+    return 0

@@ -13,6 +13,7 @@ executor fails the attempt with an error naming it; it never pretends to succeed
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +73,22 @@ class ExecutorRegistry:
 def http_executors(urls: Mapping[str, str]) -> ExecutorRegistry:
     """A registry of HTTP executors from a ``{name: url}`` configuration."""
     return ExecutorRegistry({name: HttpExecutor(url) for name, url in urls.items()})
+
+
+EXECUTORS_VARIABLE = "WFR_EXECUTORS_FILE"
+"""Names a JSON file ``{"executor name": "https://..."}`` of HTTP executors."""
+
+
+def executors_from_file(path: str) -> ExecutorRegistry:
+    """HTTP executors from a JSON file of name -> URL; :class:`ValueError` names a bad file."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            urls = json.load(file)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"executors file {path}: {error}") from None
+    if not isinstance(urls, dict) or not all(isinstance(v, str) for v in urls.values()):
+        raise ValueError(f"executors file {path}: expected an object of name -> URL")
+    return http_executors(urls)
 
 
 def execute(registry: ExecutorRegistry, effect: DispatchStep, *, at: float) -> StepOutcome:

@@ -8,8 +8,9 @@ saw; ``?after=SEQ`` starts after SEQ. The stream polls the store every
 keep an idle stream open. It ends when the client goes away.
 
 >>> from workflow.store import OutboxEntry
->>> sse_message(OutboxEntry(7, "r1", "step.succeeded", "a", None, 0.0))
-'id: 7\\nevent: step.succeeded\\ndata: {"seq":7,"workflowInstanceId":"r1","kind":"step.succeeded","stepId":"a","detail":null,"at":"1970-01-01T00:00:00.000Z"}\\n\\n'
+>>> message = sse_message(OutboxEntry(7, "r1", "run.started", None, None, 0.0))
+>>> message.splitlines()[:2], message.endswith("\n\n")
+(['id: 7', 'event: run.started'], True)
 """
 
 from __future__ import annotations

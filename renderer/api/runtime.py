@@ -10,13 +10,11 @@ for the tenant ``dev``.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from starlette.routing import BaseRoute
 
@@ -27,17 +25,15 @@ from workflow.background import PumpThread
 from workflow.demo import demo_definitions, demo_executors
 from workflow.dsl import load_definition
 from workflow.engine import Engine, Observer
-from workflow.executors import ExecutorRegistry, http_executors
+from workflow.executors import EXECUTORS_VARIABLE, ExecutorRegistry, executors_from_file
 from workflow.sqlite_store import SqliteStore
 
 LOGGER = logging.getLogger(__name__)
 
 DEV_TENANT = "dev"
-EXECUTORS_VARIABLE = "WFR_EXECUTORS_FILE"
-"""A JSON file ``{"executor name": "https://..."}`` of HTTP executors (outside dev mode)."""
 
 
-def executors_for(settings: ServiceSettings, environ: dict[str, str] | None = None
+def executors_for(settings: ServiceSettings, environ: Mapping[str, str] | None = None
                   ) -> tuple[ExecutorRegistry, str]:
     """The executors the engine calls and a line saying which they are.
 
@@ -51,15 +47,10 @@ def executors_for(settings: ServiceSettings, environ: dict[str, str] | None = No
                                   "not real agents or tools)")
     path = (os.environ if environ is None else environ).get(EXECUTORS_VARIABLE)
     if not path:
-        return ExecutorRegistry(), ("no executors registered (set WFR_EXECUTORS_FILE to a "
+        return ExecutorRegistry(), (f"no executors registered (set {EXECUTORS_VARIABLE} to a "
                                     "JSON file of name -> URL)")
-    try:
-        urls = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{EXECUTORS_VARIABLE}={path}: {error}") from None
-    if not isinstance(urls, dict) or not all(isinstance(v, str) for v in urls.values()):
-        raise ValueError(f"{EXECUTORS_VARIABLE}={path}: expected an object of name -> URL")
-    return http_executors(urls), f"HTTP executors from {path}: {', '.join(sorted(urls))}"
+    registry = executors_from_file(path)
+    return registry, f"HTTP executors from {path}: {', '.join(registry)}"
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ exist. State changes write their audit row in the same transaction as the change
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -73,33 +74,15 @@ class WorkflowApi:
     pump: PumpThread | None = None
 
     def routes(self) -> list[BaseRoute]:
-        """Every route, with the scope it needs."""
-        table: list[tuple[str, Callable[[Call], Response], Scope, str]] = [
-            ("/definitions/validate", self.validate, Scope.VIEW, "POST"),
-            ("/definitions", self.import_definition, Scope.ADMIN, "POST"),
-            ("/definitions", self.definitions, Scope.VIEW, "GET"),
-            ("/definitions/{name}/versions", self.versions, Scope.VIEW, "GET"),
-            ("/definitions/{name}/versions/{version}", self.version, Scope.VIEW, "GET"),
-            ("/start", self.start, Scope.OPERATE, "POST"),
-            ("/instances", self.instances, Scope.VIEW, "GET"),
-            ("/instances/{id:path}/retry", self.retry, Scope.OPERATE, "POST"),
-            ("/instances/{id:path}/repair", self.repair, Scope.OPERATE, "POST"),
-            ("/instances/{id:path}/resume", self.resume, Scope.OPERATE, "POST"),
-            ("/instances/{id:path}/cancel", self.cancel, Scope.OPERATE, "POST"),
-            ("/instances/{id:path}", self.instance, Scope.VIEW, "GET"),
-            ("/tasks", self.tasks, Scope.VIEW, "GET"),
-            ("/tasks/{id}/complete", self.complete_task, Scope.OPERATE, "POST"),
-            ("/signals/dead-letters", self.dead_letters, Scope.VIEW, "GET"),
-            ("/signals/dead-letters/replay", self.replay, Scope.ADMIN, "POST"),
-            ("/events", self.events, Scope.VIEW, "GET"),
-            ("/retention", self.retention, Scope.ADMIN, "POST"),
-            ("/audit", self.audit, Scope.ADMIN, "GET"),
-        ]
-        routes: list[BaseRoute] = [
-            Route(PREFIX + path, endpoint(handler, scope, self.verifier), methods=[method])
-            for path, handler, scope, method in table]
-        routes.insert(0, Route(PREFIX + "/events/stream",
-                               event_stream(self.store, self.verifier), methods=["GET"]))
+        """Every route of :data:`ROUTES`, each with the scope it needs."""
+        routes: list[BaseRoute] = [Route(PREFIX + "/events/stream",
+                                         event_stream(self.store, self.verifier),
+                                         methods=["GET"])]
+        for spec in ROUTES:
+            handler = functools.partial(spec.handler, self)
+            path = PREFIX + spec.path.replace("/instances/{id}", "/instances/{id:path}")
+            routes.append(Route(path, endpoint(handler, spec.scope, self.verifier),
+                                methods=[spec.method]))
         return routes
 
     # --- definitions ----------------------------------------------------------------------
@@ -323,3 +306,83 @@ class WorkflowApi:
     def _wake(self) -> None:
         if self.pump is not None:
             self.pump.wake()
+
+
+@dataclass(frozen=True, slots=True)
+class RouteSpec:
+    """One route of the workflow API, declared once: the router and ``/openapi.json``
+    are both built from :data:`ROUTES`."""
+
+    method: str
+    path: str
+    handler: Callable[[WorkflowApi, Call], Response]
+    scope: Scope
+    summary: str
+    request: str | None = None  # a schema of renderer.api.schemas.REQUEST_SCHEMAS
+    response: str | None = None  # a schema of renderer.api.schemas.RESPONSE_SCHEMAS
+    query: tuple[str, ...] = ()
+    success: int = 200
+    body_media: str = "application/json"
+
+
+ROUTES: tuple[RouteSpec, ...] = (
+    RouteSpec("POST", "/definitions/validate", WorkflowApi.validate, Scope.VIEW,
+              "Validate a definition (YAML or JSON DSL); every problem, nothing stored",
+              response="ValidationResult", body_media="application/yaml"),
+    RouteSpec("POST", "/definitions", WorkflowApi.import_definition, Scope.ADMIN,
+              "Import a definition: validated, hashed, stored immutable (201 new, 200 same)",
+              response="DefinitionVersion", success=201, body_media="application/yaml"),
+    RouteSpec("GET", "/definitions", WorkflowApi.definitions, Scope.VIEW,
+              "Definitions of the caller's tenant with their versions",
+              response="DefinitionList"),
+    RouteSpec("GET", "/definitions/{name}/versions", WorkflowApi.versions, Scope.VIEW,
+              "Versions of one definition (graph hash, step count, loaded at)",
+              response="VersionList"),
+    RouteSpec("GET", "/definitions/{name}/versions/{version}", WorkflowApi.version,
+              Scope.VIEW, "One version's document", response="DefinitionVersion"),
+    RouteSpec("POST", "/start", WorkflowApi.start, Scope.OPERATE,
+              "Start a run (latest version unless one is named); Idempotency-Key header "
+              "makes a retried start return the first run", "StartRequest", "StartResult",
+              success=201),
+    RouteSpec("GET", "/instances", WorkflowApi.instances, Scope.VIEW,
+              "Runs, newest first, filtered, with cursor pagination", response="InstancePage",
+              query=("workflowName", "workflowVersion", "businessReference", "status", "limit",
+                     "after")),
+    RouteSpec("POST", "/instances/{id}/retry", WorkflowApi.retry, Scope.OPERATE,
+              "Run a Failed run again from its failed step", "VerbRequest",
+              "InstanceSummary"),
+    RouteSpec("POST", "/instances/{id}/repair", WorkflowApi.repair, Scope.OPERATE,
+              "Rewind a run to a step (with new input) and suspend it until resume",
+              "RepairRequest", "InstanceSummary"),
+    RouteSpec("POST", "/instances/{id}/resume", WorkflowApi.resume, Scope.OPERATE,
+              "Resume a repaired or waiting run; a decision becomes the waiting step's output",
+              "ResumeRequest", "InstanceSummary"),
+    RouteSpec("POST", "/instances/{id}/cancel", WorkflowApi.cancel, Scope.OPERATE,
+              "Cancel a run, its waiting child runs and its timers", "CancelRequest",
+              "InstanceSummary"),
+    RouteSpec("GET", "/instances/{id}", WorkflowApi.instance, Scope.VIEW,
+              "A run's whole record: steps with attempts, timers, compensation, children",
+              response="Instance"),
+    RouteSpec("GET", "/tasks", WorkflowApi.tasks, Scope.VIEW, "Human tasks",
+              response="TaskPage",
+              query=("status", "assignee", "workflowInstanceId", "limit", "after")),
+    RouteSpec("POST", "/tasks/{id}/complete", WorkflowApi.complete_task, Scope.OPERATE,
+              "Decide an open human task (one of racing callers wins, the rest get 409)",
+              "CompleteTaskRequest"),
+    RouteSpec("GET", "/signals/dead-letters", WorkflowApi.dead_letters, Scope.VIEW,
+              "Queue rows that ran out of delivery attempts", response="DeadLetterList"),
+    RouteSpec("POST", "/signals/dead-letters/replay", WorkflowApi.replay, Scope.ADMIN,
+              "Queue dead letters again", "ReplayRequest", "ReplayResult"),
+    RouteSpec("GET", "/events", WorkflowApi.events, Scope.VIEW,
+              "The transactional outbox in order, after a sequence number",
+              response="EventPage", query=("after", "limit")),
+    RouteSpec("POST", "/retention", WorkflowApi.retention, Scope.ADMIN,
+              "Purge finished runs older than the configured retention", "RetentionRequest",
+              "RetentionResult"),
+    RouteSpec("GET", "/audit", WorkflowApi.audit, Scope.ADMIN,
+              "The audit trail of state changes", response="AuditPage",
+              query=("after", "limit")),
+)
+"""Every route but the event stream (a streaming response, described in the OpenAPI
+document by hand). Routes with an ``{id}`` take any run id, slashes included (child runs
+are ``<parent>/<attempt>``)."""

@@ -105,3 +105,48 @@ def make_service(tmp_path) -> Iterator[Callable[..., Service]]:
     yield make
     for client in started:
         client.__exit__(None, None, None)
+
+
+@dataclass
+class LiveService:
+    """The service on a real loopback port (uvicorn in a thread), for concurrent clients."""
+
+    url: str
+    runtime: WorkflowRuntime
+    clock: Clock
+
+
+@pytest.fixture
+def live_service(tmp_path) -> Iterator[Callable[..., LiveService]]:
+    """Factory: live_service(executors=None) -> a service listening on 127.0.0.1."""
+    import socket
+
+    import uvicorn
+
+    servers: list[tuple[uvicorn.Server, threading.Thread]] = []
+
+    def make(registry: ExecutorRegistry | None = None) -> LiveService:
+        clock = Clock()
+        settings = ServiceSettings(jwt_secret=SECRET,
+                                   database=str(tmp_path / f"live{len(servers)}.db"))
+        runtime = WorkflowRuntime.create(settings, clock=clock,
+                                         executors=registry or executors())
+        app = create_app(pool=WorkerPool(size=1), settings=settings, runtime=runtime)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                               log_level="warning", lifespan="on"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+            time.sleep(0.02)
+        servers.append((server, thread))
+        return LiveService(f"http://127.0.0.1:{port}", runtime, clock)
+
+    yield make
+    for server, thread in servers:
+        server.should_exit = True
+        thread.join(30)
