@@ -41,6 +41,8 @@ from workflow.model import (
     StartTimer,
     StepState,
     TimerFired,
+    TimerPurpose,
+    WaitingFor,
     event_from_dict,
     event_to_dict,
     new_run,
@@ -124,7 +126,7 @@ class Engine:
         """Queue a human decision for a step that waits for one; return the signal id."""
         step_run = self.run(run_id).steps.get(step_id)
         if step_run is None or step_run.state is not StepState.WAITING or \
-                step_run.waiting_for not in ("decision", "escalation"):
+                step_run.waiting_for not in (WaitingFor.DECISION, WaitingFor.ESCALATION):
             raise EngineError(f"step '{step_id}' of run '{run_id}' is not waiting for a decision")
         if decision not in DECISIONS:
             raise EngineError(f"unknown decision '{decision}' (known: {', '.join(DECISIONS)})")
@@ -193,7 +195,7 @@ class Engine:
         return [self._event_signal(f"{before.run_id}/{step.attempt_id}",
                                    Cancel(at=now, reason=f"parent run {after.state.value}"), now)
                 for step in before.steps.values()
-                if step.state is StepState.WAITING and step.waiting_for == "child"]
+                if step.state is StepState.WAITING and step.waiting_for == WaitingFor.CHILD]
 
     def cancel(self, run_id: str, reason: str = "cancelled by an operator") -> str:
         """Queue the cancellation of a run (and so of its child runs); return the signal id."""
@@ -240,7 +242,7 @@ def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:
         new = after.steps.get(step_id)
         ended = new is None or new.attempt_id != old.attempt_id or not new.state.is_active
         if old.attempt_id and old.state.is_active and ended:
-            stale.append(f"{before.run_id}:timer:timeout:{old.attempt_id}")
+            stale.append(f"{before.run_id}:timer:{TimerPurpose.TIMEOUT}:{old.attempt_id}")
     return tuple(stale)
 
 

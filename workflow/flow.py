@@ -28,6 +28,8 @@ from workflow.model import (
     StartTimer,
     StepRun,
     StepState,
+    TimerPurpose,
+    WaitingFor,
 )
 from workflow.plan import StepSpec
 from workflow.scratch import Scratch
@@ -48,7 +50,7 @@ def start_attempt(w: Scratch, step_id: str, attempt: int) -> None:
     w.emit("step.started", step_id, attempt_id)
     STARTERS[spec.kind](w, spec, attempt_id, attempt)
     if spec.timeout_minutes is not None and spec.kind_rule.timeout_timer:
-        w.effects.append(StartTimer(step_id, attempt_id, "timeout",
+        w.effects.append(StartTimer(step_id, attempt_id, TimerPurpose.TIMEOUT,
                                     w.now + 60.0 * spec.timeout_minutes))
 
 
@@ -58,7 +60,7 @@ def dispatch_payload(w: Scratch, step_id: str, attempt: int) -> dict[str, Json]:
             "input": w.run.input, "outputs": w.outputs()}
 
 
-def _wait(w: Scratch, step_id: str, waiting_for: str, effect: Effect) -> None:
+def _wait(w: Scratch, step_id: str, waiting_for: WaitingFor, effect: Effect) -> None:
     w.update(step_id, state=StepState.WAITING, waiting_for=waiting_for)
     w.effects.append(effect)
 
@@ -71,19 +73,20 @@ def _dispatch(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None
 
 def _ask_human(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
     """Open a human task and wait for its decision."""
-    _wait(w, spec.id, "decision", RequestDecision(spec.id, attempt_id, f"{spec.kind} task"))
+    _wait(w, spec.id, WaitingFor.DECISION,
+          RequestDecision(spec.id, attempt_id, f"{spec.kind} task"))
 
 
 def _delay(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
     """Wait ``delayMinutes`` on a durable timer."""
     due = w.now + 60.0 * (spec.step.delay_minutes or 0.0)
-    _wait(w, spec.id, "timer", StartTimer(spec.id, attempt_id, "delay", due))
+    _wait(w, spec.id, WaitingFor.TIMER, StartTimer(spec.id, attempt_id, TimerPurpose.DELAY, due))
 
 
 def _start_child(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
     """Start a child run of the step's workflow and wait for it to finish."""
-    _wait(w, spec.id, "child", StartChildRun(spec.id, attempt_id, spec.step.workflow or "",
-                                             spec.step.version, w.run.input))
+    _wait(w, spec.id, WaitingFor.CHILD, StartChildRun(
+        spec.id, attempt_id, spec.step.workflow or "", spec.step.version, w.run.input))
 
 
 def _fan_out(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:

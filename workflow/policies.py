@@ -13,7 +13,15 @@ import hashlib
 
 from workflow.config import DEFAULTS
 from workflow.kinds import FailurePolicy
-from workflow.model import DispatchStep, RequestDecision, RunState, StartTimer, StepState
+from workflow.model import (
+    DispatchStep,
+    RequestDecision,
+    RunState,
+    StartTimer,
+    StepState,
+    TimerPurpose,
+    WaitingFor,
+)
 from workflow.scratch import Scratch
 
 
@@ -39,11 +47,11 @@ def fail_attempt(w: Scratch, step_id: str, error: str) -> None:
     w.emit("step.attempt_failed", step_id, error)
     policy, attempt_id = spec.failure_policy, step_run.attempt_id or ""
     if policy == FailurePolicy.RETRY and step_run.attempt < spec.max_attempts:
-        w.update(step_id, state=StepState.WAITING, waiting_for="retry")
+        w.update(step_id, state=StepState.WAITING, waiting_for=WaitingFor.RETRY)
         delay = backoff_seconds(w.run.run_id, attempt_id, step_run.attempt)
-        w.effects.append(StartTimer(step_id, attempt_id, "retry", w.now + delay))
+        w.effects.append(StartTimer(step_id, attempt_id, TimerPurpose.RETRY, w.now + delay))
     elif policy == FailurePolicy.ESCALATE:
-        w.update(step_id, state=StepState.WAITING, waiting_for="escalation")
+        w.update(step_id, state=StepState.WAITING, waiting_for=WaitingFor.ESCALATION)
         w.effects.append(RequestDecision(step_id, attempt_id, f"escalated: {error}"))
     else:
         w.update(step_id, state=StepState.FAILED, finished_at=w.now, waiting_for=None)
