@@ -49,7 +49,7 @@ from workflow.model import (
     shallow_fields,
 )
 from workflow.plan import Plan, compile_plan
-from workflow.store import Commit, QueuedSignal, Store
+from workflow.store import Commit, QueuedSignal, QueueRowKind, Store
 from workflow.transition import DECISIONS, advance
 
 Observer = Callable[[Run, Event, tuple[Effect, ...]], None]
@@ -137,11 +137,11 @@ class Engine:
 
     def process(self, signal: QueuedSignal) -> None:
         """Carry out one claimed queue row (raises on a delivery failure)."""
-        if signal.kind == "event":
+        if signal.kind == QueueRowKind.EVENT:
             self._apply(signal)
-        elif signal.kind == "dispatch":
+        elif signal.kind == QueueRowKind.DISPATCH:
             self._dispatch(signal)
-        elif signal.kind == "start-child":
+        elif signal.kind == QueueRowKind.START_CHILD:
             self._start_child(signal)
         else:
             raise EngineError(f"unknown queue row kind '{signal.kind}'")
@@ -171,14 +171,14 @@ class Engine:
         for effect in effects:
             if isinstance(effect, DispatchStep):
                 signals.append(QueuedSignal(f"{run.run_id}:dispatch:{effect.attempt_id}",
-                                            run.run_id, "dispatch",
+                                            run.run_id, QueueRowKind.DISPATCH,
                                             shallow_fields(effect), now))
             elif isinstance(effect, StartTimer):
                 fired = _timer_event(effect)
                 signals.append(self._event_signal(run.run_id, fired, effect.due_at))
             elif isinstance(effect, StartChildRun):
                 signals.append(QueuedSignal(f"{run.run_id}:start-child:{effect.attempt_id}",
-                                            run.run_id, "start-child",
+                                            run.run_id, QueueRowKind.START_CHILD,
                                             shallow_fields(effect), now))
         if run.state.is_finished and run.parent_run_id is not None:
             signals.append(self._event_signal(run.parent_run_id, ChildFinished(
@@ -231,8 +231,8 @@ class Engine:
 
     @staticmethod
     def _event_signal(run_id: str, event: Event, due_at: float) -> QueuedSignal:
-        return QueuedSignal(f"{run_id}:{event.key}", run_id, "event", event_to_dict(event),
-                            due_at)
+        return QueuedSignal(f"{run_id}:{event.key}", run_id, QueueRowKind.EVENT,
+                            event_to_dict(event), due_at)
 
 
 def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from workflow.store import (
     DeadLetter,
     OutboxEntry,
     QueuedSignal,
+    QueueRowKind,
     definition_conflict,
 )
 
@@ -153,8 +154,8 @@ class SqliteStore:
         if row is None:
             return None
         signal_id, run_id, kind, payload, due_at, attempts, last_error = row
-        return QueuedSignal(signal_id, run_id, kind, json.loads(payload), due_at, attempts,
-                            last_error)
+        return QueuedSignal(signal_id, run_id, QueueRowKind(kind), json.loads(payload), due_at,
+                            attempts, last_error)
 
     def acknowledge(self, signal_id: str) -> None:
         self.connection.execute("DELETE FROM queue WHERE signal_id = ?", (signal_id,))
@@ -174,7 +175,8 @@ class SqliteStore:
         rows = self.connection.execute(
             "SELECT signal_id, run_id, kind, payload, attempts, error, failed_at "
             "FROM dead_letters ORDER BY failed_at, signal_id")
-        return tuple(DeadLetter(s, r, k, json.loads(p), a, e, f) for s, r, k, p, a, e, f in rows)
+        return tuple(DeadLetter(s, r, QueueRowKind(k), json.loads(p), a, e, f)
+                     for s, r, k, p, a, e, f in rows)
 
     def replay(self, signal_id: str, *, now: float) -> None:
         with self._transaction() as db:
@@ -194,7 +196,7 @@ class SqliteStore:
         rows = self.connection.execute(
             "SELECT signal_id, run_id, kind, payload, due_at, attempts, last_error FROM queue "
             "ORDER BY due_at, rowid")
-        return tuple(QueuedSignal(s, r, k, json.loads(p), d, a, e)
+        return tuple(QueuedSignal(s, r, QueueRowKind(k), json.loads(p), d, a, e)
                      for s, r, k, p, d, a, e in rows)
 
     def outbox(self, run_id: str | None = None) -> tuple[OutboxEntry, ...]:

@@ -20,10 +20,19 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from workflow.definitions import RegisteredDefinition, VersionConflictError
 from workflow.model import EmitEvent, Json, Run
+
+
+class QueueRowKind(StrEnum):
+    """What a queue row asks for (its value is stored in the row's ``kind`` column)."""
+
+    EVENT = "event"  # apply an event to the run
+    DISPATCH = "dispatch"  # call an executor
+    START_CHILD = "start-child"  # start a sub-workflow run
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +42,7 @@ class QueuedSignal:
 
     signal_id: str
     run_id: str
-    kind: str
+    kind: QueueRowKind
     payload: Json
     due_at: float
     attempts: int = 0
@@ -46,7 +55,7 @@ class DeadLetter:
 
     signal_id: str
     run_id: str
-    kind: str
+    kind: QueueRowKind
     payload: Json
     attempts: int
     error: str

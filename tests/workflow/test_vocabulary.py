@@ -6,6 +6,8 @@ import pytest
 
 from workflow.model import TimerFired, TimerPurpose, WaitingFor, event_from_dict, event_to_dict
 from workflow.serialize import run_from_json, run_to_json
+from workflow.sqlite_store import SqliteStore
+from workflow.store import Commit, QueuedSignal, QueueRowKind
 
 # A run document as the engine wrote it before waiting_for became an enum.
 STORED_RUN = (
@@ -55,3 +57,27 @@ def test_an_unknown_timer_purpose_is_a_value_error_naming_the_event():
 def test_enum_values_are_the_stored_text():
     assert [w.value for w in WaitingFor] == ["timer", "retry", "decision", "escalation", "child"]
     assert [p.value for p in TimerPurpose] == ["delay", "retry", "timeout"]
+
+
+@pytest.mark.parametrize("kind", list(QueueRowKind))
+def test_queue_rows_store_the_kind_text_and_claim_the_member(kind, tmp_path):
+    store = SqliteStore(tmp_path / "w.db")
+    store.commit(Commit(None, enqueue=(QueuedSignal("s", "r", kind, {}, 0.0),)), at=0.0)
+    stored = store.connection.execute("SELECT kind, typeof(kind) FROM queue").fetchone()
+    assert stored == (kind.value, "text")
+    assert store.pending()[0].kind is kind
+    assert store.claim("me", now=0.0, lease_seconds=1.0).kind is kind
+    store.close()
+
+
+def test_a_dead_letter_keeps_its_queue_row_kind(tmp_path):
+    store = SqliteStore(tmp_path / "w.db")
+    signal = QueuedSignal("s", "r", QueueRowKind.START_CHILD, {}, 0.0)
+    store.commit(Commit(None, enqueue=(signal,)), at=0.0)
+    store.dead_letter(signal, "boom", now=1.0)
+    assert store.dead_letters()[0].kind is QueueRowKind.START_CHILD
+    store.close()
+
+
+def test_queue_row_kind_values_are_the_stored_text():
+    assert [k.value for k in QueueRowKind] == ["event", "dispatch", "start-child"]
