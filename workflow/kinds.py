@@ -73,7 +73,7 @@ KIND_RULES: Final = (
     KindRule(StepKind.TOOL, "tool", ("tool",),
              default_timeout=True, executes=True, timeout_timer=True),
     KindRule(StepKind.HUMAN, None, (),
-             default_timeout=False, executes=True, timeout_timer=True),
+             default_timeout=True, executes=True, timeout_timer=True),
     KindRule(StepKind.CONDITION, None, ("expression",),
              default_timeout=False, executes=False, timeout_timer=False),
     KindRule(StepKind.TIMER, None, ("delayMinutes",),
