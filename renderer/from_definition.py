@@ -47,6 +47,7 @@ from renderer.styles import (
     TITLE_TEXT,
 )
 from workflow.dsl import Definition, DslError, Step, Transition
+from workflow.kinds import KIND_NAMES, parse_kind
 
 SUBTITLES: Mapping[StepKind, Callable[[Step], str | None]] = {
     StepKind.AGENT: lambda step: step.agent,
@@ -95,16 +96,25 @@ def _edge_label(transition: Transition) -> str | None:
 
 
 def _node_view(step: Step) -> NodeView:
-    try:
-        kind = StepKind(step.kind)
-    except ValueError:
-        known = ", ".join(k.value for k in StepKind if k is not StepKind.PLAIN)
-        raise DslError(f"step '{step.id}' has unknown kind '{step.kind}'; expected one of "
-                       f"{known}") from None
-    if kind is StepKind.PLAIN:
-        raise DslError(f"step '{step.id}' has kind 'Plain', which is not a workflow step kind")
+    kind = _drawn_kind(step)
     subtitle = SUBTITLES[kind](step) if kind in SUBTITLES else None
     return NodeView(kind, step.id, subtitle)
+
+
+def _drawn_kind(step: Step) -> StepKind:
+    """The renderer's kind for a step of one of the engine's kinds
+    (:data:`workflow.kinds.KIND_RULES`); :class:`DslError` for any other kind.
+
+    >>> _drawn_kind(Step("s", "SubWorkflow"))
+    <StepKind.SUB_WORKFLOW: 'SubWorkflow'>
+    """
+    kind = parse_kind(step.kind)
+    if kind is not None:
+        return StepKind(kind.value)
+    if step.kind == StepKind.PLAIN:
+        raise DslError(f"step '{step.id}' has kind 'Plain', which is not a workflow step kind")
+    raise DslError(f"step '{step.id}' has unknown kind '{step.kind}'; expected one of "
+                   f"{', '.join(KIND_NAMES)}")
 
 
 def _node(node_id: str, view: NodeView) -> Node:

@@ -108,11 +108,11 @@ def read_definition_document(data: bytes | str) -> Definition:
     Traceback (most recent call last):
     renderer.readers.ReaderError: not a workflow definition: expected a mapping with 'workflow' and 'steps'
     """
-    data = read_document(data)
-    if not looks_like_definition(data):
+    document = read_document(data)
+    if not looks_like_definition(document):
         raise ReaderError("not a workflow definition: expected a mapping with 'workflow' "
                           "and 'steps'")
-    return definition_from_data(data)
+    return definition_from_data(document)
 
 
 def read_diagram_file(path: str | Path) -> Diagram:

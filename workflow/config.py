@@ -12,10 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-STEP_KINDS: Final = (
-    "Agent", "Tool", "Human", "Condition", "Timer", "SubWorkflow", "Fanout", "Join", "Compensation",
-)
-FAILURE_POLICIES: Final = ("Fail", "Retry", "Escalate", "Compensate")
+from workflow.kinds import FailurePolicy
+
 GUARD_LITERALS: Final = ("true", "false", "else", "compensate")
 
 
@@ -30,9 +28,11 @@ class DefaultEntry:
 
 DEFAULTS_TABLE: Final = (
     DefaultEntry("actionClass", "read", "action class of a step that names none"),
-    DefaultEntry("failurePolicy", "Fail", "failure policy of a step that names none (warned)"),
+    DefaultEntry("failurePolicy", FailurePolicy.FAIL,
+                 "failure policy of a step that names none (warned)"),
     DefaultEntry("maxAttempts", 1, "attempts of a step that names none"),
-    DefaultEntry("DefaultStepTimeoutMinutes", 60.0, "timeout of an Agent/Tool/Human attempt"),
+    DefaultEntry("DefaultStepTimeoutMinutes", 60.0,
+                 "timeout of an Agent/Tool/Human/Compensation attempt"),
     DefaultEntry("DefaultMaxLoopIterations", 10, "loop-back bound of a workflow naming none"),
     DefaultEntry("MaxFanout", 16, "most branches one Fanout may start"),
     DefaultEntry("MaxDeliveryAttempts", 5, "deliveries of a queued signal before dead letter"),
@@ -47,7 +47,7 @@ class Defaults:
     """Typed view of :data:`DEFAULTS_TABLE`."""
 
     action_class: str
-    failure_policy: str
+    failure_policy: FailurePolicy
     max_attempts: int
     default_step_timeout_minutes: float
     default_max_loop_iterations: int
@@ -62,7 +62,7 @@ def _defaults_from_table() -> Defaults:
     values = {entry.name: entry.value for entry in DEFAULTS_TABLE}
     return Defaults(
         action_class=str(values["actionClass"]),
-        failure_policy=str(values["failurePolicy"]),
+        failure_policy=FailurePolicy(str(values["failurePolicy"])),
         max_attempts=int(str(values["maxAttempts"])),
         default_step_timeout_minutes=float(str(values["DefaultStepTimeoutMinutes"])),
         default_max_loop_iterations=int(str(values["DefaultMaxLoopIterations"])),

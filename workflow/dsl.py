@@ -84,6 +84,15 @@ class Step:
     assignee: str | None = None  # who a Human step's task is for (a user or group name)
 
 
+def field_value(step: Step, key: str) -> object:
+    """The value of a step's DSL field ``key`` (``None`` when the DSL left it out).
+
+    >>> field_value(Step("t", "Timer", delay_minutes=5.0), "delayMinutes")
+    5.0
+    """
+    return getattr(step, STEP_FIELDS[key])
+
+
 @dataclass(frozen=True, slots=True)
 class Transition:
     """One edge as written. ``id`` defaults to ``"<from>-><to>"`` (``#n`` appended for

@@ -42,6 +42,8 @@ from workflow.model import (
     StartTimer,
     StepState,
     TimerFired,
+    TimerPurpose,
+    WaitingFor,
     event_from_dict,
     event_to_dict,
     new_run,
@@ -56,6 +58,7 @@ from workflow.store import (
     IdempotencyClaim,
     IdempotencyKeyUsedError,
     QueuedSignal,
+    QueueRowKind,
     Store,
     TaskClosure,
     TaskStatus,
@@ -226,7 +229,7 @@ class Engine:
         """Queue a human decision for a step that waits for one; return the signal id."""
         step_run = self.run(run_id).steps.get(step_id)
         if step_run is None or step_run.state is not StepState.WAITING or \
-                step_run.waiting_for not in ("decision", "escalation"):
+                step_run.waiting_for not in (WaitingFor.DECISION, WaitingFor.ESCALATION):
             raise EngineError(f"step '{step_id}' of run '{run_id}' is not waiting for a decision")
         if decision not in DECISIONS:
             raise EngineError(f"unknown decision '{decision}' (known: {', '.join(DECISIONS)})")
@@ -279,11 +282,11 @@ class Engine:
 
     def process(self, signal: QueuedSignal) -> None:
         """Carry out one claimed queue row (raises on a delivery failure)."""
-        if signal.kind == "event":
+        if signal.kind == QueueRowKind.EVENT:
             self._apply_with_retries(signal)
-        elif signal.kind == "dispatch":
+        elif signal.kind == QueueRowKind.DISPATCH:
             self._dispatch(signal)
-        elif signal.kind == "start-child":
+        elif signal.kind == QueueRowKind.START_CHILD:
             self._start_child(signal)
         else:
             raise EngineError(f"unknown queue row kind '{signal.kind}'")
@@ -332,14 +335,14 @@ class Engine:
         for effect in effects:
             if isinstance(effect, DispatchStep):
                 signals.append(QueuedSignal(f"{run.run_id}:dispatch:{effect.attempt_id}",
-                                            run.run_id, "dispatch",
+                                            run.run_id, QueueRowKind.DISPATCH,
                                             shallow_fields(effect), now))
             elif isinstance(effect, StartTimer):
                 fired = _timer_event(effect)
                 signals.append(self._event_signal(run.run_id, fired, effect.due_at))
             elif isinstance(effect, StartChildRun):
                 signals.append(QueuedSignal(f"{run.run_id}:start-child:{effect.attempt_id}",
-                                            run.run_id, "start-child",
+                                            run.run_id, QueueRowKind.START_CHILD,
                                             shallow_fields(effect), now))
         if run.state.is_finished and run.parent_run_id is not None:
             signals.append(self._event_signal(run.parent_run_id, ChildFinished(
@@ -356,7 +359,7 @@ class Engine:
         return [self._event_signal(f"{before.run_id}/{step.attempt_id}",
                                    Cancel(at=now, reason=f"parent run {after.state.value}"), now)
                 for step in before.steps.values()
-                if step.state is StepState.WAITING and step.waiting_for == "child"]
+                if step.state is StepState.WAITING and step.waiting_for == WaitingFor.CHILD]
 
     def cancel(self, run_id: str, reason: str = "cancelled by an operator") -> str:
         """Queue the cancellation of a run (and so of its child runs); return the signal id."""
@@ -393,8 +396,8 @@ class Engine:
 
     @staticmethod
     def _event_signal(run_id: str, event: Event, due_at: float) -> QueuedSignal:
-        return QueuedSignal(f"{run_id}:{event.key}", run_id, "event", event_to_dict(event),
-                            due_at)
+        return QueuedSignal(f"{run_id}:{event.key}", run_id, QueueRowKind.EVENT,
+                            event_to_dict(event), due_at)
 
 
 def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:
@@ -404,7 +407,7 @@ def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:
         new = after.steps.get(step_id)
         ended = new is None or new.attempt_id != old.attempt_id or not new.state.is_active
         if old.attempt_id and old.state.is_active and ended:
-            stale.append(f"{before.run_id}:timer:timeout:{old.attempt_id}")
+            stale.append(f"{before.run_id}:timer:{TimerPurpose.TIMEOUT}:{old.attempt_id}")
     return tuple(stale)
 
 

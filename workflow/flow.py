@@ -10,9 +10,14 @@ iteration against ``maxLoopIterations``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Final
+
 from workflow import policies
 from workflow.dsl import Transition
 from workflow.jsonlogic import JsonLogicError, evaluate, truthy
+from workflow.kinds import StepKind
 from workflow.model import (
     DispatchStep,
     Effect,
@@ -23,7 +28,10 @@ from workflow.model import (
     StartTimer,
     StepRun,
     StepState,
+    TimerPurpose,
+    WaitingFor,
 )
+from workflow.plan import StepSpec
 from workflow.scratch import Scratch
 
 
@@ -33,31 +41,16 @@ def activate(w: Scratch, step_id: str) -> None:
 
 
 def start_attempt(w: Scratch, step_id: str, attempt: int) -> None:
-    """Start attempt number ``attempt`` of a step, by its kind."""
+    """Start attempt number ``attempt`` of a step, by its kind (see :data:`STARTERS`)."""
     spec, previous = w.plan.steps[step_id], w.step(step_id)
     attempt_id = f"{step_id}@{previous.iteration}.{attempt}"
     started = w.now if attempt == 1 else previous.started_at
     w.update(step_id, state=StepState.RUNNING, attempt=attempt, attempt_id=attempt_id,
              started_at=started, finished_at=None, waiting_for=None)
     w.emit("step.started", step_id, attempt_id)
-    kind = spec.kind
-    if kind in ("Fanout", "Join"):
-        succeed(w, step_id, _join_output(w, step_id) if kind == "Join" else {})
-    elif kind == "Condition":
-        _evaluate_condition(w, step_id)
-    elif kind == "Timer":
-        _wait(w, step_id, "timer", StartTimer(step_id, attempt_id, "delay",
-                                              w.now + 60.0 * (spec.step.delay_minutes or 0.0)))
-    elif kind == "Human":
-        _wait(w, step_id, "decision", RequestDecision(step_id, attempt_id, f"{kind} task"))
-    elif kind == "SubWorkflow":
-        _wait(w, step_id, "child", StartChildRun(step_id, attempt_id, spec.step.workflow or "",
-                                                 spec.step.version, w.run.input))
-    else:
-        w.effects.append(DispatchStep(step_id, attempt_id, spec.executor or "",
-                                      dispatch_payload(w, step_id, attempt)))
-    if spec.timeout_minutes is not None and kind in ("Agent", "Tool", "Human", "Compensation"):
-        w.effects.append(StartTimer(step_id, attempt_id, "timeout",
+    STARTERS[spec.kind](w, spec, attempt_id, attempt)
+    if spec.timeout_minutes is not None and spec.kind_rule.timeout_timer:
+        w.effects.append(StartTimer(step_id, attempt_id, TimerPurpose.TIMEOUT,
                                     w.now + 60.0 * spec.timeout_minutes))
 
 
@@ -67,9 +60,43 @@ def dispatch_payload(w: Scratch, step_id: str, attempt: int) -> dict[str, Json]:
             "input": w.run.input, "outputs": w.outputs()}
 
 
-def _wait(w: Scratch, step_id: str, waiting_for: str, effect: Effect) -> None:
+def _wait(w: Scratch, step_id: str, waiting_for: WaitingFor, effect: Effect) -> None:
     w.update(step_id, state=StepState.WAITING, waiting_for=waiting_for)
     w.effects.append(effect)
+
+
+def _dispatch(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
+    """Call the step's executor (Agent, Tool, Compensation)."""
+    w.effects.append(DispatchStep(spec.id, attempt_id, spec.executor or "",
+                                  dispatch_payload(w, spec.id, attempt)))
+
+
+def _ask_human(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
+    """Open a human task and wait for its decision."""
+    _wait(w, spec.id, WaitingFor.DECISION,
+          RequestDecision(spec.id, attempt_id, f"{spec.kind} task"))
+
+
+def _delay(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
+    """Wait ``delayMinutes`` on a durable timer."""
+    due = w.now + 60.0 * (spec.step.delay_minutes or 0.0)
+    _wait(w, spec.id, WaitingFor.TIMER, StartTimer(spec.id, attempt_id, TimerPurpose.DELAY, due))
+
+
+def _start_child(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
+    """Start a child run of the step's workflow and wait for it to finish."""
+    _wait(w, spec.id, WaitingFor.CHILD, StartChildRun(
+        spec.id, attempt_id, spec.step.workflow or "", spec.step.version, w.run.input))
+
+
+def _fan_out(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
+    """Succeed at once; routing starts the branches."""
+    succeed(w, spec.id, {})
+
+
+def _join(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
+    """Succeed at once with the merged outputs of the taken branches."""
+    succeed(w, spec.id, _join_output(w, spec.id))
 
 
 def _join_output(w: Scratch, step_id: str) -> dict[str, Json]:
@@ -81,13 +108,30 @@ def _join_output(w: Scratch, step_id: str) -> dict[str, Json]:
     return merged
 
 
-def _evaluate_condition(w: Scratch, step_id: str) -> None:
+def _evaluate_condition(w: Scratch, spec: StepSpec, attempt_id: str, attempt: int) -> None:
+    """Succeed with the value of the step's expression (or fail the attempt)."""
     try:
-        value = evaluate(w.plan.steps[step_id].rule, w.context())
+        value = evaluate(spec.rule, w.context())
     except JsonLogicError as exc:
-        policies.fail_attempt(w, step_id, f"expression failed: {exc}")
+        policies.fail_attempt(w, spec.id, f"expression failed: {exc}")
         return
-    succeed(w, step_id, {"result": value})
+    succeed(w, spec.id, {"result": value})
+
+
+Starter = Callable[[Scratch, StepSpec, str, int], None]
+
+STARTERS: Final[Mapping[StepKind, Starter]] = MappingProxyType({
+    StepKind.AGENT: _dispatch,
+    StepKind.TOOL: _dispatch,
+    StepKind.HUMAN: _ask_human,
+    StepKind.CONDITION: _evaluate_condition,
+    StepKind.TIMER: _delay,
+    StepKind.SUB_WORKFLOW: _start_child,
+    StepKind.FANOUT: _fan_out,
+    StepKind.JOIN: _join,
+    StepKind.COMPENSATION: _dispatch,
+})
+"""How an attempt of each kind starts: ``starter(scratch, spec, attempt_id, attempt)``."""
 
 
 def succeed(w: Scratch, step_id: str, output: Json) -> None:
@@ -130,7 +174,7 @@ def _guard_taken(w: Scratch, source: str, edge: Transition) -> bool:
         return False
     if guard in ("true", "false"):
         output = w.step(source).output
-        if w.plan.steps[source].kind == "Condition" and isinstance(output, dict):
+        if w.plan.steps[source].kind is StepKind.CONDITION and isinstance(output, dict):
             return truthy(output.get("result")) == (guard == "true")
         return guard == "true"
     return truthy(evaluate(guard, w.context()))
@@ -143,7 +187,7 @@ def consider(w: Scratch, step_id: str) -> None:
     states = [w.edges.get(e.id) for e in w.plan.incoming[step_id]]
     taken, undecided = states.count("taken"), states.count(None)
     spec = w.plan.steps[step_id]
-    if spec.kind == "Join":
+    if spec.kind is StepKind.JOIN:
         quorum = spec.step.quorum or len(states)
         if taken >= quorum:
             w.update(step_id, state=StepState.READY)

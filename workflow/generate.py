@@ -27,9 +27,11 @@ import random
 from dataclasses import dataclass, field
 
 from workflow.dsl import Definition, Step, Transition
+from workflow.kinds import FailurePolicy, StepKind
 
-TASK_KINDS: tuple[tuple[str, int], ...] = (
-    ("Tool", 36), ("Agent", 26), ("Human", 14), ("Timer", 10), ("SubWorkflow", 10),
+TASK_KINDS: tuple[tuple[StepKind, int], ...] = (
+    (StepKind.TOOL, 36), (StepKind.AGENT, 26), (StepKind.HUMAN, 14), (StepKind.TIMER, 10),
+    (StepKind.SUB_WORKFLOW, 10),
 )
 """Kinds of single task steps and their relative weights."""
 
@@ -65,9 +67,9 @@ class _Builder:
     edges: list[Transition] = field(default_factory=list)
     edge_ids: set[str] = field(default_factory=set)
 
-    def add_step(self, kind: str, **fields: object) -> str:
+    def add_step(self, kind: StepKind, **fields: object) -> str:
         step_id = f"{_PREFIX[kind]}-{len(self.steps) + 1}"
-        self.steps.append(Step(id=step_id, kind=kind, **fields))  # type: ignore[arg-type]
+        self.steps.append(Step(id=step_id, kind=kind.value, **fields))  # type: ignore[arg-type]
         return step_id
 
     def connect(self, source: str, target: str, guard: str | None = None,
@@ -84,11 +86,12 @@ class _Builder:
         self.connect(fragment.exit, target, fragment.exit_guard)
 
 
-_PREFIX: dict[str, str] = {
-    "Tool": "tool", "Agent": "agent", "Human": "human", "Timer": "timer",
-    "SubWorkflow": "sub", "Condition": "decide", "Fanout": "fanout", "Join": "join",
-    "Compensation": "undo",
+_PREFIX: dict[StepKind, str] = {
+    StepKind.TOOL: "tool", StepKind.AGENT: "agent", StepKind.HUMAN: "human",
+    StepKind.TIMER: "timer", StepKind.SUB_WORKFLOW: "sub", StepKind.CONDITION: "decide",
+    StepKind.FANOUT: "fanout", StepKind.JOIN: "join", StepKind.COMPENSATION: "undo",
 }
+"""The prefix of a generated step's id, by kind."""
 
 
 def generate_definition(node_count: int, seed: int, *, loop_backs: bool = True) -> Definition:
@@ -171,25 +174,25 @@ def _block_size(rng: random.Random, kind: str, remaining: int, budget: int) -> i
 
 def _task(b: _Builder, size: int, before: str | None) -> _Fragment:
     kinds, weights = zip(*TASK_KINDS, strict=True)
-    kind: str = b.rng.choices(kinds, weights=weights)[0]
+    kind: StepKind = b.rng.choices(kinds, weights=weights)[0]
     step = b.add_step(kind, **_task_fields(kind, b.rng))
     return _Fragment(step, step)
 
 
-def _task_fields(kind: str, rng: random.Random) -> dict[str, object]:
-    if kind == "Tool":
+def _task_fields(kind: StepKind, rng: random.Random) -> dict[str, object]:
+    if kind is StepKind.TOOL:
         return {"tool": f"tool-{rng.randint(1, 9)}", "action_class": "read",
-                "failure_policy": "Retry", "max_attempts": 3}
-    if kind == "Agent":
+                "failure_policy": FailurePolicy.RETRY.value, "max_attempts": 3}
+    if kind is StepKind.AGENT:
         return {"agent": f"agent-{rng.randint(1, 9)}", "action_class": "read",
-                "failure_policy": "Retry", "max_attempts": 2}
-    if kind == "Human":
-        return {"action_class": "shared-write", "failure_policy": "Escalate",
+                "failure_policy": FailurePolicy.RETRY.value, "max_attempts": 2}
+    if kind is StepKind.HUMAN:
+        return {"action_class": "shared-write", "failure_policy": FailurePolicy.ESCALATE.value,
                 "timeout_minutes": 240.0}
-    if kind == "Timer":
+    if kind is StepKind.TIMER:
         return {"delay_minutes": float(rng.choice((5, 15, 30, 60)))}
     return {"workflow": f"child-workflow-{rng.randint(1, 5)}", "version": "1.x",
-            "failure_policy": "Fail"}
+            "failure_policy": FailurePolicy.FAIL.value}
 
 
 def _condition(b: _Builder, size: int, before: str | None) -> _Fragment:
@@ -200,7 +203,7 @@ def _condition(b: _Builder, size: int, before: str | None) -> _Fragment:
     skip = inner < ways or b.rng.random() < 0.25
     subject = f"{before or 'input'}.result"
     guards = _guards(ways, subject)
-    gate = b.add_step("Condition", expression=_expression(ways, subject))
+    gate = b.add_step(StepKind.CONDITION, expression=_expression(ways, subject))
     branches = [_sequence(b, part, gate) for part in _split(b.rng, inner, ways - skip)]
     merge = _task(b, 1, None).entry
     for guard, branch in zip(guards, branches, strict=False):
@@ -229,10 +232,10 @@ def _fanout(b: _Builder, size: int, before: str | None) -> _Fragment:
     number of branches."""
     inner = size - 2
     ways = min(b.rng.randint(2, 4), inner)
-    fan = b.add_step("Fanout")
+    fan = b.add_step(StepKind.FANOUT)
     branches = [_sequence(b, part, fan) for part in _split(b.rng, inner, ways)]
     quorum = b.rng.choice((ways, ways, max(1, ways - 1)))
-    join = b.add_step("Join", quorum=quorum)
+    join = b.add_step(StepKind.JOIN, quorum=quorum)
     for branch in branches:
         b.connect(fan, branch.entry)
         b.join(branch, join)
@@ -241,12 +244,12 @@ def _fanout(b: _Builder, size: int, before: str | None) -> _Fragment:
 
 def _compensated(b: _Builder, size: int, before: str | None) -> _Fragment:
     """A Tool with a compensation step on its ``compensate`` edge; both rejoin."""
-    undo_id = f"{_PREFIX['Compensation']}-{len(b.steps) + 2}"
-    tool = b.add_step("Tool", tool=f"tool-{b.rng.randint(1, 9)}",
-                      action_class="external-write", failure_policy="Compensate",
-                      compensation=undo_id)
-    undo = b.add_step("Compensation", tool="reverse-tool", action_class="external-write",
-                      failure_policy="Fail")
+    undo_id = f"{_PREFIX[StepKind.COMPENSATION]}-{len(b.steps) + 2}"
+    tool = b.add_step(StepKind.TOOL, tool=f"tool-{b.rng.randint(1, 9)}",
+                      action_class="external-write",
+                      failure_policy=FailurePolicy.COMPENSATE.value, compensation=undo_id)
+    undo = b.add_step(StepKind.COMPENSATION, tool="reverse-tool",
+                      action_class="external-write", failure_policy=FailurePolicy.FAIL.value)
     assert undo == undo_id, "the compensation id is predicted before it is created"
     merge = _task(b, 1, None).entry
     b.connect(tool, merge)
@@ -257,9 +260,9 @@ def _compensated(b: _Builder, size: int, before: str | None) -> _Fragment:
 
 def _review_loop(b: _Builder, before: str | None, loop_target: str) -> _Fragment:
     """A Human review and a Condition: ``false`` loops back, ``true`` continues."""
-    review = b.add_step("Human", action_class="shared-write", failure_policy="Escalate",
-                        timeout_minutes=1440.0)
-    decide = b.add_step("Condition",
+    review = b.add_step(StepKind.HUMAN, action_class="shared-write",
+                        failure_policy=FailurePolicy.ESCALATE.value, timeout_minutes=1440.0)
+    decide = b.add_step(StepKind.CONDITION,
                         expression=json.dumps({"==": [{"var": f"{review}.decision"}, "ok"]}))
     b.connect(review, decide)
     b.connect(decide, loop_target, "false", loop_back=True)

@@ -61,6 +61,24 @@ class StepState(StrEnum):
         return self in (StepState.READY, StepState.RUNNING, StepState.WAITING)
 
 
+class WaitingFor(StrEnum):
+    """What a Waiting step waits for."""
+
+    TIMER = "timer"  # a Timer step's delay
+    RETRY = "retry"  # the backoff before the next attempt
+    DECISION = "decision"  # a human decision on a Human step
+    ESCALATION = "escalation"  # a human decision on an escalated failure
+    CHILD = "child"  # the child run of a SubWorkflow step
+
+
+class TimerPurpose(StrEnum):
+    """Why a durable timer was started."""
+
+    DELAY = "delay"  # a Timer step's delay is over
+    RETRY = "retry"  # the retry backoff is over
+    TIMEOUT = "timeout"  # the attempt ran out of time
+
+
 @dataclass(frozen=True, slots=True)
 class StepRun:
     """One step's progress. ``waiting_for`` says what a Waiting step waits for:
@@ -75,7 +93,7 @@ class StepRun:
     error: str | None = None
     started_at: float | None = None
     finished_at: float | None = None
-    waiting_for: str | None = None
+    waiting_for: WaitingFor | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +180,7 @@ class TimerFired:
 
     step_id: str
     attempt_id: str
-    purpose: str
+    purpose: TimerPurpose
     at: float
 
     @property
@@ -281,7 +299,7 @@ class StartTimer:
 
     step_id: str
     attempt_id: str
-    purpose: str
+    purpose: TimerPurpose
     due_at: float
 
 
@@ -341,8 +359,11 @@ def event_from_dict(data: Mapping[str, Json]) -> Event:
     unknown = sorted(set(data) - names - {"type"})
     if unknown:
         raise ValueError(f"event {cls.__name__} has unknown fields {unknown}")
+    values = {k: v for k, v in data.items() if k != "type"}
     try:
-        event: Event = cls(**{k: v for k, v in data.items() if k != "type"})
-    except TypeError as exc:
+        if cls is TimerFired and "purpose" in values:
+            values["purpose"] = TimerPurpose(values["purpose"])
+        event: Event = cls(**values)
+    except (TypeError, ValueError) as exc:
         raise ValueError(f"event {cls.__name__}: {exc}") from None
     return event

@@ -8,8 +8,10 @@ every loop-back edge knows the body it re-runs (the steps its target reaches for
 >>> from workflow.dsl import load_definition_text
 >>> d = load_definition_text("workflow: w\\nsteps: [{id: a, kind: Tool, tool: t}]")
 >>> plan = compile_plan(VersionRegistry().register(d))
+>>> plan.steps["a"].kind, plan.steps["a"].executor, plan.steps["a"].timeout_minutes
+(<StepKind.TOOL: 'Tool'>, 't', 60.0)
 >>> plan.steps["a"].failure_policy, plan.steps["a"].max_attempts, plan.entries
-('Fail', 1, ('a',))
+(<FailurePolicy.FAIL: 'Fail'>, 1, ('a',))
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import networkx as nx
 
 from workflow.config import DEFAULTS, GUARD_LITERALS
 from workflow.definitions import RegisteredDefinition
-from workflow.dsl import Step, Transition
+from workflow.dsl import Step, Transition, field_value
+from workflow.kinds import FailurePolicy, KindRule, StepKind, rule_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +33,10 @@ class StepSpec:
     """A step with the defaults of :mod:`workflow.config` applied."""
 
     step: Step
+    kind: StepKind
     executor: str | None
     action_class: str
-    failure_policy: str
+    failure_policy: FailurePolicy
     max_attempts: int
     timeout_minutes: float | None
     rule: object  # parsed Condition expression (None for other kinds)
@@ -42,8 +46,9 @@ class StepSpec:
         return self.step.id
 
     @property
-    def kind(self) -> str:
-        return self.step.kind
+    def kind_rule(self) -> KindRule:
+        """The row of :data:`workflow.kinds.KIND_RULES` for this step's kind."""
+        return rule_of(self.kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +79,7 @@ def compile_plan(registered: RegisteredDefinition) -> Plan:
     graph = nx.DiGraph()
     graph.add_nodes_from(order)
     graph.add_edges_from((e.source, e.target) for e in forward)
-    compensations = {s.id for s in definition.steps if s.kind == "Compensation"}
+    compensations = {s.id for s in definition.steps if s.kind == StepKind.COMPENSATION}
     return Plan(
         workflow=definition.workflow,
         version=definition.version,
@@ -95,18 +100,30 @@ def compile_plan(registered: RegisteredDefinition) -> Plan:
 
 
 def _spec(step: Step) -> StepSpec:
+    kind = StepKind(step.kind)
+    rule = rule_of(kind)
     timeout = step.timeout_minutes
-    if timeout is None and step.kind in ("Agent", "Tool", "Compensation"):
+    if timeout is None and rule.default_timeout:
         timeout = DEFAULTS.default_step_timeout_minutes
     return StepSpec(
         step=step,
-        executor=step.agent if step.kind == "Agent" else step.tool,
+        kind=kind,
+        executor=_executor(step, rule),
         action_class=step.action_class or DEFAULTS.action_class,
-        failure_policy=step.failure_policy or DEFAULTS.failure_policy,
+        failure_policy=FailurePolicy(step.failure_policy or DEFAULTS.failure_policy),
         max_attempts=step.max_attempts or DEFAULTS.max_attempts,
         timeout_minutes=timeout,
-        rule=json.loads(step.expression) if step.kind == "Condition" and step.expression else None,
+        rule=json.loads(step.expression) if kind is StepKind.CONDITION and step.expression
+        else None,
     )
+
+
+def _executor(step: Step, rule: KindRule) -> str | None:
+    """The executor named by the kind's executor field (``None`` for a kind without one)."""
+    if rule.executor_field is None:
+        return None
+    value = field_value(step, rule.executor_field)
+    return None if value is None else str(value)
 
 
 def _guard(text: str) -> object:

@@ -12,7 +12,16 @@ from __future__ import annotations
 import hashlib
 
 from workflow.config import DEFAULTS
-from workflow.model import DispatchStep, RequestDecision, RunState, StartTimer, StepState
+from workflow.kinds import FailurePolicy
+from workflow.model import (
+    DispatchStep,
+    RequestDecision,
+    RunState,
+    StartTimer,
+    StepState,
+    TimerPurpose,
+    WaitingFor,
+)
 from workflow.scratch import Scratch
 
 
@@ -37,18 +46,18 @@ def fail_attempt(w: Scratch, step_id: str, error: str) -> None:
     w.update(step_id, error=error)
     w.emit("step.attempt_failed", step_id, error)
     policy, attempt_id = spec.failure_policy, step_run.attempt_id or ""
-    if policy == "Retry" and step_run.attempt < spec.max_attempts:
-        w.update(step_id, state=StepState.WAITING, waiting_for="retry")
+    if policy == FailurePolicy.RETRY and step_run.attempt < spec.max_attempts:
+        w.update(step_id, state=StepState.WAITING, waiting_for=WaitingFor.RETRY)
         delay = backoff_seconds(w.run.run_id, attempt_id, step_run.attempt)
-        w.effects.append(StartTimer(step_id, attempt_id, "retry", w.now + delay))
-    elif policy == "Escalate":
-        w.update(step_id, state=StepState.WAITING, waiting_for="escalation")
+        w.effects.append(StartTimer(step_id, attempt_id, TimerPurpose.RETRY, w.now + delay))
+    elif policy == FailurePolicy.ESCALATE:
+        w.update(step_id, state=StepState.WAITING, waiting_for=WaitingFor.ESCALATION)
         w.effects.append(RequestDecision(step_id, attempt_id, f"escalated: {error}"))
     else:
         w.update(step_id, state=StepState.FAILED, finished_at=w.now, waiting_for=None)
         tries = f" after {step_run.attempt} attempts" if step_run.attempt > 1 else ""
         reason = f"step '{step_id}' failed{tries}: {error}"
-        if policy == "Compensate":
+        if policy == FailurePolicy.COMPENSATE:
             begin_compensation(w, reason)
         else:
             w.finish(RunState.FAILED, reason)

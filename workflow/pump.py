@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from workflow.config import DEFAULTS
 from workflow.engine import Engine
-from workflow.store import QueuedSignal
+from workflow.store import QueuedSignal, QueueRowKind
 
 CRASH_VARIABLE = "WFR_CRASH_AT"
 
@@ -46,7 +46,7 @@ class CrashHook:
 
     def reached(self, point: str, signal: QueuedSignal) -> None:
         """Called at each crash point of an ``event`` row."""
-        if self.point != point or signal.kind != "event":
+        if self.point != point or signal.kind != QueueRowKind.EVENT:
             return
         self.seen[point] = self.seen.get(point, 0) + 1
         if self.seen[point] == self.count:
@@ -77,7 +77,8 @@ def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None =
         return True
     if hook is not None:
         hook.reached("committed", signal)
-    if signal.kind == "event":  # dispatch and start-child rows are acknowledged in their commit
+    # dispatch and start-child rows are acknowledged in their commit
+    if signal.kind == QueueRowKind.EVENT:
         store.acknowledge(signal.signal_id)
     return True
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import fields
 from typing import Any
 
-from workflow.model import Run, RunState, StepRun, StepState
+from workflow.model import Run, RunState, StepRun, StepState, WaitingFor
 
 _RUN_FIELDS = tuple(f.name for f in fields(Run))
 
@@ -46,6 +46,8 @@ def run_from_json(text: str) -> Run:
     steps = {}
     for item in data["steps"]:
         item["state"] = StepState(item["state"])
+        if item.get("waiting_for") is not None:
+            item["waiting_for"] = WaitingFor(item["waiting_for"])
         steps[item["step_id"]] = StepRun(**item)
     data.update(
         state=RunState(data["state"]),

@@ -45,6 +45,7 @@ from workflow.store import (
     OutboxEntry,
     Page,
     QueuedSignal,
+    QueueRowKind,
     RunFilter,
     TaskConflictError,
     TaskStatus,
@@ -327,13 +328,31 @@ class SqliteStore:
     # --- the queue ----------------------------------------------------------------------
 
     def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
-        with self._locked() as db:
-            row = db.execute(_CLAIM, (owner, now + lease_seconds, now, now)).fetchone()
-        if row is None:
-            return None
-        signal_id, run_id, kind, payload, due_at, attempts, last_error = row
-        return QueuedSignal(signal_id, run_id, kind, json.loads(payload), due_at, attempts,
-                            last_error)
+        """Lease the next due row. A row no engine can read (an unknown kind, a payload
+        that is not JSON) goes straight to the dead letters, so it cannot block the rows
+        behind it."""
+        while True:
+            with self._locked() as db:
+                row = db.execute(_CLAIM, (owner, now + lease_seconds, now, now)).fetchone()
+            if row is None:
+                return None
+            signal_id, run_id, kind, payload, due_at, attempts, last_error = row
+            try:
+                return QueuedSignal(signal_id, run_id, QueueRowKind(kind), json.loads(payload),
+                                    due_at, attempts, last_error)
+            except ValueError as error:
+                self._bury(signal_id, run_id, kind, payload, attempts,
+                           f"unreadable queue row: {error}", now)
+
+    def _bury(self, signal_id: str, run_id: str, kind: str, payload: str, attempts: int,
+              error: str, now: float) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO dead_letters (signal_id, run_id, kind, payload, "
+                       "attempts, error, failed_at, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                       "COALESCE((SELECT tenant FROM runs WHERE run_id = ?), 'default'))",
+                       (signal_id, run_id, kind, payload if _is_json(payload) else
+                        json.dumps(payload), attempts, error, now, run_id))
+            db.execute("DELETE FROM queue WHERE signal_id = ?", (signal_id,))
 
     def acknowledge(self, signal_id: str) -> None:
         with self._locked() as db:
@@ -358,8 +377,9 @@ class SqliteStore:
         rows = self._rows("SELECT signal_id, run_id, kind, payload, attempts, error, failed_at, "
                           f"tenant FROM dead_letters{where} ORDER BY failed_at, signal_id",
                           () if tenant is None else (tenant,))
-        return tuple(DeadLetter(str(s), str(r), str(k), json.loads(str(p)), int(str(a)), str(e),
-                                float(str(f)), str(t)) for s, r, k, p, a, e, f, t in rows)
+        return tuple(DeadLetter(str(s), str(r), _kind(str(k)), json.loads(str(p)), int(str(a)),
+                                str(e), float(str(f)), str(t))
+                     for s, r, k, p, a, e, f, t in rows)
 
     def replay(self, signal_id: str, *, now: float, audit: AuditEntry | None = None) -> None:
         with self._transaction() as db:
@@ -425,9 +445,31 @@ class SqliteStore:
 
 
 def _signals(rows: list[tuple[object, ...]]) -> tuple[QueuedSignal, ...]:
-    return tuple(QueuedSignal(str(s), str(r), str(k), json.loads(str(p)), float(str(d)),
-                              int(str(a)), None if e is None else str(e))
-                 for s, r, k, p, d, a, e in rows)
+    """Queue rows (rows no engine can read are left out: the next claim buries them)."""
+    signals = []
+    for s, r, k, p, d, a, e in rows:
+        try:
+            signals.append(QueuedSignal(str(s), str(r), QueueRowKind(str(k)), json.loads(str(p)),
+                                        float(str(d)), int(str(a)), None if e is None else str(e)))
+        except ValueError:
+            continue
+    return tuple(signals)
+
+
+_ROW_KINDS = frozenset(kind.value for kind in QueueRowKind)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _kind(text: str) -> str:
+    """A dead letter's kind: a :class:`QueueRowKind`, or the unreadable text it had."""
+    return QueueRowKind(text) if text in _ROW_KINDS else text
 
 
 def _many(db: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> None:

@@ -28,6 +28,14 @@ from workflow.definitions import RegisteredDefinition, VersionConflictError
 from workflow.model import EmitEvent, Json, Run, RunState
 
 
+class QueueRowKind(StrEnum):
+    """What a queue row asks for (its value is stored in the row's ``kind`` column)."""
+
+    EVENT = "event"  # apply an event to the run
+    DISPATCH = "dispatch"  # call an executor
+    START_CHILD = "start-child"  # start a sub-workflow run
+
+
 @dataclass(frozen=True, slots=True)
 class QueuedSignal:
     """A durable queue row: ``kind`` is ``event`` (apply to the run), ``dispatch`` (call an
@@ -35,7 +43,7 @@ class QueuedSignal:
 
     signal_id: str
     run_id: str
-    kind: str
+    kind: QueueRowKind
     payload: Json
     due_at: float
     attempts: int = 0
@@ -48,7 +56,7 @@ class DeadLetter:
 
     signal_id: str
     run_id: str
-    kind: str
+    kind: str  # a QueueRowKind, or the text of a row no engine could read
     payload: Json
     attempts: int
     error: str
@@ -392,8 +400,9 @@ class MemoryStore:
         if audit is not None:
             self.save_audit(audit)
         self.sequence += 1
-        self.queue[signal_id] = _Row(QueuedSignal(signal_id, letter.run_id, letter.kind,
-                                                  letter.payload, now), self.sequence)
+        signal = QueuedSignal(signal_id, letter.run_id, QueueRowKind(letter.kind),
+                              letter.payload, now)
+        self.queue[signal_id] = _Row(signal, self.sequence)
 
     def next_due(self) -> float | None:
         return min((row.signal.due_at for row in self.queue.values()), default=None)

@@ -38,6 +38,8 @@ from workflow.model import (
     StepOutcome,
     StepState,
     TimerFired,
+    TimerPurpose,
+    WaitingFor,
 )
 from workflow.plan import Plan, compile_plan
 from workflow.scratch import Scratch
@@ -75,7 +77,7 @@ def _apply(w: Scratch, event: Event) -> None:
     elif isinstance(event, StepOutcome):
         _outcome(w, event.step_id, event.attempt_id, event.ok, event.output, event.error)
     elif isinstance(event, ChildFinished):
-        if _waiting(w, event.step_id, event.attempt_id, "child"):
+        if _waiting(w, event.step_id, event.attempt_id, WaitingFor.CHILD):
             _finish_attempt(w, event.step_id, event.ok, event.output, event.error)
     elif isinstance(event, TimerFired):
         _timer(w, event)
@@ -98,7 +100,7 @@ def _current(w: Scratch, step_id: str, attempt_id: str) -> bool:
     return step_id in w.plan.steps and w.step(step_id).attempt_id == attempt_id
 
 
-def _waiting(w: Scratch, step_id: str, attempt_id: str, *waiting_for: str) -> bool:
+def _waiting(w: Scratch, step_id: str, attempt_id: str, *waiting_for: WaitingFor) -> bool:
     step_run = w.step(step_id) if step_id in w.plan.steps else None
     return (step_run is not None and step_run.attempt_id == attempt_id
             and step_run.state is StepState.WAITING and step_run.waiting_for in waiting_for)
@@ -124,13 +126,14 @@ def _finish_attempt(w: Scratch, step_id: str, ok: bool, output: object, error: s
 
 def _timer(w: Scratch, event: TimerFired) -> None:
     step_id, attempt_id = event.step_id, event.attempt_id
-    if event.purpose == "delay" and _waiting(w, step_id, attempt_id, "timer"):
+    if event.purpose == TimerPurpose.DELAY and _waiting(w, step_id, attempt_id, WaitingFor.TIMER):
         flow.succeed(w, step_id, {"firedAt": event.at})
-    elif event.purpose == "retry" and _waiting(w, step_id, attempt_id, "retry"):
+    elif event.purpose == TimerPurpose.RETRY and _waiting(w, step_id, attempt_id, WaitingFor.RETRY):
         flow.start_attempt(w, step_id, w.step(step_id).attempt + 1)
-    elif event.purpose == "timeout" and _current(w, step_id, attempt_id):
+    elif event.purpose == TimerPurpose.TIMEOUT and _current(w, step_id, attempt_id):
         step_run = w.step(step_id)
-        timed_out = step_run.state is StepState.RUNNING or step_run.waiting_for == "decision"
+        timed_out = (step_run.state is StepState.RUNNING
+                     or step_run.waiting_for == WaitingFor.DECISION)
         if timed_out and step_run.state.is_active:
             minutes = w.plan.steps[step_id].timeout_minutes
             policies.fail_attempt(w, step_id, f"timed out after {minutes:g} minutes")
@@ -143,9 +146,9 @@ def _decision(w: Scratch, event: Decision) -> None:
     step_id = event.step_id
     data = event.data if isinstance(event.data, dict) else {}
     output = {**data, "decision": event.decision}
-    if _waiting(w, step_id, event.attempt_id, "decision"):
+    if _waiting(w, step_id, event.attempt_id, WaitingFor.DECISION):
         flow.succeed(w, step_id, output)
-    elif _waiting(w, step_id, event.attempt_id, "escalation"):
+    elif _waiting(w, step_id, event.attempt_id, WaitingFor.ESCALATION):
         if event.decision == "reject":
             error = w.step(step_id).error
             w.update(step_id, state=StepState.FAILED, finished_at=w.now, waiting_for=None)
@@ -166,9 +169,9 @@ def _settle(w: Scratch) -> None:
         w.finish(RunState.COMPLETED)
     elif any(r.state in (StepState.READY, StepState.RUNNING) for r in active):
         w.state = RunState.RUNNING
-    elif any(r.waiting_for in ("decision", "escalation") for r in active):
+    elif any(r.waiting_for in (WaitingFor.DECISION, WaitingFor.ESCALATION) for r in active):
         w.state = RunState.WAITING_FOR_HUMAN
-    elif any(r.waiting_for in ("timer", "retry") for r in active):
+    elif any(r.waiting_for in (WaitingFor.TIMER, WaitingFor.RETRY) for r in active):
         w.state = RunState.WAITING_FOR_TIMER
     else:
         w.state = RunState.RUNNING

@@ -26,11 +26,10 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from workflow.config import DEFAULTS, FAILURE_POLICIES, GUARD_LITERALS, STEP_KINDS
-from workflow.dsl import STEP_FIELDS, Definition, Step, Transition
+from workflow.config import DEFAULTS, GUARD_LITERALS
+from workflow.dsl import STEP_FIELDS, Definition, Step, Transition, field_value
 from workflow.jsonlogic import JsonLogicError, parse_rule
-
-EXECUTING_KINDS = ("Agent", "Tool", "Human", "SubWorkflow", "Compensation")
+from workflow.kinds import KIND_NAMES, FailurePolicy, StepKind, parse_kind, parse_policy, rule_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,23 +94,23 @@ def _step_problems(definition: Definition, known_executors: Collection[str]) -> 
             yield Problem("error", subject, "duplicate step id")
         for message in _step_messages(step, step_ids, known_executors):
             yield Problem("error", subject, message)
-        if step.kind in EXECUTING_KINDS and step.failure_policy is None:
+        if _executes(step) and step.failure_policy is None:
             yield Problem("warning", subject,
                           f"no failurePolicy; default '{DEFAULTS.failure_policy}' applies")
+
+
+def _executes(step: Step) -> bool:
+    """Whether an attempt of the step runs something outside the engine."""
+    kind = parse_kind(step.kind)
+    return kind is not None and rule_of(kind).executes
 
 
 def _step_messages(
     step: Step, step_ids: set[str], known_executors: Collection[str]
 ) -> Iterator[str]:
-    if step.kind not in STEP_KINDS:
-        yield f"unknown kind '{step.kind}' (known: {', '.join(STEP_KINDS)})"
-    required = {"Agent": "agent", "Tool": "tool", "Compensation": "tool",
-                "SubWorkflow": "workflow", "Timer": "delay_minutes", "Condition": "expression"}
-    field = required.get(step.kind)
-    if field is not None and getattr(step, field) is None:
-        yield f"a {step.kind} step needs '{_dsl_name(field)}'"
-    if step.failure_policy is not None and step.failure_policy not in FAILURE_POLICIES:
-        known = ", ".join(FAILURE_POLICIES)
+    yield from _kind_messages(step)
+    if step.failure_policy is not None and parse_policy(step.failure_policy) is None:
+        known = ", ".join(policy.value for policy in FailurePolicy)
         yield f"unknown failurePolicy '{step.failure_policy}' (known: {known})"
     if step.max_attempts is not None and step.max_attempts < 1:
         yield f"maxAttempts must be at least 1, not {step.max_attempts}"
@@ -119,13 +118,30 @@ def _step_messages(
         value = getattr(step, name)
         if value is not None and value < 0:
             yield f"{_dsl_name(name)} must not be negative, not {value}"
-    if step.kind == "Condition" and step.expression is not None:
+    if step.kind == StepKind.CONDITION and step.expression is not None:
         problem = _rule_problem(step.expression, allow_literals=False)
         if problem:
             yield f"expression is not valid JSONLogic: {problem}"
     compensation = step.compensation
     if compensation is not None and compensation not in step_ids | set(known_executors):
         yield f"compensation '{compensation}' is not a step (nor a registered executor)"
+
+
+def _kind_messages(step: Step) -> Iterator[str]:
+    """An unknown kind, or the fields its row of :data:`~workflow.kinds.KIND_RULES` needs.
+
+    >>> list(_kind_messages(Step("t", "Timer")))
+    ["a Timer step needs 'delayMinutes'"]
+    >>> list(_kind_messages(Step("t", "Clock")))  # doctest: +ELLIPSIS
+    ["unknown kind 'Clock' (known: Agent, Tool, Human, ...)"]
+    """
+    kind = parse_kind(step.kind)
+    if kind is None:
+        yield f"unknown kind '{step.kind}' (known: {', '.join(KIND_NAMES)})"
+        return
+    for key in rule_of(kind).required_fields:
+        if field_value(step, key) is None:
+            yield f"a {kind} step needs '{key}'"
 
 
 _DSL_KEYS = {attribute: key for key, attribute in STEP_FIELDS.items()}
@@ -202,12 +218,12 @@ def _fan_problems(definition: Definition, edges: list[Transition]) -> Iterator[P
     outgoing = Counter(e.source for e in edges if not e.is_loop_back)
     for step in definition.steps:
         subject = f"step '{step.id}'"
-        if step.kind == "Join" and step.quorum is not None:
+        if step.kind == StepKind.JOIN and step.quorum is not None:
             if step.quorum < 1:
                 yield Problem("error", subject, f"quorum must be at least 1, not {step.quorum}")
             elif step.quorum > incoming[step.id]:
                 yield Problem("error", subject, f"quorum {step.quorum} exceeds its "
                               f"{incoming[step.id]} incoming branches")
-        if step.kind == "Fanout" and outgoing[step.id] > DEFAULTS.max_fanout:
+        if step.kind == StepKind.FANOUT and outgoing[step.id] > DEFAULTS.max_fanout:
             yield Problem("error", subject, f"{outgoing[step.id]} branches exceed MaxFanout "
                           f"{DEFAULTS.max_fanout}")

@@ -56,7 +56,7 @@ class Call:
 
     @property
     def tenant(self) -> str:
-        return self.principal.tenant
+        return str(self.principal.tenant)
 
     def json_body(self, schema: str) -> dict[str, Any]:
         """The body as a JSON object checked against ``schema`` (an empty body is ``{}``)."""

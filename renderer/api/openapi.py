@@ -74,10 +74,10 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
         operation["parameters"] = parameters
     if spec.method == "POST":
         operation["requestBody"] = _request_body(spec)
-    success = {"description": "OK"}
+    success: dict[str, Any] = {"description": "OK"}
     if spec.response is not None:
         success["content"] = {"application/json": {"schema": {
-            "$ref": f"#/components/schemas/{spec.response}"}}}  # type: ignore[dict-item]
+            "$ref": f"#/components/schemas/{spec.response}"}}}
     codes = ["400", "401", "403", "404", "413", "415"]
     if "{id}" in spec.path or spec.path == "/start":
         codes.append("409")

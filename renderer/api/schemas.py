@@ -151,14 +151,17 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
 
 def validate_body(name: str, body: object) -> None:
     """Raise :class:`BodyError` naming the first problem of ``body`` against ``name``."""
-    errors = sorted(_validator(name).iter_errors(body), key=lambda e: list(e.absolute_path))
+    errors = sorted(_validator(name).iter_errors(body),  # type: ignore[arg-type]
+                    key=lambda e: [str(p) for p in e.absolute_path])
     if not errors:
         return
     error = errors[0]
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     if error.validator == "additionalProperties":
-        allowed = ", ".join(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        known = schema.get("properties", {})
+        allowed = ", ".join(known)
+        extra = sorted(set(error.instance if isinstance(error.instance, dict) else ()) - set(known))
         raise BodyError(f"body{where}: unknown field {extra[0]!r} (allowed: {allowed})")
     if error.validator == "required":
         raise BodyError(f"body{where}: {error.message}")

@@ -178,7 +178,8 @@ steps:
 edges: [{from: ask, to: ok}, {from: ok, to: tell, guard: "true"}]
 """
     engine = make_engine(text)
-    run = run_to_rest(engine, "approve")
+    # real time: simulated time would jump to the step's default 60-minute timeout
+    run = run_to_rest(engine, "approve", simulate_time=False)
     assert run.state is RunState.WAITING_FOR_HUMAN
     with pytest.raises(ValueError, match="'tell' of run 'run1' is not waiting"):
         engine.decide(run.run_id, "tell", "approve")
@@ -301,7 +302,7 @@ def test_cancel_ends_the_run_and_its_waiting_steps(make_engine):
 
 def test_engine_refuses_an_unknown_decision(make_engine):
     engine = make_engine("workflow: h\nsteps: [{id: ask, kind: Human, failurePolicy: Fail}]")
-    run = run_to_rest(engine, "h")
+    run = run_to_rest(engine, "h", simulate_time=False)  # not past the default timeout
     with pytest.raises(ValueError, match="unknown decision 'perhaps'"):
         engine.decide(run.run_id, "ask", "perhaps")
 
