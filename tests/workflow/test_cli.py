@@ -104,7 +104,7 @@ def test_dead_letters_are_listed_and_replayed(tmp_path, capsys):
     capsys.readouterr()
     assert run_cli(["dead-letters", "--db", str(db)]) == 0
     assert capsys.readouterr().out == ("lost:start\tlost\tevent\tattempts 5\t"
-                                       "EngineError: no run 'lost'\n")
+                                       "NotFoundError: no run 'lost'\n")
     assert run_cli(["replay", "lost:start", "--db", str(db)]) == 0
     assert capsys.readouterr().out.startswith("replayed lost:start")
 

@@ -78,7 +78,7 @@ def test_undeliverable_signal_goes_to_dead_letters_after_five_attempts_and_repla
     assert handled == 5  # MaxDeliveryAttempts 5: five deliveries, then dead-lettered
     (letter,) = engine.store.dead_letters()
     assert letter.signal_id == "ghost:start" and letter.attempts == 5
-    assert letter.error == "EngineError: no run 'ghost'"
+    assert letter.error == "NotFoundError: no run 'ghost'"
     assert engine.store.pending() == ()
     engine.store.replay("ghost:start", now=clock())
     assert [s.signal_id for s in engine.store.pending()] == ["ghost:start"]

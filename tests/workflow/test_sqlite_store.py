@@ -120,3 +120,21 @@ def test_step_runs_and_outbox_rows_follow_each_transition(tmp_path, make_engine)
 def test_unopenable_store_is_a_clear_error(tmp_path):
     with pytest.raises(OSError, match="cannot open workflow store"):
         SqliteStore(tmp_path / "missing-dir" / "w.db")
+
+
+def test_a_row_no_engine_can_read_is_dead_lettered_at_claim_and_blocks_nothing(tmp_path):
+    from workflow.store import Commit, QueuedSignal
+
+    store = SqliteStore(tmp_path / "w.db")
+    good = QueuedSignal("good", "r", "event", {"type": "Start", "at": 0.0}, 5.0)
+    store.commit(Commit(None, enqueue=(good,)), at=0.0)
+    with store._transaction() as db:  # a row as an older or newer engine might leave it
+        db.execute("INSERT INTO queue (signal_id, run_id, kind, payload, due_at) "
+                   "VALUES ('odd', 'r', 'teleport', '{}', 1.0)")
+    assert [s.signal_id for s in store.pending()] == ["good"]  # listings skip it
+    claimed = store.claim("w", now=10.0, lease_seconds=1.0)
+    assert claimed is not None and claimed.signal_id == "good"  # due later, but not blocked
+    (letter,) = store.dead_letters()
+    assert (letter.signal_id, letter.kind) == ("odd", "teleport")
+    assert letter.error.startswith("unreadable queue row:") and "teleport" in letter.error
+    store.close()

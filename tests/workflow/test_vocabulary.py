@@ -9,9 +9,9 @@ from workflow.serialize import run_from_json, run_to_json
 from workflow.sqlite_store import SqliteStore
 from workflow.store import Commit, QueuedSignal, QueueRowKind
 
-# A run document as the engine wrote it before waiting_for became an enum.
+# A run document as the engine writes it (waiting_for was a plain string before the enum).
 STORED_RUN = (
-    '{"compensated":[],"compensation":[],"completion_order":[],"created_at":0.0,'
+    '{"business_reference":null,"compensated":[],"compensation":[],"completion_order":[],"created_at":0.0,'
     '"definition_hash":"h","edges":{},"input":{},"loops":{},"output":null,'
     '"parent_attempt_id":null,"parent_run_id":null,"parent_step_id":null,'
     '"processed":["start"],"reason":null,"run_id":"r","state":"WaitingForHuman",'
