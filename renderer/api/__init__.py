@@ -1,0 +1,1 @@
+"""The workflow engine's HTTP API under ``/api/workflow``: settings and authorization."""
