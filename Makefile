@@ -49,8 +49,10 @@ stress: venv
 	$(BIN)/python tools/stress.py --iterations 5 --effort best --direction TopToBottom
 
 # The service keeps long-lived node workers for elkjs instead of starting node per request.
+# --dev: the workflow API's bearer tokens are signed with a local secret in .wfr/dev.json
+# (`wfr token` prints one); production sets WFR_JWT_SECRET, a public key or a JWKS file.
 run: venv
-	WFR_ELK_MODE=worker $(BIN)/python -m renderer.serve --host $(HOST) --port $(PORT)
+	WFR_ELK_MODE=worker $(BIN)/python -m renderer.serve --dev --host $(HOST) --port $(PORT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .benchmarks

@@ -2,7 +2,8 @@
 
 ``wfr render FILE`` reads a workflow definition, ELK JSON, graph JSON or DOT file (``-`` for
 stdin), lays it out in a worker process under a hard time limit and writes SVG, JSON, ELK
-JSON or DOT. The layout option flags are generated from :data:`OPTION_TABLE`. The workflow
+JSON or DOT. The layout option flags are generated from :data:`OPTION_TABLE`. ``wfr token``
+prints a bearer token for the workflow API (:mod:`renderer.api.auth`). The workflow
 engine's commands come from :func:`workflow.cli.register_commands`.
 
 Exit codes: 0 success; 2 bad input (one line on stderr naming the problem, no traceback);
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -68,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema_parser = subparsers.add_parser("schema", help="print a JSON Schema")
     schema_parser.add_argument("name", choices=SCHEMA_NAMES)
     schema_parser.set_defaults(func=_schema_command)
+    _add_token_command(subparsers)
     register_commands(subparsers)
     return parser
 
@@ -169,6 +172,51 @@ def _schema_command(args: argparse.Namespace) -> int:
 
     print(json.dumps(all_schemas()[args.name], indent=2, sort_keys=True))
     return 0
+
+
+def _add_token_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    token = subparsers.add_parser(
+        "token", help="print a bearer token (HS256) for the workflow API",
+        description="Print an HS256 bearer token signed with WFR_JWT_SECRET or, failing that, "
+                    "the dev-mode secret in .wfr/dev.json (made by `make run`).")
+    token.add_argument("--scope", action="append", required=True, metavar="SCOPE",
+                       help="workflow:view, workflow:operate or workflow:admin (or view, "
+                            "operate, admin); repeatable")
+    token.add_argument("--tenant", required=True, help="the tenant claim")
+    token.add_argument("--sub", default="dev", help="the subject claim (default: dev)")
+    token.add_argument("--ttl", type=float, default=None, metavar="SECONDS",
+                       help="lifetime in seconds (default: 8 hours)")
+    token.add_argument("--config-dir", default=".wfr", metavar="DIR",
+                       help="folder of the dev secret dev.json (default: .wfr)")
+    token.set_defaults(func=_token_command)
+
+
+def _token_command(args: argparse.Namespace) -> int:
+    # lazily: only this command needs PyJWT and cryptography
+    from renderer.api.auth import DEFAULT_TOKEN_TTL, Scope, issue_token
+    from renderer.api.settings import SettingsError, signing_secret
+
+    try:
+        scopes = list(dict.fromkeys(Scope.parse(name).claim for name in args.scope))
+        secret = signing_secret(os.environ, Path(args.config_dir))
+    except (ValueError, SettingsError) as error:  # SettingsError names WFR_JWT_SECRET
+        raise CommandInputError(str(error)) from None
+    if secret is None:
+        raise CommandInputError("no token secret: run `make run` (dev mode) or set "
+                                "WFR_JWT_SECRET")
+    ttl = DEFAULT_TOKEN_TTL if args.ttl is None else args.ttl
+    _check_token_claims(args.sub, args.tenant, ttl)
+    print(issue_token(secret, subject=args.sub, tenant=args.tenant, scopes=scopes,
+                      ttl_seconds=ttl))
+    return 0
+
+
+def _check_token_claims(subject: str, tenant: str, ttl: float) -> None:
+    if not (math.isfinite(ttl) and ttl > 0):
+        raise CommandInputError(f"--ttl {ttl:g} is not a positive number of seconds")
+    for flag, value in (("--sub", subject), ("--tenant", tenant)):
+        if not value.strip():
+            raise CommandInputError(f"{flag} must not be empty")
 
 
 def main(argv: list[str] | None = None) -> int:

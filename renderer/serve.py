@@ -1,6 +1,9 @@
 """Run the rendering service: ``python -m renderer.serve --host 127.0.0.1 --port 8000``.
 
 Prints the address and the URL of the reference drawing, then runs uvicorn until stopped.
+The settings come from the ``WFR_*`` environment variables (:mod:`renderer.api.settings`);
+without a token key the server refuses to start, unless ``--dev`` (what ``make run`` uses)
+signs tokens with a local secret kept in ``.wfr/dev.json``.
 
 >>> build_parser().parse_args(["--port", "9000"]).port
 9000
@@ -9,42 +12,117 @@ Prints the address and the URL of the reference drawing, then runs uvicorn until
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
 
+from renderer.api.settings import (
+    DEV_FILE_NAME,
+    DEV_FOLDER,
+    SECRET_VARIABLE,
+    ServiceSettings,
+    SettingsError,
+    dev_settings,
+    load_settings,
+    require_key,
+    settings_reference,
+)
+
+PROG = "python -m renderer.serve"
 REFERENCE_DRAWING = "drawings/document-processing.svg"
+WORKFLOW_API_EXAMPLE = "api/workflow/definitions"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line options of the server."""
-    parser = argparse.ArgumentParser(prog="python -m renderer.serve",
-                                     description="Serve the workflow renderer over HTTP.")
+    """The command-line options of the server; ``--help`` also lists the settings."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Serve the workflow renderer over HTTP.",
+        epilog=f"settings (environment variables):\n{settings_reference()}",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on")
     parser.add_argument("--port", type=int, default=8000, help="TCP port to listen on")
     parser.add_argument("--pool-size", type=int, default=None,
                         help="layout worker processes (default: renderer.isolation's)")
+    parser.add_argument("--dev", action="store_true",
+                        help="dev mode: sign tokens with a local secret in .wfr/dev.json, made "
+                             "on first use (never in production)")
     return parser
 
 
-def banner(host: str, port: int) -> str:
-    """The line printed before the server starts.
+def banner(host: str, port: int, *, dev_secret_source: str | None = None) -> str:
+    """The lines printed before the server starts; in dev mode (``dev_secret_source``
+    says where the token secret lives) also how to get a token and call the API.
 
     >>> banner("127.0.0.1", 8000)
     'Serving on http://127.0.0.1:8000/ ; reference drawing: http://127.0.0.1:8000/drawings/document-processing.svg'
+    >>> print(banner("127.0.0.1", 8000, dev_secret_source=".wfr/dev.json"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Serving on http://127.0.0.1:8000/ ; reference drawing: http://127.0.0.1:8000/drawings/document-processing.svg
+    DEV MODE (not for production): bearer tokens are signed with the secret in .wfr/dev.json
+      get a token:  wfr token --scope workflow:operate --tenant dev
+      try the API:  curl -H "Authorization: Bearer $(wfr token --scope workflow:admin
+                    --tenant dev)" http://127.0.0.1:8000/api/workflow/definitions
     """
     base = f"http://{host}:{port}/"
-    return f"Serving on {base} ; reference drawing: {base}{REFERENCE_DRAWING}"
+    first = f"Serving on {base} ; reference drawing: {base}{REFERENCE_DRAWING}"
+    if dev_secret_source is None:
+        return first
+    admin_token = "$(wfr token --scope workflow:admin --tenant dev)"
+    return "\n".join((
+        first,
+        "DEV MODE (not for production): bearer tokens are signed with the secret in "
+        f"{dev_secret_source}",
+        "  get a token:  wfr token --scope workflow:operate --tenant dev",
+        f'  try the API:  curl -H "Authorization: Bearer {admin_token}" '
+        f"{base}{WORKFLOW_API_EXAMPLE}",
+    ))
+
+
+def service_settings(environ: Mapping[str, str], *, dev: bool = False,
+                     dev_folder: Path = DEV_FOLDER) -> ServiceSettings:
+    """The settings to serve with: dev mode (``--dev`` or ``WFR_DEV``) adds the dev
+    secret of ``dev_folder``; otherwise a token key is required (:class:`SettingsError`).
+    The keys are loaded once here, so a bad key file stops the start, not a request."""
+    from renderer.api.auth import TokenVerifier  # lazily: PyJWT and cryptography
+
+    settings = load_settings(environ, dev=dev)
+    if settings.dev:
+        settings = dev_settings(dev_folder, environ=environ)
+    require_key(settings)
+    TokenVerifier.from_settings(settings)
+    return settings
+
+
+def dev_secret_source(environ: Mapping[str, str], dev_folder: Path = DEV_FOLDER) -> str:
+    """Where dev mode's token secret lives: ``WFR_JWT_SECRET`` if set, else ``dev.json``.
+
+    >>> dev_secret_source({})
+    '.wfr/dev.json'
+    """
+    if environ.get(SECRET_VARIABLE, "").strip():
+        return SECRET_VARIABLE
+    return str(dev_folder / DEV_FILE_NAME)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse ``argv``, print :func:`banner` and run uvicorn."""
+    """Parse ``argv``, load the settings, print :func:`banner` and run uvicorn; a bad
+    setting or a missing key is one line on stderr and exit code 2."""
     import uvicorn
 
     from renderer.isolation import DEFAULT_POOL_SIZE, WorkerPool
     from renderer.service import create_app
 
     args = build_parser().parse_args(argv)
+    try:
+        settings = service_settings(os.environ, dev=args.dev)
+    except SettingsError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    source = dev_secret_source(os.environ) if settings.dev else None
     pool = WorkerPool(args.pool_size or DEFAULT_POOL_SIZE)
-    print(banner(args.host, args.port), flush=True)
-    uvicorn.run(create_app(pool=pool), host=args.host, port=args.port)
+    print(banner(args.host, args.port, dev_secret_source=source), flush=True)
+    uvicorn.run(create_app(pool=pool, settings=settings), host=args.host, port=args.port)
 
 
 if __name__ == "__main__":

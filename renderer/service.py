@@ -32,6 +32,7 @@ from starlette.routing import Route
 from layouts.api import engines
 from layouts.options import LayoutOptions
 from layouts.registry import DEFAULT_ENGINE, get_provider
+from renderer.api.settings import ServiceSettings
 from renderer.isolation import WorkerPool
 from renderer.openapi import openapi_document
 from renderer.render import classify_error, one_line, render_document
@@ -154,11 +155,14 @@ def fixture_paths(folder: Path) -> dict[str, Path]:
 
 
 class Service:
-    """The endpoints, bound to one worker pool and one fixtures folder."""
+    """The endpoints, bound to one worker pool, one fixtures folder and the settings
+    (without settings: the defaults, which configure no token key, so no token verifies)."""
 
-    def __init__(self, pool: WorkerPool, fixtures_dir: Path) -> None:
+    def __init__(self, pool: WorkerPool, fixtures_dir: Path,
+                 settings: ServiceSettings | None = None) -> None:
         self.pool = pool
         self.fixtures_dir = fixtures_dir
+        self.settings = settings if settings is not None else ServiceSettings()
 
     async def render_bytes(
         self, data: bytes, filename: str | None, query: Mapping[str, str]
@@ -236,11 +240,13 @@ async def _http_error(request: Request, error: Exception) -> Response:
 
 
 def create_app(
-    *, pool: WorkerPool | None = None, fixtures_dir: Path = FIXTURES_DIR
+    *, pool: WorkerPool | None = None, fixtures_dir: Path = FIXTURES_DIR,
+    settings: ServiceSettings | None = None,
 ) -> Starlette:
     """The service. The lifespan starts ``pool`` (a new :class:`WorkerPool` by default)
-    and closes it on shutdown."""
-    service = Service(pool or WorkerPool(), fixtures_dir)
+    and closes it on shutdown. ``settings`` (:func:`renderer.api.settings.load_settings`)
+    configure the workflow API's tokens, database and retention."""
+    service = Service(pool or WorkerPool(), fixtures_dir, settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
