@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import html
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,23 +26,25 @@ from pathlib import Path
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from layouts.api import engines
 from layouts.options import LayoutOptions
 from layouts.registry import DEFAULT_ENGINE, get_provider
+from renderer.api.auth import AuthError, Scope, authenticate, require
+from renderer.api.metrics import Metrics
+from renderer.api.runtime import WorkflowRuntime
 from renderer.api.settings import ServiceSettings
 from renderer.isolation import WorkerPool
 from renderer.openapi import openapi_document
 from renderer.render import classify_error, one_line, render_document
+from renderer.web import RequestProblem, error_response, read_body
 from renderer.writers import MEDIA_TYPES, OutputFormat
 
 LOGGER = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 2 * 1024 * 1024
-"""Largest accepted request body (2 MiB); larger bodies get 413 while being read."""
 
 FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures"
 FIXTURE_SUFFIXES = (".yaml", ".yml", ".json", ".dot", ".gv")
@@ -54,21 +57,6 @@ ACCEPTED_MEDIA_TYPES = (
 RESERVED_QUERY_NAMES = ("format", "engine")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
-
-
-class RequestProblem(Exception):
-    """A request the service refuses, with its HTTP status."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def error_response(
-    status: int, message: str, headers: Mapping[str, str] | None = None
-) -> JSONResponse:
-    """The JSON body of every error: ``{"error": message}``."""
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 def guarded(endpoint: Endpoint) -> Endpoint:
@@ -88,25 +76,6 @@ def guarded(endpoint: Endpoint) -> Endpoint:
             return error_response(500, one_line(f"internal error: {type(error).__name__}"))
 
     return wrapper
-
-
-async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The request body; :class:`RequestProblem` 413 as soon as it passes ``limit`` bytes."""
-    declared = request.headers.get("content-length", "")
-    too_large = RequestProblem(413, f"request body exceeds the limit of {limit} bytes")
-    if declared.isdigit() and int(declared) > limit:
-        raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise RequestProblem(400, "the client disconnected while sending the body") from None
-    return b"".join(chunks)
 
 
 def check_media_type(request: Request) -> None:
@@ -159,10 +128,44 @@ class Service:
     (without settings: the defaults, which configure no token key, so no token verifies)."""
 
     def __init__(self, pool: WorkerPool, fixtures_dir: Path,
-                 settings: ServiceSettings | None = None) -> None:
+                 settings: ServiceSettings | None = None,
+                 runtime: WorkflowRuntime | None = None) -> None:
         self.pool = pool
         self.fixtures_dir = fixtures_dir
         self.settings = settings if settings is not None else ServiceSettings()
+        self.runtime = runtime
+        self.metrics = Metrics(runtime.store if runtime is not None else None)
+        if runtime is not None:
+            runtime.observe(self.metrics.observer(runtime.step_kind))
+            runtime.api.metrics = self.metrics
+
+    def token_gate(self, endpoint: Endpoint) -> Endpoint:
+        """``endpoint``, needing any valid bearer token when the settings say the render
+        endpoints require one (they read and store nothing, so they are open by default)."""
+        if not self.settings.render_requires_token or self.runtime is None:
+            return endpoint
+        verifier = self.runtime.verifier
+
+        async def gated(request: Request) -> Response:
+            try:
+                authenticate(request.headers.get("authorization"), verifier)
+            except AuthError as error:
+                return error_response(error.status, error.message, error.headers)
+            return await endpoint(request)
+
+        return gated
+
+    async def metrics_page(self, request: Request) -> Response:
+        """``GET /metrics``: Prometheus text; the view scope unless the settings open it."""
+        if not self.settings.metrics_public and self.runtime is not None:
+            try:
+                principal = authenticate(request.headers.get("authorization"),
+                                         self.runtime.verifier)
+                require(principal, Scope.VIEW)
+            except AuthError as error:
+                return error_response(error.status, error.message, error.headers)
+        body, content_type = await anyio.to_thread.run_sync(self.metrics.exposition)
+        return Response(body, headers={"content-type": content_type})
 
     async def render_bytes(
         self, data: bytes, filename: str | None, query: Mapping[str, str]
@@ -171,7 +174,9 @@ class Service:
         engine, options = render_query(query)
         call = functools.partial(render_document, data, filename=filename, fmt=fmt,
                                  engine=engine, options=options, runner=self.pool.run)
+        started = time.perf_counter()
         output = await anyio.to_thread.run_sync(call)
+        self.metrics.observe_render(engine, fmt.value, time.perf_counter() - started)
         return Response(output, media_type=MEDIA_TYPES[fmt])
 
     async def render(self, request: Request) -> Response:
@@ -209,6 +214,10 @@ class Service:
     async def readyz(self, request: Request) -> Response:
         if not self.pool.started:
             return error_response(503, "layout worker pool is not running")
+        if self.runtime is not None:
+            problem = await anyio.to_thread.run_sync(self.runtime.not_ready)
+            if problem is not None:
+                return error_response(503, problem)
         try:
             status = await anyio.to_thread.run_sync(
                 lambda: get_provider(DEFAULT_ENGINE).availability())
@@ -241,30 +250,42 @@ async def _http_error(request: Request, error: Exception) -> Response:
 
 def create_app(
     *, pool: WorkerPool | None = None, fixtures_dir: Path = FIXTURES_DIR,
-    settings: ServiceSettings | None = None,
+    settings: ServiceSettings | None = None, runtime: WorkflowRuntime | None = None,
 ) -> Starlette:
     """The service. The lifespan starts ``pool`` (a new :class:`WorkerPool` by default)
     and closes it on shutdown. ``settings`` (:func:`renderer.api.settings.load_settings`)
-    configure the workflow API's tokens, database and retention."""
-    service = Service(pool or WorkerPool(), fixtures_dir, settings)
+    configure the workflow API's tokens, database and retention; with settings (or a
+    ``runtime`` built from them) the app also serves ``/api/workflow`` and ``/metrics``,
+    and runs the engine's pump in the background."""
+    if runtime is None and settings is not None:
+        runtime = WorkflowRuntime.create(settings)
+    service = Service(pool or WorkerPool(), fixtures_dir,
+                      runtime.settings if runtime is not None else settings, runtime)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(service.pool.start)
+        if runtime is not None:
+            await anyio.to_thread.run_sync(runtime.start)
         try:
             yield
         finally:
+            if runtime is not None:
+                await anyio.to_thread.run_sync(runtime.close)
             await anyio.to_thread.run_sync(service.pool.close)
 
-    routes = [
+    render = service.token_gate
+    routes: list[BaseRoute] = [
         Route("/", guarded(service.index)),
-        Route("/api/render", guarded(service.render), methods=["POST"]),
+        Route("/api/render", guarded(render(service.render)), methods=["POST"]),
         Route("/api/engines", guarded(service.engines)),
         Route("/api/schemas/{name}", guarded(service.schema)),
-        Route("/drawings/{file}", guarded(service.drawing)),
+        Route("/drawings/{file}", guarded(render(service.drawing))),
         Route("/healthz", guarded(service.healthz)),
         Route("/readyz", guarded(service.readyz)),
         Route("/openapi.json", guarded(service.openapi)),
     ]
+    if runtime is not None:
+        routes += [*runtime.routes(), Route("/metrics", guarded(service.metrics_page))]
     return Starlette(routes=routes, lifespan=lifespan,
                      exception_handlers={HTTPException: _http_error})

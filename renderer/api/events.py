@@ -9,7 +9,7 @@ keep an idle stream open. It ends when the client goes away.
 
 >>> from workflow.store import OutboxEntry
 >>> message = sse_message(OutboxEntry(7, "r1", "run.started", None, None, 0.0))
->>> message.splitlines()[:2], message.endswith("\n\n")
+>>> message.splitlines()[:2], message.endswith(2 * chr(10))
 (['id: 7', 'event: run.started'], True)
 """
 

@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse, Response
 from renderer.api.auth import AuthError, Principal, Scope, TokenVerifier, authenticate, require
 from renderer.api.schemas import BodyError, validate_body
 from renderer.readers import ReaderError
-from renderer.service import RequestProblem, error_response, read_body
+from renderer.web import RequestProblem, error_response, read_body
 from workflow.definitions import UnknownWorkflowError, VersionConflictError
 from workflow.dsl import DslError
 from workflow.engine import EngineError, IdempotencyMismatchError, NotFoundError, RunConflictError

@@ -26,6 +26,7 @@ from workflow.demo import demo_definitions, demo_executors
 from workflow.dsl import load_definition
 from workflow.engine import Engine, Observer
 from workflow.executors import EXECUTORS_VARIABLE, ExecutorRegistry, executors_from_file
+from workflow.model import Run
 from workflow.sqlite_store import SqliteStore
 
 LOGGER = logging.getLogger(__name__)
@@ -82,6 +83,12 @@ class WorkflowRuntime:
                    note if executors is None else "executors given by the caller",
                    embedded_pump)
 
+    def step_kind(self, run: Run, step_id: str) -> str | None:
+        """The kind of a step of a run's definition (for the step-latency metric)."""
+        plan = self.engine.plans.get(run.definition_hash)
+        spec = None if plan is None else plan.steps.get(step_id)
+        return None if spec is None else str(spec.kind)
+
     def observe(self, observer: Observer) -> None:
         """Send every committed transition to ``observer`` (metrics)."""
         self.engine.observer = observer
@@ -116,7 +123,7 @@ class WorkflowRuntime:
         return None
 
     def _import_dev_fixtures(self) -> None:
-        from renderer.service import FIXTURES_DIR, fixture_paths
+        from renderer.service import FIXTURES_DIR, fixture_paths  # the service imports us
 
         for definition in demo_definitions():
             self.engine.register(definition, tenant=DEV_TENANT)

@@ -30,6 +30,7 @@ from renderer.api.http import (
     parse_sequence,
     raced,
 )
+from renderer.api.metrics import Metrics, RejectionReason
 from renderer.api.views import (
     audit,
     dead_letter,
@@ -44,7 +45,7 @@ from renderer.api.views import (
 )
 from renderer.readers import ReaderError, read_definition_document
 from workflow.background import PumpThread
-from workflow.definitions import canonical_form
+from workflow.definitions import VersionConflictError, canonical_form
 from workflow.dsl import DslError
 from workflow.engine import Engine, NotFoundError
 from workflow.model import Cancel, Repair, Resume, Retry, Run, RunState
@@ -57,9 +58,16 @@ from workflow.store import (
     RunFilter,
     TaskStatus,
 )
-from workflow.validation import validate_definition
+from workflow.validation import InvalidDefinitionError, validate_definition
 
 PREFIX = "/api/workflow"
+REJECTIONS: tuple[tuple[type[Exception], RejectionReason], ...] = (
+    (InvalidDefinitionError, RejectionReason.INVALID),
+    (VersionConflictError, RejectionReason.CONFLICT),
+    (ReaderError, RejectionReason.UNREADABLE),
+    (DslError, RejectionReason.UNREADABLE),
+)
+"""Why a definition import was refused, for the rejections metric."""
 VerbBuilder = Callable[[Run, float], OperatorEvent]
 
 
@@ -72,6 +80,7 @@ class WorkflowApi:
     verifier: Callable[[], TokenVerifier]
     retention_days: float
     pump: PumpThread | None = None
+    metrics: Metrics | None = None
 
     def routes(self) -> list[BaseRoute]:
         """Every route of :data:`ROUTES`, each with the scope it needs."""
@@ -101,12 +110,17 @@ class WorkflowApi:
 
     def import_definition(self, call: Call) -> Response:
         call.allow_query()
-        definition = read_definition_document(call.body)
-        known = self.engine.versions.get(call.tenant, definition.workflow, definition.version)
-        entry = AuditEntry(call.principal.subject, call.tenant, "definition.import",
-                           f"{definition.workflow}@{definition.version}", None, None,
-                           self.engine.now())
-        registered = self.engine.register(definition, tenant=call.tenant, audit=entry)
+        try:
+            definition = read_definition_document(call.body)
+            known = self.engine.versions.get(call.tenant, definition.workflow,
+                                             definition.version)
+            entry = AuditEntry(call.principal.subject, call.tenant, "definition.import",
+                               f"{definition.workflow}@{definition.version}", None, None,
+                               self.engine.now())
+            registered = self.engine.register(definition, tenant=call.tenant, audit=entry)
+        except Exception as error:
+            self._count_rejection(error)
+            raise
         rows = self.store.definition_rows(call.tenant, definition.workflow)
         row = next(r for r in rows if r.version == definition.version)
         return json_response(definition_version(row), 200 if known is not None else 201,
@@ -302,6 +316,11 @@ class WorkflowApi:
         items = self.store.audit_entries(call.tenant, after, limit)
         return json_response({"items": [audit(e) for e in items],
                               "last": items[-1].seq if items else after})
+
+    def _count_rejection(self, error: Exception) -> None:
+        reason = next((r for kind, r in REJECTIONS if isinstance(error, kind)), None)
+        if reason is not None and self.metrics is not None:
+            self.metrics.count_rejection(reason)
 
     def _wake(self) -> None:
         if self.pump is not None:

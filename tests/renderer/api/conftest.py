@@ -1,6 +1,12 @@
-"""A workflow service on a temporary SQLite store, with tokens for every scope."""
+"""A workflow service on a temporary SQLite store, with tokens for every scope.
+
+Test modules import the helpers here as ``api_testing`` (pytest's importlib import mode
+does not make a conftest importable by name, so it registers itself under that name).
+"""
 
 from __future__ import annotations
+
+import sys
 
 import threading
 import time
@@ -150,3 +156,6 @@ def live_service(tmp_path) -> Iterator[Callable[..., LiveService]]:
     for server, thread in servers:
         server.should_exit = True
         thread.join(30)
+
+
+sys.modules.setdefault("api_testing", sys.modules[__name__])

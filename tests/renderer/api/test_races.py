@@ -9,7 +9,7 @@ import threading
 import time
 
 import httpx
-from conftest import auth
+from api_testing import auth
 
 API = "/api/workflow"
 DEFINITION = """

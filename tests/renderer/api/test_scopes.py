@@ -6,7 +6,7 @@ naming the scope it needs; the tier or above gets through; another tenant's run 
 from __future__ import annotations
 
 import pytest
-from conftest import auth
+from api_testing import auth
 
 from renderer.api.auth import Scope
 from renderer.api.workflow import PREFIX, ROUTES
@@ -23,7 +23,7 @@ steps:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """One service with one waiting run (and its task) of the tenant acme."""
-    from conftest import SECRET, Clock, executors
+    from api_testing import SECRET, Clock, executors
 
     from renderer.api.runtime import WorkflowRuntime
     from renderer.api.settings import ServiceSettings
