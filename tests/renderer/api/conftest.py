@@ -7,7 +7,6 @@ does not make a conftest importable by name, so it registers itself under that n
 from __future__ import annotations
 
 import sys
-
 import threading
 import time
 import warnings
