@@ -78,9 +78,9 @@ def _apply(w: Scratch, event: Event) -> None:
         if _waiting(w, event.step_id, event.attempt_id, "child"):
             _finish_attempt(w, event.step_id, event.ok, event.output, event.error)
     elif isinstance(event, TimerFired):
-        _timer(w, event)
+        fire_timer(w, event)
     elif isinstance(event, Decision):
-        _decision(w, event)
+        decide(w, event)
     else:
         operations.apply(w, event)
 
@@ -122,7 +122,8 @@ def _finish_attempt(w: Scratch, step_id: str, ok: bool, output: object, error: s
         policies.fail_attempt(w, step_id, error or "failed without an error message")
 
 
-def _timer(w: Scratch, event: TimerFired) -> None:
+def fire_timer(w: Scratch, event: TimerFired) -> None:
+    """Apply a timer that came due (also what resuming a run waiting for a timer does)."""
     step_id, attempt_id = event.step_id, event.attempt_id
     if event.purpose == "delay" and _waiting(w, step_id, attempt_id, "timer"):
         flow.succeed(w, step_id, {"firedAt": event.at})
@@ -136,7 +137,8 @@ def _timer(w: Scratch, event: TimerFired) -> None:
             policies.fail_attempt(w, step_id, f"timed out after {minutes:g} minutes")
 
 
-def _decision(w: Scratch, event: Decision) -> None:
+def decide(w: Scratch, event: Decision) -> None:
+    """Apply a human decision (also what resuming a run waiting for a human does)."""
     if event.decision not in DECISIONS:
         w.emit("decision.refused", event.step_id, f"unknown decision '{event.decision}'")
         return
