@@ -2,8 +2,9 @@
 
 Nothing here reads a clock, a random source or a store: time comes from the event and
 retry jitter is a hash of the ids, so the same inputs give the same outputs. Advance is
-idempotent: an event whose key the run has already processed (or any event once the run
-is finished) changes nothing and asks for nothing.
+idempotent: an event whose key the run has already processed (or, once the run is
+finished, any event but a Retry or Repair of a Failed run) changes nothing and asks for
+nothing; so does an operator verb that :func:`workflow.operations.refusal` refuses.
 
 >>> from workflow.definitions import VersionRegistry
 >>> from workflow.dsl import load_definition_text
@@ -32,6 +33,8 @@ from workflow.model import (
     Decision,
     Effect,
     Event,
+    Repair,
+    Retry,
     Run,
     RunState,
     Start,
@@ -49,11 +52,15 @@ DECISIONS = ("approve", "reject", "input")
 
 def advance(plan: Plan, run: Run, event: Event) -> tuple[Run, tuple[Effect, ...]]:
     """Apply one event to a run; return the new run and the effects to carry out."""
-    if event.key in run.processed or run.state.is_finished:
+    if event.key in run.processed:
+        return run, ()
+    if run.state.is_finished and not isinstance(event, Retry | Repair):
         return run, ()
     if plan.hash != run.definition_hash:
         raise ValueError(f"run {run.run_id} belongs to definition {run.definition_hash[:12]}, "
                          f"not {plan.hash[:12]}")
+    if isinstance(event, operations.OperatorEvent) and operations.refusal(plan, run, event):
+        return run, ()  # not even the key: it would move the revision the verbs name
     w = Scratch.of(plan, run, event.at)
     _apply(w, event)
     if not w.effects and w.steps == run.steps and w.state is run.state:
@@ -158,7 +165,7 @@ def decide(w: Scratch, event: Decision) -> None:
 
 def _settle(w: Scratch) -> None:
     """Derive the run state from its steps; complete the run when nothing is active."""
-    if w.state.is_finished or w.state is RunState.COMPENSATING:
+    if w.state.is_finished or w.state in (RunState.COMPENSATING, RunState.SUSPENDED):
         return
     active = [r for r in w.steps.values() if r.state.is_active]
     if not active:
