@@ -5,12 +5,17 @@ are ``step@iteration.attempt``; every Tool attempt also asks for a timeout timer
 default 60 minutes).
 """
 
+import copy
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workflow.definitions import VersionRegistry
 from workflow.dsl import load_definition_text
 from workflow.model import (
     Cancel,
+    ChildFinished,
     Decision,
     DispatchStep,
     EmitEvent,
@@ -20,6 +25,7 @@ from workflow.model import (
     Retry,
     RunState,
     Start,
+    StartChildRun,
     StartTimer,
     StepOutcome,
     StepState,
@@ -555,3 +561,163 @@ def test_cancel_applies_to_any_unfinished_run(plan, make_run):
     run = make_run()
     assert refusal(plan, run, Cancel(at=9.0)) is None
     assert advance(plan, run, Cancel(at=9.0))[0].state is RunState.CANCELLED
+
+
+# --- properties -------------------------------------------------------------------------
+
+PROP = plan_of("""
+workflow: ops
+maxLoopIterations: 2
+steps:
+  - {id: a, kind: Tool, tool: t, failurePolicy: Retry, maxAttempts: 2}
+  - {id: f, kind: Fanout}
+  - {id: b, kind: Tool, tool: t, failurePolicy: Escalate}
+  - {id: c, kind: Human, failurePolicy: Fail, timeoutMinutes: 5}
+  - {id: x, kind: Tool, tool: t, failurePolicy: Fail}
+  - {id: s, kind: SubWorkflow, workflow: child, failurePolicy: Fail}
+  - {id: j, kind: Join}
+  - {id: w, kind: Timer, delayMinutes: 1}
+  - {id: again, kind: Condition, expression: '{"==": [{"var": "c.decision"}, "reject"]}'}
+edges:
+  - {from: a, to: f}
+  - {from: f, to: b}
+  - {from: f, to: c}
+  - {from: f, to: x}
+  - {from: f, to: s}
+  - {from: b, to: j}
+  - {from: c, to: j}
+  - {from: x, to: j}
+  - {from: s, to: j}
+  - {from: j, to: w}
+  - {from: w, to: again}
+  - {from: again, to: a, guard: "true", isLoopBack: true}
+""")
+EXECUTING = (DispatchStep, StartTimer, RequestDecision, StartChildRun)
+VERBS = (Retry, Repair, Resume, Cancel)
+
+
+def driving_event(draw, run, at):
+    """An event some active step of ``run`` waits for (None when no step is active)."""
+    active = [r for r in run.steps.values() if r.state.is_active]
+    if not active:
+        return None
+    step = draw(st.sampled_from(active))
+    if step.waiting_for in ("decision", "escalation"):
+        choice = draw(st.sampled_from(("approve", "reject", "input")))
+        return Decision(step.step_id, step.attempt_id, choice, at=at)
+    if step.waiting_for in ("timer", "retry"):
+        purpose = "delay" if step.waiting_for == "timer" else "retry"
+        return TimerFired(step.step_id, step.attempt_id, purpose, at=at)
+    if step.waiting_for == "child":
+        return ChildFinished(step.step_id, step.attempt_id, draw(st.booleans()), at=at,
+                             output={"child": 1}, error="child failed")
+    if draw(st.booleans()):
+        return TimerFired(step.step_id, step.attempt_id, "timeout", at=at)
+    good = draw(st.booleans())
+    return StepOutcome(step.step_id, step.attempt_id, good, at=at, output={"n": 1},
+                       error=None if good else "boom")
+
+
+def stale_event(draw, at):
+    """An event for some attempt, current or (more likely) long gone."""
+    step = draw(st.sampled_from(("a", "b", "c", "x", "s", "w")))
+    attempt_id = f"{step}@{draw(st.integers(0, 3))}.{draw(st.integers(1, 3))}"
+    return draw(st.sampled_from((
+        StepOutcome(step, attempt_id, True, at=at, output={"n": 2}),
+        StepOutcome(step, attempt_id, False, at=at, error="late"),
+        TimerFired(step, attempt_id, "timeout", at=at),
+        TimerFired(step, attempt_id, "delay", at=at),
+        Decision(step, attempt_id, "approve", at=at),
+        ChildFinished(step, attempt_id, True, at=at),
+    )))
+
+
+def operator_verb(draw, run, at):
+    """An operator verb (often the one the run's state calls for) naming the run's revision,
+    or (a third of the time) another one."""
+    revision = run.revision + draw(st.sampled_from((0, 0, 0, 0, 0, 0, -1, -2, 1)))
+    fitting = {RunState.FAILED: "retry", RunState.SUSPENDED: "resume",
+               RunState.WAITING_FOR_HUMAN: "resume", RunState.WAITING_FOR_TIMER: "resume"}
+    kind = draw(st.sampled_from(("retry",) * 10 + ("repair",) * 10 + ("resume",) * 12
+                                + ("cancel",)))
+    if run.state in fitting and draw(st.booleans()):
+        kind = fitting[run.state]
+    if kind == "retry":
+        return Retry(at=at, revision=revision)
+    if kind == "repair":
+        new_input = draw(st.sampled_from((None, {"n": 1}, {"n": 2})))
+        return Repair(at=at, revision=revision, input=new_input,
+                      rewind_to=draw(st.sampled_from((*PROP.order, "zz"))))
+    if kind == "resume":
+        return Resume(at=at, revision=revision,
+                      decision=draw(st.sampled_from((None, None, "approve", "reject", "input",
+                                                     "maybe"))),
+                      step_id=draw(st.sampled_from((None, None, "b", "c", "w", "zz"))))
+    return Cancel(at=at)
+
+
+def some_event(draw, run, at):
+    kind = draw(st.sampled_from(("drive",) * 4 + ("stale", "verb", "verb")))
+    event = driving_event(draw, run, at) if kind == "drive" else None
+    if event is None and kind != "stale":
+        return operator_verb(draw, run, at)
+    return event or stale_event(draw, at)
+
+
+def check_one(run, event):
+    """Apply one event, checking the properties; return the new run."""
+    before = copy.deepcopy(run)
+    new, effects = advance(PROP, run, event)
+    assert run == before, "advance changed the caller's run"
+    if isinstance(event, VERBS):
+        why = refusal(PROP, run, event)
+        if why is not None:
+            assert new is run and effects == (), f"refused ({why}) but applied"
+        else:
+            assert event.key in new.processed and effects, "let through but not applied"
+    if RunState.SUSPENDED in (run.state, new.state) and not isinstance(event, Resume):
+        executing = [e for e in effects if isinstance(e, EXECUTING)]
+        assert not executing, f"a Suspended run started work on {event}"
+    again, more = advance(PROP, new, event)
+    assert again is new and more == (), "applying an event twice is not idempotent"
+    return new
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_operator_verbs_keep_advance_pure_idempotent_and_refusals_inert(data):
+    run = advance(PROP, fresh(PROP), Start(at=0.0))[0]
+    events = [Start(at=0.0)]
+    for index in range(40):
+        event = some_event(data.draw, run, float(index + 1))
+        events.append(event)
+        run = check_one(run, event)
+    doubled = [event for event in events for _ in (0, 1)]
+    assert drive(PROP, fresh(PROP), *doubled) == run
+
+
+def stale_events(step_id, attempt_id, at):
+    return (StepOutcome(step_id, attempt_id, True, at=at, output={"n": 3}),
+            StepOutcome(step_id, attempt_id, False, at=at, error="late"),
+            TimerFired(step_id, attempt_id, "timeout", at=at),
+            TimerFired(step_id, attempt_id, "delay", at=at),
+            TimerFired(step_id, attempt_id, "retry", at=at),
+            Decision(step_id, attempt_id, "approve", at=at),
+            ChildFinished(step_id, attempt_id, True, at=at))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_events_for_attempts_before_a_retry_or_repair_never_apply_after_it(data):
+    run = advance(PROP, fresh(PROP), Start(at=0.0))[0]
+    for index in range(40):
+        at = float(index + 1)
+        event = some_event(data.draw, run, at)
+        new = advance(PROP, run, event)[0]
+        if isinstance(event, Retry | Repair) and new is not run:
+            for old in run.steps.values():
+                for stale in stale_events(old.step_id, old.attempt_id or "", at):
+                    after, effects = advance(PROP, new, stale)
+                    assert effects == () and after.steps == new.steps, stale
+                    assert after.state is new.state
+        run = new
