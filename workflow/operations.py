@@ -7,17 +7,20 @@ the revision the verbs name (and ``cancel`` is one key for every Cancel: a Cance
 run refused must still work once the run is retried). :func:`apply` carries out a verb
 that refusal let through, on the scratch copy inside ``advance``.
 
-- ``Retry`` (a Failed, uncompensated run with a Failed step): the run runs again; every
-  Failed step and every step the failure stopped mid-flight starts its next attempt, so
-  with a fresh attempt id (``b@0.1`` failed, ``b@0.2`` runs).
-- ``Repair`` (a Failed run, or an unfinished one that is not compensating): ``rewind_to``
-  and every step it reaches forward lose their results and become Pending in their next
-  iteration; their outgoing edges become undecided and the loop-backs into them forget
-  their count. Other active steps stop. ``input`` replaces the run input. The run is
-  Suspended: nothing runs until a ``Resume``.
-- ``Resume``: a Suspended run runs again (what can run starts, then ``decision`` goes to
-  the step that waits for one); a run waiting for a human gets ``decision``; a run waiting
-  for a timer has its timers (or ``step_id``'s) fire now.
+- ``Retry`` (a Failed run with a Failed step, whose compensation never began): the run
+  runs again; every Failed step and every step the failure stopped mid-flight (Cancelled
+  with no outgoing edge decided) starts its next attempt, so with a fresh attempt id
+  (``b@0.1`` failed, ``b@0.2`` runs); Pending steps start as their incoming edges allow.
+- ``Repair`` (a Failed run, or an unfinished one, whose compensation never began):
+  ``rewind_to`` and every step it reaches forward lose their results and become Pending
+  in their next iteration; their outgoing edges become undecided and the loop-backs into
+  them forget their count. Other active steps stop (Cancelled) and a Failed step outside
+  stays Failed: the resume starts both in their next attempt. ``input`` replaces the run
+  input. The run is Suspended: nothing runs until a ``Resume``.
+- ``Resume``: a Suspended run runs again, starting what can run as a retry does, then
+  ``decision`` goes to the step (the one, or ``step_id``) that now waits for one; a run
+  waiting for a human gets ``decision``; a run waiting for a timer has its timers (or
+  ``step_id``'s) fire now, a retry backoff starting the next attempt.
 
 >>> from workflow.definitions import VersionRegistry
 >>> from workflow.dsl import load_definition_text

@@ -270,6 +270,42 @@ def test_a_cancel_a_failed_run_refused_still_cancels_it_once_retried():
     assert run.state is RunState.CANCELLED and run.steps["b"].state is C
 
 
+DIVIDE = plan_of("""
+workflow: divide
+steps:
+  - {id: a, kind: Fanout}
+  - {id: q, kind: Condition, expression: '{"/": [1, {"var": "input.d"}]}', failurePolicy: Fail}
+  - {id: z, kind: Tool, tool: t, failurePolicy: Fail}
+edges: [{from: a, to: q}, {from: a, to: z}]
+""")
+
+
+def divided_by_zero():
+    """q fails as it starts; the failure stops the routing of a before it reaches z."""
+    run = drive(DIVIDE, fresh(DIVIDE, {"d": 0}), Start(at=0.0))
+    assert run.state is RunState.FAILED
+    assert run.reason == "step 'q' failed: expression failed: /: float division by zero"
+    assert run.edges == {"a->q": "taken", "a->z": "taken"} and "z" not in run.steps
+    return run
+
+
+def test_a_retry_that_fails_again_at_once_starts_nothing_more():
+    run, effects = advance(DIVIDE, divided_by_zero(), Retry(at=1.0, revision=1))
+    assert summary(effects) == [("run.retried", None), ("step.started", "q"),
+                                ("step.attempt_failed", "q"), ("run.failed", None)]
+    assert run.state is RunState.FAILED and "z" not in run.steps
+    assert run.steps["q"].attempt_id == "q@0.2"
+
+
+def test_resume_starts_a_pending_step_whose_edges_were_decided_before_the_failure():
+    repaired = advance(DIVIDE, divided_by_zero(),
+                       Repair(at=1.0, revision=1, rewind_to="q", input={"d": 2}))[0]
+    resumed, effects = advance(DIVIDE, repaired, Resume(at=2.0, revision=2))
+    assert summary(effects) == [("run.resumed", None), ("step.started", "q"),
+                                ("step.succeeded", "q"), *started_attempt("z", "z@0.1")]
+    assert resumed.steps["q"].output == {"result": 0.5}
+
+
 # --- Repair -----------------------------------------------------------------------------
 
 def linear_running_c():
