@@ -10,7 +10,7 @@ iteration against ``maxLoopIterations``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from types import MappingProxyType
 from typing import Final
 
@@ -239,7 +239,13 @@ def loop_back(w: Scratch, edge: Transition) -> None:
         return
     w.loops[edge.id] = count
     w.emit("loop.iteration", edge.target, str(count))
-    body = w.plan.loop_bodies[edge.id]
+    reset(w, w.plan.loop_bodies[edge.id])
+    activate(w, edge.target)
+
+
+def reset(w: Scratch, body: Collection[str]) -> None:
+    """Make the steps of ``body`` Pending in their next iteration (so no event for an attempt
+    of theirs so far can touch them) and forget the decisions of their outgoing edges."""
     for step_id in body:
         previous = w.step(step_id)
         w.step_transitions += previous.state is not StepState.PENDING
@@ -247,4 +253,3 @@ def loop_back(w: Scratch, edge: Transition) -> None:
     for step_id in body:
         for out in w.plan.outgoing[step_id]:
             w.edges.pop(out.id, None)
-    activate(w, edge.target)

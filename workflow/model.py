@@ -71,6 +71,10 @@ class WaitingFor(StrEnum):
     CHILD = "child"  # the child run of a SubWorkflow step
 
 
+HUMAN_WAITS = (WaitingFor.DECISION, WaitingFor.ESCALATION)
+"""What a step waits for when a person owes it a decision (a human task is open)."""
+
+
 class TimerPurpose(StrEnum):
     """Why a durable timer was started."""
 

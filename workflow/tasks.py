@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 
 from workflow.model import (
+    HUMAN_WAITS,
     Decision,
     Effect,
     Event,
@@ -32,8 +33,6 @@ from workflow.model import (
 )
 from workflow.plan import Plan
 from workflow.store import HumanTask, TaskClosure, TaskStatus
-
-HUMAN_WAITS = ("decision", "escalation")
 
 
 def task_id(run_id: str, attempt_id: str, waiting_for: str) -> str:

@@ -2,8 +2,9 @@
 
 Nothing here reads a clock, a random source or a store: time comes from the event and
 retry jitter is a hash of the ids, so the same inputs give the same outputs. Advance is
-idempotent: an event whose key the run has already processed (or any event once the run
-is finished) changes nothing and asks for nothing.
+idempotent: an event whose key the run has already processed (or, once the run is
+finished, any event but a Retry or Repair of a Failed run) changes nothing and asks for
+nothing; so does an operator verb that :func:`workflow.operations.refusal` refuses.
 
 >>> from workflow.definitions import VersionRegistry
 >>> from workflow.dsl import load_definition_text
@@ -32,6 +33,8 @@ from workflow.model import (
     Decision,
     Effect,
     Event,
+    Repair,
+    Retry,
     Run,
     RunState,
     Start,
@@ -51,11 +54,15 @@ DECISIONS = ("approve", "reject", "input")
 
 def advance(plan: Plan, run: Run, event: Event) -> tuple[Run, tuple[Effect, ...]]:
     """Apply one event to a run; return the new run and the effects to carry out."""
-    if event.key in run.processed or run.state.is_finished:
+    if event.key in run.processed:
+        return run, ()
+    if run.state.is_finished and not isinstance(event, Retry | Repair):
         return run, ()
     if plan.hash != run.definition_hash:
         raise ValueError(f"run {run.run_id} belongs to definition {run.definition_hash[:12]}, "
                          f"not {plan.hash[:12]}")
+    if isinstance(event, operations.OperatorEvent) and operations.refusal(plan, run, event):
+        return run, ()  # not even the key: it would move the revision the verbs name
     w = Scratch.of(plan, run, event.at)
     _apply(w, event)
     if not w.effects and w.steps == run.steps and w.state is run.state:
@@ -80,9 +87,9 @@ def _apply(w: Scratch, event: Event) -> None:
         if _waiting(w, event.step_id, event.attempt_id, WaitingFor.CHILD):
             _finish_attempt(w, event.step_id, event.ok, event.output, event.error)
     elif isinstance(event, TimerFired):
-        _timer(w, event)
+        fire_timer(w, event)
     elif isinstance(event, Decision):
-        _decision(w, event)
+        decide(w, event)
     else:
         operations.apply(w, event)
 
@@ -124,7 +131,8 @@ def _finish_attempt(w: Scratch, step_id: str, ok: bool, output: object, error: s
         policies.fail_attempt(w, step_id, error or "failed without an error message")
 
 
-def _timer(w: Scratch, event: TimerFired) -> None:
+def fire_timer(w: Scratch, event: TimerFired) -> None:
+    """Apply a timer that came due (also what resuming a run waiting for a timer does)."""
     step_id, attempt_id = event.step_id, event.attempt_id
     if event.purpose == TimerPurpose.DELAY and _waiting(w, step_id, attempt_id, WaitingFor.TIMER):
         flow.succeed(w, step_id, {"firedAt": event.at})
@@ -139,7 +147,8 @@ def _timer(w: Scratch, event: TimerFired) -> None:
             policies.fail_attempt(w, step_id, f"timed out after {minutes:g} minutes")
 
 
-def _decision(w: Scratch, event: Decision) -> None:
+def decide(w: Scratch, event: Decision) -> None:
+    """Apply a human decision (also what resuming a run waiting for a human does)."""
     if event.decision not in DECISIONS:
         w.emit("decision.refused", event.step_id, f"unknown decision '{event.decision}'")
         return
@@ -159,7 +168,7 @@ def _decision(w: Scratch, event: Decision) -> None:
 
 def _settle(w: Scratch) -> None:
     """Derive the run state from its steps; complete the run when nothing is active."""
-    if w.state.is_finished or w.state is RunState.COMPENSATING:
+    if w.state.is_finished or w.state in (RunState.COMPENSATING, RunState.SUSPENDED):
         return
     active = [r for r in w.steps.values() if r.state.is_active]
     if not active:
