@@ -4,8 +4,8 @@ Built as data: the render query parameters come from :data:`OPTION_TABLE`, and t
 components are the JSON Schemas of :mod:`layouts.schemas` (graph, options, result).
 
 >>> document = openapi_document()
->>> document["openapi"], sorted(document["components"]["schemas"])[:2]
-('3.1.0', ['ElkGraph', 'Error'])
+>>> document["openapi"], {"ElkGraph", "Error", "StartRequest"} <= set(document["components"]["schemas"])
+('3.1.0', True)
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from layouts.options import OPTION_TABLE, camel_case, options_json_schema
 from layouts.registry import DEFAULT_ENGINE
 from layouts.schemas import all_schemas
+from renderer.api.openapi import SECURITY_SCHEMES, workflow_components, workflow_paths
 from renderer.writers import MEDIA_TYPES, OutputFormat
 
 
@@ -36,6 +37,7 @@ def openapi_document() -> dict[str, Any]:
           for spec in OPTION_TABLE),
     ]
     drawing_output: dict[str, Any] = {m: {} for m in sorted(set(MEDIA_TYPES.values()))}
+    components.update(workflow_components())
     return {
         "openapi": "3.1.0",
         "info": {"title": "workflow-renderer", "version": _package_version()},
@@ -62,11 +64,14 @@ def openapi_document() -> dict[str, Any]:
                                      [{"name": "file", "in": "path", "required": True,
                                        "schema": {"type": "string"}}, *render_parameters[1:]]),
             "/healthz": _get("The process is alive"),
-            "/readyz": _get("The worker pool runs and the default engine is available"),
+            "/readyz": _get("The worker pool, the default engine, the workflow store and its "
+                            "pump are ready"),
             "/openapi.json": _get("This document"),
             "/": _get("An HTML index of the fixture drawings"),
+            "/metrics": _get("Prometheus metrics (workflow:view unless opened by a setting)"),
+            **workflow_paths(),
         },
-        "components": {"schemas": components},
+        "components": {"schemas": components, "securitySchemes": SECURITY_SCHEMES},
     }
 
 

@@ -25,7 +25,8 @@ from renderer import service
 from renderer.cli import main
 from renderer.isolation import DEFAULT_POOL_SIZE, GRACE_SECONDS, WorkerPool
 from renderer.serve import banner
-from renderer.service import MAX_BODY_BYTES, RequestProblem, create_app, read_body
+from renderer.service import create_app
+from renderer.web import MAX_BODY_BYTES, RequestProblem, read_body
 
 with warnings.catch_warnings():
     # starlette 1.x prefers the httpx2 package; the httpx it falls back to works the same.
