@@ -4,7 +4,8 @@ Built as data: the render query parameters come from :data:`OPTION_TABLE`, and t
 components are the JSON Schemas of :mod:`layouts.schemas` (graph, options, result).
 
 >>> document = openapi_document()
->>> document["openapi"], {"ElkGraph", "Error", "StartRequest"} <= set(document["components"]["schemas"])
+>>> names = set(document["components"]["schemas"])
+>>> document["openapi"], {"ElkGraph", "Error", "StartRequest"} <= names
 ('3.1.0', True)
 """
 
