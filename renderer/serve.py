@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     setting or a missing key is one line on stderr and exit code 2."""
     import uvicorn
 
+    from renderer.api.runtime import WorkflowRuntime
     from renderer.isolation import DEFAULT_POOL_SIZE, WorkerPool
     from renderer.service import create_app
 
@@ -121,8 +122,15 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2) from None
     source = dev_secret_source(os.environ) if settings.dev else None
     pool = WorkerPool(args.pool_size or DEFAULT_POOL_SIZE)
+    try:
+        runtime = WorkflowRuntime.create(settings)
+    except (OSError, ValueError) as error:  # an unusable database or executors file
+        print(f"{PROG}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     print(banner(args.host, args.port, dev_secret_source=source), flush=True)
-    uvicorn.run(create_app(pool=pool, settings=settings), host=args.host, port=args.port)
+    print(f"Workflow engine: store {settings.database}; {runtime.executors_note}", flush=True)
+    uvicorn.run(create_app(pool=pool, settings=settings, runtime=runtime), host=args.host,
+                port=args.port)
 
 
 if __name__ == "__main__":
