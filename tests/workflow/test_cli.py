@@ -171,3 +171,41 @@ def test_rendering_does_not_load_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False False"
+
+
+def test_wfr_worker_pumps_a_shared_store_until_terminated(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from workflow.demo import demo_executors
+    from workflow.dsl import load_definition_text
+    from workflow.engine import Engine
+    from workflow.sqlite_store import SqliteStore
+
+    db = tmp_path / "shared.db"
+    store = SqliteStore(db)
+    engine = Engine(store, demo_executors())  # another process: starts, never pumps
+    engine.register(load_definition_text(
+        "workflow: w\nsteps: [{id: a, kind: Tool, tool: notifier, failurePolicy: Fail}]"))
+    run_id = engine.start("w").run_id
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    worker = subprocess.Popen([sys.executable, "-m", "renderer.cli", "worker", "--db", str(db),
+                               "--demo", "--concurrency", "2"], stdout=subprocess.PIPE,
+                              text=True, env=environment)
+    try:
+        deadline = time.monotonic() + 30
+        while engine.run(run_id).state.value != "Completed":
+            assert time.monotonic() < deadline, "the worker did not finish the run"
+            time.sleep(0.05)
+        worker.send_signal(signal.SIGTERM)
+        output, _ = worker.communicate(timeout=30)
+    finally:
+        worker.kill()
+    store.close()
+    assert worker.returncode == 0
+    first, last = output.strip().splitlines()[0], output.strip().splitlines()[-1]
+    assert "with 2 thread(s)" in first and "demo" in first
+    assert last.startswith("worker stopped after ") and last.endswith(" queue rows")
