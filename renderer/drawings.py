@@ -49,8 +49,9 @@ class GraphDrawer:
 
     def definition(self, definition: Definition, fmt: OutputFormat, engine: str,
                    options: LayoutOptions, *, tenant: str) -> bytes:
-        """The drawing of a definition (no states): the bytes ``POST /api/render`` gives
-        for its document."""
+        """The drawing of a definition (no states), as ``POST /api/render`` draws its
+        document; the layout is the stored one, whose numbers have 3 decimals (the JSON
+        is byte for byte the render endpoint's)."""
         diagram = diagram_from_definition(definition)
         result = self.layouts.layout(diagram.graph, engine, options, tenant=tenant)
         return write_graph(diagram, result, fmt)
