@@ -19,6 +19,7 @@ from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
 from renderer.api.graph_schemas import run_graph_schema
+from renderer.cli import main
 from renderer.diagram import NodeView, StepKind, StepState
 from renderer.drawings import GraphDrawer
 from renderer.from_definition import diagram_from_definition, node_size
@@ -264,3 +265,43 @@ def test_a_run_view_keeps_the_definitions_layout_graph(scene: Scene) -> None:
     assert viewed.graph is diagram.graph
     assert viewed.node_view("review").state is StepState.WAITING
     assert diagram.node_view("review").state is None  # the caller's diagram is unchanged
+
+
+# --- wfr render --run -------------------------------------------------------------------
+
+def test_wfr_render_run_writes_the_drawing_with_states(scene: Scene, tmp_path: Path) -> None:
+    run_id = scene.started("approval")
+    expected = scene.draw(run_id, OutputFormat.JSON)
+    out = tmp_path / "run.json"
+    code = main(["render", "--run", run_id, "--db", scene.store.path, "-o", str(out)])
+    assert code == 0
+    assert out.read_bytes() == expected  # the stored layout: no layout runs in the CLI
+    assert scene.runner.calls == 1
+    svg = tmp_path / "run.svg"
+    assert main(["render", "--run", run_id, "--db", scene.store.path, "-o", str(svg)]) == 0
+    assert b'data-step-id="review"' in svg.read_bytes()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--run", "nope"], "wfr render: no run 'nope' in {db}\n"),
+    (["--run", "r", "--db", "{missing}"], "wfr render: no workflow store at {missing}\n"),
+    (["--run", "r", "--format", "dot"], "wfr render: a run is drawn as svg, json, elk, not dot\n"),
+    (["--db", "{db}"],
+     "wfr render: give a FILE to draw, or --run RUN_ID (see wfr render --help)\n"),
+    (["x.yaml", "--db", "{db}"],
+     "wfr render: --db names the store of --run; give --run RUN_ID too (see wfr render "
+     "--help)\n"),
+    (["x.yaml", "--run", "r"],
+     "wfr render: give a FILE or --run RUN_ID, not both (see wfr render --help)\n"),
+])
+def test_wfr_render_run_refusals_are_one_line_and_exit_2(
+        scene: Scene, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+        message: str) -> None:
+    missing = tmp_path / "missing.db"
+    names = {"db": scene.store.path, "missing": str(missing)}
+    argv = [part.format(**names) for part in argv]
+    if "--db" not in argv:
+        argv += ["--db", scene.store.path]
+    assert main(["render", *argv]) == 2
+    assert capsys.readouterr().err == message.format(**names)
+    assert not missing.exists()  # a missing store is not created

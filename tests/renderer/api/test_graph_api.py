@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
 from renderer.api.runtime import WorkflowRuntime
 from renderer.api.settings import ServiceSettings
+from renderer.cli import main
 from renderer.isolation import WorkerPool
 from renderer.render import LayoutRunner
 from renderer.service import create_app
@@ -264,3 +266,16 @@ def test_the_routes_are_in_the_openapi_document(waiting) -> None:
         assert "ETag" in operation["responses"]["200"]["headers"]
         assert {"304", "400", "401", "403", "404", "504"} <= set(operation["responses"])
         assert operation["security"] == [{"bearer": ["workflow:view"]}]
+
+
+def test_wfr_render_run_gives_the_endpoints_bytes(waiting, tmp_path: Path) -> None:
+    service, run_id = waiting
+    counting = counted(service.runtime)
+    for fmt in ("svg", "json", "elk"):
+        served = graph(service, run_id, format=fmt, direction="LR")
+        out = tmp_path / f"run.{fmt}"
+        assert main(["render", "--run", run_id, "--db", service.runtime.settings.database,
+                     "--direction", "LR", "--format", fmt, "-o", str(out)]) == 0
+        assert out.read_bytes() == served.content, fmt
+    assert counting.calls == 1  # the CLI took the service's stored layout
+    assert json.loads((tmp_path / "run.json").read_text())["run"]["state"] == "WaitingForHuman"
