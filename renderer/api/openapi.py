@@ -92,7 +92,7 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     if spec.drawing:
         _drawing_responses(operation, success)
         codes += ["502", "503", "504"]
-    if "{id}" in spec.path or spec.path == "/start":
+    if ("{id}" in spec.path and not spec.drawing) or spec.path == "/start":
         codes.append("409")
     if spec.path in ("/definitions", "/start"):
         codes += ["409", "422"]

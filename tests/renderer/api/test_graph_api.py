@@ -228,6 +228,8 @@ def test_another_tenants_run_and_definition_are_not_found(waiting) -> None:
     assert theirs.status_code == 404 and run_id in theirs.json()["error"]
     missing = graph(service, "no-such-run")
     assert missing.status_code == 404
+    child = graph(service, "parent/archive@0.1")  # child run ids have a slash: still routed
+    assert child.status_code == 404 and "no run 'parent/archive@0.1'" in child.json()["error"]
     definition = service.client.get(DEFINITION_GRAPH, headers=auth("view", "globex"))
     assert definition.status_code == 404
     unknown_version = service.client.get(f"{API}/definitions/approval/versions/9/graph",
@@ -265,6 +267,7 @@ def test_the_routes_are_in_the_openapi_document(waiting) -> None:
                                                                   "application/json"}
         assert "ETag" in operation["responses"]["200"]["headers"]
         assert {"304", "400", "401", "403", "404", "504"} <= set(operation["responses"])
+        assert "409" not in operation["responses"]  # a drawing changes nothing
         assert operation["security"] == [{"bearer": ["workflow:view"]}]
 
 
