@@ -14,11 +14,14 @@ point on its source node's outline to a point on its target node's outline.
 Point(x=5.0, y=5.0)
 >>> r.to_dict()["nodes"][0]["x"]
 0
+>>> LayoutResult.from_dict(r.to_dict()) == r
+True
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -157,6 +160,26 @@ class LayoutResult:
         """Deterministic JSON text of :meth:`to_dict` (sorted keys, 2-space indent)."""
         return json.dumps(self.to_dict(timings=timings), indent=2, sort_keys=True) + "\n"
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LayoutResult:
+        """The result :meth:`to_dict` wrote ``data`` from: ``from_dict(d).to_dict() == d``
+        for every ``d`` it writes, with or without timings (numbers come back as floats,
+        already rounded to 3 decimals, so a result of rounded numbers comes back equal).
+
+        Raises ``ValueError`` naming the first key that is missing or of the wrong type.
+
+        >>> LayoutResult.from_dict({"width": 1})
+        Traceback (most recent call last):
+        ...
+        ValueError: layout result: missing key 'height'
+        """
+        try:
+            return _result_from_dict(data)
+        except KeyError as error:
+            raise ValueError(f"layout result: missing key {error.args[0]!r}") from None
+        except (TypeError, ValueError, AttributeError) as error:
+            raise ValueError(f"layout result: {error}") from None
+
 
 def _num(value: float) -> float | int:
     rounded = round(float(value), 3)
@@ -197,3 +220,47 @@ def _diagnostics_to_dict(d: Diagnostics, timings: bool) -> dict[str, Any]:
         out["seconds"] = round(d.seconds, 6)
         out["phases"] = [{"name": n, "seconds": round(s, 6)} for n, s in d.phases]
     return out
+
+
+def _result_from_dict(data: Mapping[str, Any]) -> LayoutResult:
+    """Read in the order :meth:`LayoutResult.to_dict` writes, so the first missing key
+    is the one an error names."""
+    width, height = float(data["width"]), float(data["height"])
+    nodes = tuple(NodeBox(str(n["id"]), float(n["x"]), float(n["y"]), float(n["width"]),
+                          float(n["height"]), Shape(n["shape"])) for n in data["nodes"])
+    edges = tuple(_edge_from_dict(e) for e in data["edges"])
+    return LayoutResult(nodes, edges, width, height,
+                        _diagnostics_from_dict(data["diagnostics"]))
+
+
+def _end_from_dict(data: Mapping[str, Any]) -> EdgeEnd:
+    side, slot = data["side"], data["slot"]
+    return EdgeEnd(None if side is None else Side(side), None if slot is None else int(slot))
+
+
+def _edge_from_dict(data: Mapping[str, Any]) -> EdgeRoute:
+    box = data["labelBox"]
+    return EdgeRoute(
+        str(data["id"]), str(data["source"]), str(data["target"]),
+        tuple(Point(float(p["x"]), float(p["y"])) for p in data["points"]),
+        _end_from_dict(data["sourceEnd"]), _end_from_dict(data["targetEnd"]),
+        None if box is None else Box(float(box["x"]), float(box["y"]), float(box["width"]),
+                                     float(box["height"])),
+        _boolean(data["loopBack"], "loopBack"),
+    )
+
+
+def _diagnostics_from_dict(data: Mapping[str, Any]) -> Diagnostics:
+    """Diagnostics; ``seconds`` and ``phases`` are 0 and empty when written without timings."""
+    return Diagnostics(
+        str(data["engine"]), str(data["effort"]), str(data["direction"]),
+        float(data.get("seconds", 0.0)), _boolean(data["budgetExhausted"], "budgetExhausted"),
+        tuple((str(p["name"]), float(p["seconds"])) for p in data.get("phases", ())),
+        tuple(str(note) for note in data["notes"]),
+    )
+
+
+def _boolean(value: object, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{key} must be true or false, not {value!r}")
+    return value

@@ -2,9 +2,12 @@
 
 ``wfr render FILE`` reads a workflow definition, ELK JSON, graph JSON or DOT file (``-`` for
 stdin), lays it out in a worker process under a hard time limit and writes SVG, JSON, ELK
-JSON or DOT. The layout option flags are generated from :data:`OPTION_TABLE`. ``wfr token``
-prints a bearer token for the workflow API (:mod:`renderer.api.auth`). The workflow
-engine's commands come from :func:`workflow.cli.register_commands`.
+JSON or DOT. ``wfr render --run RUN_ID --db FILE`` draws a stored run with every step's and
+edge's state (SVG, JSON or ELK JSON; the bytes ``GET /api/workflow/instances/{id}/graph``
+gives for the same options, through the store's layout cache). The layout option flags
+are generated from :data:`OPTION_TABLE`. ``wfr token`` prints a bearer token for the
+workflow API (:mod:`renderer.api.auth`). The workflow engine's commands come from
+:func:`workflow.cli.register_commands`.
 
 Exit codes: 0 success; 2 bad input (one line on stderr naming the problem, no traceback);
 1 internal error (one line).
@@ -36,6 +39,8 @@ from workflow.cli import register_commands
 from workflow.dsl import DslError
 
 SCHEMA_NAMES = ("graph", "options", "result")
+DEFAULT_DB = "./workflow.db"
+SEE_HELP = "(see wfr render --help)"
 INPUT_ERRORS = (ReaderError, DslError, InvalidGraphError)
 """Errors in the content of the input file; their message gets the file's name."""
 STDIO = "-"
@@ -77,7 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_render_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     render = subparsers.add_parser("render", help="lay out and draw a workflow or graph file")
-    render.add_argument("file", help="workflow YAML/JSON, ELK JSON, graph JSON or DOT; - for stdin")
+    render.add_argument("file", nargs="?",
+                        help="workflow YAML/JSON, ELK JSON, graph JSON or DOT; - for stdin")
+    render.add_argument("--run", metavar="RUN_ID",
+                        help="draw this stored run with its states instead of a FILE")
+    render.add_argument("--db", metavar="FILE",
+                        help=f"the workflow store of --run (default: {DEFAULT_DB})")
     render.add_argument("-o", "--output", default=STDIO,
                         help="output file (its extension picks the format); - for stdout")
     render.add_argument("--format", choices=[f.value for f in OutputFormat],
@@ -104,6 +114,12 @@ def _render_command(args: argparse.Namespace) -> int:
     values = {spec.name: getattr(args, f"option_{spec.name}") for spec in OPTION_TABLE}
     options = LayoutOptions.from_mapping(values)
     fmt = _output_format(args.format, args.output)
+    if args.run is not None:
+        return _render_run(args, fmt, options)
+    if args.file is None:
+        raise CommandInputError(f"give a FILE to draw, or --run RUN_ID {SEE_HELP}")
+    if args.db is not None:
+        raise CommandInputError(f"--db names the store of --run; give --run RUN_ID too {SEE_HELP}")
     data, filename = _read_input(args.file)
     pool = WorkerPool(size=1)
     pool.start(wait=False)  # the worker starts up while the input is read and measured
@@ -118,6 +134,23 @@ def _render_command(args: argparse.Namespace) -> int:
     _write_output(rendering.output, args.output)
     if args.timings:
         _print_timings(rendering)
+    return 0
+
+
+def _render_run(args: argparse.Namespace, fmt: OutputFormat, options: LayoutOptions) -> int:
+    """``wfr render --run``: the run's drawing, laid out (or taken from the store's cache)
+    as the graph endpoint does."""
+    from renderer.drawings import RunDrawingError, draw_stored_run  # only --run needs it
+
+    if args.file is not None:
+        raise CommandInputError(f"give a FILE or --run RUN_ID, not both {SEE_HELP}")
+    if args.timings:
+        raise CommandInputError(f"--timings works with a FILE, not with --run {SEE_HELP}")
+    try:
+        output = draw_stored_run(args.db or DEFAULT_DB, args.run, fmt, args.engine, options)
+    except RunDrawingError as error:
+        raise CommandInputError(str(error)) from None
+    _write_output(output, args.output)
     return 0
 
 

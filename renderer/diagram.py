@@ -2,7 +2,9 @@
 
 A :class:`Diagram` is read from a workflow definition, an ELK JSON graph, our graph JSON
 or a DOT file (see :mod:`renderer.readers`), laid out by any engine, and written by the
-writers. Runs add a state per step (see :class:`NodeView.state`).
+writers. Runs add a state per step (see :class:`NodeView.state`) and per edge
+(:class:`EdgeView.state`); neither changes a node's size, so a run's drawing has the
+layout of its definition's.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from enum import StrEnum
 from layouts.graph import Graph
 from workflow.model import StepState
 
-__all__ = ["Diagram", "EdgeView", "NodeView", "StepKind", "StepState"]
+__all__ = ["Diagram", "EdgeState", "EdgeView", "NodeView", "StepKind", "StepState"]
 
 
 class StepKind(StrEnum):
@@ -32,6 +34,15 @@ class StepKind(StrEnum):
     PLAIN = "Plain"
 
 
+class EdgeState(StrEnum):
+    """Whether a run took an edge: decided ``taken`` or ``not-taken`` (the engine's
+    ``taken``/``dead``), or still ``pending``."""
+
+    TAKEN = "taken"
+    NOT_TAKEN = "not-taken"
+    PENDING = "pending"
+
+
 @dataclass(frozen=True, slots=True)
 class NodeView:
     """What one node shows: its kind marker, title, optional subtitle (agent or tool
@@ -46,10 +57,12 @@ class NodeView:
 
 @dataclass(frozen=True, slots=True)
 class EdgeView:
-    """What one edge shows: its guard label, and in a run view whether it was taken."""
+    """What one edge shows: its guard label, and in a run view its state and, for a
+    loop-back, how often the run took it."""
 
     label: str | None = None
-    taken: bool | None = None
+    state: EdgeState | None = None
+    iterations: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,11 +44,22 @@ class ElkJsonError(ValueError):
 
 def write_elk_json(diagram: Diagram, result: LayoutResult) -> bytes:
     """The laid-out diagram as ELK JSON (UTF-8, 2-space indent, trailing newline)."""
+    return elk_text(elk_document(diagram, result))
+
+
+def elk_text(document: Mapping[str, Any]) -> bytes:
+    """ELK JSON data as written: UTF-8, 2-space indent, keys in their order, a newline."""
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def elk_document(diagram: Diagram, result: LayoutResult) -> dict[str, Any]:
+    """The laid-out diagram as ELK JSON data (a new object each call; callers may add
+    keys, as run views do)."""
     labels = edge_labels(diagram)
     titles = {n.id: diagram.nodes[n.id].title if n.id in diagram.nodes else (n.label or n.id)
               for n in diagram.graph.nodes}
     loop_backs = {e.id for e in diagram.graph.edges if e.loop_back}
-    document = {
+    document: dict[str, Any] = {
         "id": diagram.name or DEFAULT_ROOT_ID,
         "x": 0,
         "y": 0,
@@ -63,7 +74,7 @@ def write_elk_json(diagram: Diagram, result: LayoutResult) -> bytes:
         "edges": [_edge(route, labels.get(route.id), route.id in loop_backs)
                   for route in result.edges],
     }
-    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return document
 
 
 def _num(value: float) -> float | int:

@@ -31,7 +31,6 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from layouts.api import engines
-from layouts.options import LayoutOptions
 from layouts.registry import DEFAULT_ENGINE, get_provider
 from renderer.api.auth import AuthError, Scope, authenticate, require
 from renderer.api.metrics import Metrics
@@ -39,6 +38,7 @@ from renderer.api.runtime import WorkflowRuntime
 from renderer.api.settings import ServiceSettings
 from renderer.isolation import WorkerPool
 from renderer.openapi import openapi_document
+from renderer.query import drawing_query
 from renderer.render import classify_error, one_line, render_document
 from renderer.web import RequestProblem, error_response, read_body
 from renderer.writers import MEDIA_TYPES, OutputFormat
@@ -54,7 +54,6 @@ ACCEPTED_MEDIA_TYPES = (
     # curl's default for --data-binary: the body is still read as raw text, never as a form
     "application/x-www-form-urlencoded",
 )
-RESERVED_QUERY_NAMES = ("format", "engine")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -86,31 +85,6 @@ def check_media_type(request: Request) -> None:
                                   "diagram as YAML, JSON or DOT text")
 
 
-def parse_format(value: str) -> OutputFormat:
-    """The output format named by ``value``; :class:`RequestProblem` 400 otherwise.
-
-    >>> parse_format("elk")
-    <OutputFormat.ELK: 'elk'>
-    """
-    try:
-        return OutputFormat(value)
-    except ValueError:
-        choices = ", ".join(f.value for f in OutputFormat)
-        raise RequestProblem(400, f"format {value!r} is not one of {choices}") from None
-
-
-def render_query(query: Mapping[str, str]) -> tuple[str, LayoutOptions]:
-    """Engine and options from the query: every name but ``format`` and ``engine`` is a
-    layout option (camelCase, snake_case or kebab-case, validated by the options table).
-
-    >>> engine, options = render_query({"engine": "graphviz", "timeBudget": "2.5"})
-    >>> engine, options.time_budget
-    ('graphviz', 2.5)
-    """
-    values = {k: v for k, v in query.items() if k not in RESERVED_QUERY_NAMES}
-    return query.get("engine") or DEFAULT_ENGINE, LayoutOptions.from_mapping(values)
-
-
 def fixture_paths(folder: Path) -> dict[str, Path]:
     """Fixture files by name (file name without its suffix), sorted by name.
 
@@ -138,6 +112,7 @@ class Service:
         if runtime is not None:
             runtime.observe(self.metrics.observer(runtime.step_kind))
             runtime.api.metrics = self.metrics
+            runtime.use_layout_runner(pool.run)
 
     def token_gate(self, endpoint: Endpoint) -> Endpoint:
         """``endpoint``, needing any valid bearer token when the settings say the render
@@ -170,8 +145,7 @@ class Service:
     async def render_bytes(
         self, data: bytes, filename: str | None, query: Mapping[str, str]
     ) -> Response:
-        fmt = parse_format(query.get("format", OutputFormat.SVG.value))
-        engine, options = render_query(query)
+        fmt, engine, options = drawing_query(query)
         call = functools.partial(render_document, data, filename=filename, fmt=fmt,
                                  engine=engine, options=options, runner=self.pool.run)
         started = time.perf_counter()

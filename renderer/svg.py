@@ -2,8 +2,13 @@
 
 Layers, bottom to top: a white background, edges (one ``<path>`` per edge with an
 arrowhead marker at the target), nodes (one ``<g>`` per node: its shape, kind badge,
-title, subtitle and attempt count) and guard labels. Colours and sizes come from
-:mod:`renderer.styles`; text positions mirror the sizing in :mod:`renderer.from_definition`.
+title, subtitle and attempt count) and guard labels. Node groups carry ``data-step-id``
+and edge groups ``data-edge-id`` (the ids unchanged, where the ``id`` attribute has a
+prefix); in a run view their classes also name the step state (``state-waiting``) and
+the edge state (``edge-taken``, ``edge-not-taken``, ``edge-pending``), and a loop-back
+the run took has ``data-iterations``, so pages find them without reading labels.
+Colours and sizes come from :mod:`renderer.styles`; text positions mirror the sizing in
+:mod:`renderer.from_definition`.
 
 Output is deterministic: every element that is referenced has an explicit id (svgwrite's
 automatic ids are process-global), numbers are rounded to 2 decimals, and elements
@@ -15,7 +20,7 @@ follow the result's node and edge order. svgwrite escapes every text and attribu
 >>> result = LayoutResult((NodeBox("a", 0, 0, 80, 40),), (), 80, 40,
 ...                       Diagnostics("hand", "draft", "TopToBottom"))
 >>> svg = write_svg(diagram, result)
->>> svg.startswith(b"<?xml") and b'id="node-a"' in svg
+>>> svg.startswith(b"<?xml") and b'id="node-a"' in svg and b'data-step-id="a"' in svg
 True
 """
 
@@ -30,7 +35,7 @@ import svgwrite
 from svgwrite.container import Group
 
 from layouts.result import Box, EdgeRoute, LayoutResult, Point
-from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
+from renderer.diagram import Diagram, EdgeState, EdgeView, NodeView, StepKind
 from renderer.fonts import measure_text
 from renderer.from_definition import edge_label_size
 from renderer.styles import (
@@ -48,6 +53,10 @@ MARGIN = 20.0
 
 ARROW_SIZE = 9.0
 XML_DECLARATION = b'<?xml version="1.0" encoding="utf-8"?>\n'
+EDGE_STYLE_NAMES: Mapping[EdgeState | None, str] = {
+    None: "normal", EdgeState.PENDING: "normal", EdgeState.TAKEN: "taken",
+    EdgeState.NOT_TAKEN: "not-taken"}
+"""The :data:`renderer.styles.EDGE_STYLES` entry of each edge state (no run: normal)."""
 STYLE_SHEET = f"svg {{ font-family: {FONT_FAMILY}; }}\n"
 
 
@@ -135,11 +144,15 @@ def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
     if len(route.points) < 2:
         raise ValueError(f"edge '{route.id}' has {len(route.points)} route points; "
                          "an edge needs at least 2")
-    taken = scene.edge_views.get(route.id, EdgeView()).taken
-    style = EDGE_STYLES["normal" if taken is None else "taken" if taken else "not-taken"]
+    view = scene.edge_views.get(route.id, EdgeView())
+    style = EDGE_STYLES[EDGE_STYLE_NAMES[view.state]]
     loop_back = route.loop_back or route.id in scene.loop_backs
-    classes = ["edge", *(["loop-back"] if loop_back else [])]
+    classes = ["edge", *(["loop-back"] if loop_back else []),
+               *([f"edge-{view.state.value}"] if view.state is not None else [])]
     group = drawing.g(id=xml_safe(f"edge-{route.id}"), class_=" ".join(classes))
+    group["data-edge-id"] = xml_safe(route.id)
+    if view.iterations:
+        group["data-iterations"] = str(view.iterations)
     data = "M " + " L ".join(f"{_n(p.x)} {_n(p.y)}" for p in route.points)
     path = drawing.path(d=data, fill="none", stroke=style.stroke,
                         stroke_width=_n(style.stroke_width),

@@ -84,6 +84,7 @@ def draw_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group
         fill, stroke, width, dashed = state.fill, state.stroke, state.stroke_width, state.dashed
         classes.append(f"state-{view.state.value.lower()}")
     group = drawing.g(id=xml_safe(f"node-{node.id}"), class_=" ".join(classes))
+    group["data-step-id"] = xml_safe(node.id)
     shape = _outline(drawing, node)
     shape.update({"fill": fill, "stroke": stroke, "stroke-width": _n(width)})
     if dashed:

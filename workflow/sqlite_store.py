@@ -92,6 +92,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 _QUEUE_COLUMNS = "signal_id, run_id, kind, payload, due_at, attempts, last_error"
 _OUTBOX_COLUMNS = "seq, run_id, kind, step_id, detail, created_at, tenant"
 _TENANT_TABLES = ("runs", "step_runs", "outbox", "queue", "dead_letters", "tasks")
+STORED_LAYOUTS = 1000
+"""Layouts the store keeps per tenant (the ones used last); a row of a large graph is a
+few hundred kilobytes."""
 
 
 class SqliteStore:
@@ -418,6 +421,25 @@ class SqliteStore:
             if audit is not None:
                 _audit(db, audit)
         return len(old)
+
+    # --- the layout cache -----------------------------------------------------------------
+
+    def cached_layout(self, tenant: str, key: str, *, at: float) -> str | None:
+        """The layout document stored under ``key`` for ``tenant`` (marked used ``at``)."""
+        with self._locked() as db:
+            rows = db.execute("UPDATE layout_cache SET used_at = ? WHERE tenant = ? AND key = ? "
+                              "RETURNING document", (at, tenant, key)).fetchall()
+        return str(rows[0][0]) if rows else None
+
+    def save_layout(self, tenant: str, key: str, document: str, *, at: float,
+                    keep: int = STORED_LAYOUTS) -> None:
+        """Store a layout document; only the ``keep`` layouts of ``tenant`` used last stay."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO layout_cache (tenant, key, document, created_at, "
+                       "used_at) VALUES (?, ?, ?, ?, ?)", (tenant, key, document, at, at))
+            db.execute("DELETE FROM layout_cache WHERE tenant = ? AND key NOT IN (SELECT key "
+                       "FROM layout_cache WHERE tenant = ? ORDER BY used_at DESC, key LIMIT ?)",
+                       (tenant, tenant, keep))
 
     # --- gauges and health ----------------------------------------------------------------
 

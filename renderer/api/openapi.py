@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from renderer.api.graph_schemas import graph_query_schemas, graph_schemas
 from renderer.api.schemas import REQUEST_SCHEMAS, RESPONSE_SCHEMAS
 from renderer.api.workflow import PREFIX, ROUTES, RouteSpec
 
@@ -26,11 +27,17 @@ _FAILURES = {
     "413": ("Body over the size limit", _ERROR),
     "415": ("Unsupported content type", _ERROR),
     "422": ("A definition with validation errors, or a reused Idempotency-Key", _ERROR),
+    "502": ("The layout provider crashed", _ERROR),
+    "503": ("The layout provider (or the service's layout workers) is unavailable", _ERROR),
+    "504": ("The layout ran past its time limit", _ERROR),
 }
 _QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
     "limit": {"type": "integer", "minimum": 1, "maximum": 500},
     "after": {"type": "string"},
+    **graph_query_schemas(),
 }
+_ETAG = {"description": "The SHA-256 of the body, quoted (a strong entity tag)",
+         "schema": {"type": "string"}}
 SECURITY_SCHEMES = {"bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
                                "description": "A JWT with the scopes workflow:view < "
                                               "workflow:operate < workflow:admin and a "
@@ -39,7 +46,7 @@ SECURITY_SCHEMES = {"bearer": {"type": "http", "scheme": "bearer", "bearerFormat
 
 def workflow_components() -> dict[str, Any]:
     """Schemas the workflow paths refer to."""
-    return {**REQUEST_SCHEMAS, **RESPONSE_SCHEMAS}
+    return {**REQUEST_SCHEMAS, **RESPONSE_SCHEMAS, **graph_schemas()}
 
 
 def workflow_paths() -> dict[str, Any]:
@@ -70,6 +77,9 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     if spec.path == "/start":
         parameters.append({"name": "Idempotency-Key", "in": "header", "required": False,
                            "schema": {"type": "string", "minLength": 1, "maxLength": 200}})
+    if spec.drawing:
+        parameters.append({"name": "If-None-Match", "in": "header", "required": False,
+                           "schema": {"type": "string"}})
     if parameters:
         operation["parameters"] = parameters
     if spec.method == "POST":
@@ -79,14 +89,30 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
         success["content"] = {"application/json": {"schema": {
             "$ref": f"#/components/schemas/{spec.response}"}}}
     codes = ["400", "401", "403", "404", "413", "415"]
-    if "{id}" in spec.path or spec.path == "/start":
+    if spec.drawing:
+        _drawing_responses(operation, success)
+        codes += ["502", "503", "504"]
+    if ("{id}" in spec.path and not spec.drawing) or spec.path == "/start":
         codes.append("409")
     if spec.path in ("/definitions", "/start"):
         codes += ["409", "422"]
-    operation["responses"] = {str(spec.success): success, **_failures(*sorted(set(codes)))}
+    operation["responses"] = {str(spec.success): success, **operation.get("responses", {}),
+                              **_failures(*sorted(set(codes)))}
     if spec.success == 201:
         operation["responses"]["200"] = success  # an idempotent repeat
     return operation
+
+
+def _drawing_responses(operation: dict[str, Any], success: dict[str, Any]) -> None:
+    """A drawing is SVG text or JSON (``format=json|elk``), under an ETag; 304 repeats
+    only the ETag."""
+    success["description"] = "The drawing: svg (default), json or elk by the format parameter"
+    success["content"] = {"image/svg+xml": {"schema": {"type": "string"}},
+                          **success.get("content", {})}
+    success["headers"] = {"ETag": _ETAG}
+    operation["responses"] = {"304": {"description": "Not modified: If-None-Match named the "
+                                                     "drawing's ETag; no body",
+                                      "headers": {"ETag": _ETAG}}}
 
 
 def _request_body(spec: RouteSpec) -> dict[str, Any]:

@@ -21,6 +21,9 @@ from starlette.routing import BaseRoute
 from renderer.api.auth import TokenVerifier
 from renderer.api.settings import ServiceSettings
 from renderer.api.workflow import WorkflowApi
+from renderer.drawings import GraphDrawer
+from renderer.layout_cache import LayoutCache
+from renderer.render import LayoutRunner
 from workflow.background import PumpThread
 from workflow.demo import demo_definitions, demo_executors
 from workflow.dsl import load_definition
@@ -65,6 +68,7 @@ class WorkflowRuntime:
     executors_note: str
     embedded_pump: bool = True
     pump: PumpThread | None = None
+    layout_runner: LayoutRunner | None = None
     api: WorkflowApi = field(init=False)
 
     def __post_init__(self) -> None:
@@ -88,6 +92,12 @@ class WorkflowRuntime:
         plan = self.engine.plans.get(run.definition_hash)
         spec = None if plan is None else plan.steps.get(step_id)
         return None if spec is None else str(spec.kind)
+
+    def use_layout_runner(self, runner: LayoutRunner) -> None:
+        """Draw graphs with layouts from ``runner`` (the service's worker pool), kept in a
+        new cache in front of this runtime's store."""
+        self.layout_runner = runner
+        self.api.graphs = GraphDrawer(LayoutCache(runner, self.store))
 
     def observe(self, observer: Observer) -> None:
         """Send every committed transition to ``observer`` (metrics)."""

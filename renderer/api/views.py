@@ -76,7 +76,7 @@ def instance(plan: Plan, run: Run, *, events: Iterable[OutboxEntry],
     return {**summary(run), "definitionHash": run.definition_hash, "input": run.input,
             "variables": run.variables, "output": run.output, "steps": steps,
             "edges": dict(run.edges), "loops": dict(run.loops),
-            "timers": [_timer(s) for s in queued if s.payload.get("type") == "TimerFired"],
+            "timers": [timer(s) for s in queued if s.payload.get("type") == "TimerFired"],
             "compensation": {"pending": list(run.compensation),
                              "compensated": list(run.compensated)},
             "children": [summary(child) for child in children],
@@ -122,7 +122,8 @@ _ENDINGS = {"step.succeeded": "succeeded", "step.attempt_failed": "failed",
             "step.cancelled": "cancelled"}
 
 
-def _timer(signal: QueuedSignal) -> JsonObject:
+def timer(signal: QueuedSignal) -> JsonObject:
+    """A queued TimerFired row: whose timer it is, why, and when it is due."""
     payload = signal.payload
     return {"stepId": payload.get("step_id"), "attemptId": payload.get("attempt_id"),
             "purpose": payload.get("purpose"), "dueAt": iso_time(signal.due_at)}

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from renderer.api import graph
 from renderer.api.auth import Scope, TokenVerifier
 from renderer.api.events import event_stream
+from renderer.api.graph_schemas import GRAPH_QUERY
 from renderer.api.http import (
     Call,
     QueryError,
@@ -43,6 +45,7 @@ from renderer.api.views import (
     summary,
     task,
 )
+from renderer.drawings import GraphDrawer
 from renderer.readers import ReaderError, read_definition_document
 from workflow.background import PumpThread
 from workflow.definitions import VersionConflictError, canonical_form
@@ -81,6 +84,7 @@ class WorkflowApi:
     retention_days: float
     pump: PumpThread | None = None
     metrics: Metrics | None = None
+    graphs: GraphDrawer | None = None  # the service's layouts; without it graphs are 503
 
     def routes(self) -> list[BaseRoute]:
         """Every route of :data:`ROUTES`, each with the scope it needs."""
@@ -154,6 +158,9 @@ class WorkflowApi:
                               "document": canonical_form(registered.definition)},
                              headers={"ETag": f'"{registered.hash}"'})
 
+    def definition_graph(self, call: Call) -> Response:
+        return graph.definition_graph(self.engine, self.graphs, call)
+
     # --- runs -----------------------------------------------------------------------------
 
     def start(self, call: Call) -> Response:
@@ -204,6 +211,9 @@ class WorkflowApi:
                           queued=self.store.queued_for(run.run_id), children=children,
                           tasks=tasks)
         return json_response(record, headers={"ETag": f'"{run.run_id}:{run.revision}"'})
+
+    def run_graph(self, call: Call) -> Response:
+        return graph.run_graph(self.engine, self.store, self.graphs, call)
 
     def retry(self, call: Call) -> Response:
         body = call.json_body("VerbRequest")
@@ -342,6 +352,7 @@ class RouteSpec:
     query: tuple[str, ...] = ()
     success: int = 200
     body_media: str = "application/json"
+    drawing: bool = False  # answers SVG or JSON drawings under an ETag (304 on a match)
 
 
 ROUTES: tuple[RouteSpec, ...] = (
@@ -359,6 +370,10 @@ ROUTES: tuple[RouteSpec, ...] = (
               response="VersionList"),
     RouteSpec("GET", "/definitions/{name}/versions/{version}", WorkflowApi.version,
               Scope.VIEW, "One version's document", response="DefinitionVersion"),
+    RouteSpec("GET", "/definitions/{name}/versions/{version}/graph",
+              WorkflowApi.definition_graph, Scope.VIEW,
+              "One version's graph drawn as svg, json or elk, with the layout options of "
+              "/api/render", response="GraphDrawing", query=GRAPH_QUERY, drawing=True),
     RouteSpec("POST", "/start", WorkflowApi.start, Scope.OPERATE,
               "Start a run (latest version unless one is named); Idempotency-Key header "
               "makes a retried start return the first run", "StartRequest", "StartResult",
@@ -379,6 +394,10 @@ ROUTES: tuple[RouteSpec, ...] = (
     RouteSpec("POST", "/instances/{id}/cancel", WorkflowApi.cancel, Scope.OPERATE,
               "Cancel a run, its waiting child runs and its timers", "CancelRequest",
               "InstanceSummary"),
+    RouteSpec("GET", "/instances/{id}/graph", WorkflowApi.run_graph, Scope.VIEW,
+              "A run's graph drawn with every step's and edge's state; the layout is its "
+              "definition's, so a state change never moves a node", response="GraphDrawing",
+              query=GRAPH_QUERY, drawing=True),
     RouteSpec("GET", "/instances/{id}", WorkflowApi.instance, Scope.VIEW,
               "A run's whole record: steps with attempts, timers, compensation, children",
               response="Instance"),
@@ -404,4 +423,5 @@ ROUTES: tuple[RouteSpec, ...] = (
 )
 """Every route but the event stream (a streaming response, described in the OpenAPI
 document by hand). Routes with an ``{id}`` take any run id, slashes included (child runs
-are ``<parent>/<attempt>``)."""
+are ``<parent>/<attempt>``), so a run's graph comes before the run: the first route that
+matches wins."""

@@ -9,6 +9,7 @@ install step cannot hide behind a green run.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import os
 from itertools import combinations
@@ -231,6 +232,18 @@ def test_fixture_workflow_meets_the_contract(engine: str, fixture: str,
     result = layout(graph, engine=engine, direction=direction)
     assert graph == before, "the caller's graph was changed"
     assert_contract(graph, result, direction)
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_result_json_reads_back_exactly(engine: str, fixture: str) -> None:
+    result = layout(_fixture_graph(fixture), engine=engine)
+    for timings in (False, True):
+        written = result.to_dict(timings=timings)
+        read = LayoutResult.from_dict(written)
+        assert read.to_dict(timings=timings) == written
+        # numbers read back are rounded already, so a second round trip changes nothing
+        assert LayoutResult.from_dict(read.to_dict(timings=True)) == read
+    assert LayoutResult.from_dict(json.loads(result.to_json())).to_json() == result.to_json()
 
 
 def test_unavailable_provider_skips_locally_and_fails_in_ci(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
-from renderer.diagram import Diagram, EdgeView, NodeView, StepKind, StepState
+from renderer.diagram import Diagram, EdgeState, EdgeView, NodeView, StepKind, StepState
 from renderer.from_definition import diagram_from_definition
 from renderer.styles import EDGE_STYLES, KIND_STYLES, STATE_STYLES
 from renderer.svg import MARGIN, write_svg
@@ -185,7 +185,8 @@ def test_run_state_colours_attempts_and_taken_edges() -> None:
     views = dict(diagram.nodes)
     views["a"] = dataclasses.replace(views["a"], state=StepState.FAILED, attempts=2)
     views["d"] = dataclasses.replace(views["d"], state=StepState.SUCCEEDED, attempts=1)
-    edges = {"a->d": EdgeView(taken=True), "d->t": EdgeView(HOSTILE, taken=False)}
+    edges = {"a->d": EdgeView(state=EdgeState.TAKEN),
+             "d->t": EdgeView(HOSTILE, state=EdgeState.NOT_TAKEN)}
     diagram = dataclasses.replace(diagram, nodes=views, edges=edges)
     root = _parse(write_svg(diagram, result))
     node_a, node_d, node_t = _node_groups(root)
@@ -204,6 +205,41 @@ def test_run_state_colours_attempts_and_taken_edges() -> None:
     assert paths[0].get("marker-end") == f"url(#{EDGE_STYLES['taken'].marker_id})"
     assert paths[1].get("stroke") == EDGE_STYLES["not-taken"].stroke
     assert float(paths[0].get("stroke-width", "0")) > float(paths[2].get("stroke-width", "0"))
+
+
+def test_every_group_names_its_step_or_edge_by_data_attribute() -> None:
+    diagram, result = _three_node_case()
+    root = _parse(write_svg(diagram, result))
+    assert [g.get("data-step-id") for g in _node_groups(root)] == ["a", "d", "t"]
+    edges = root.findall(f"{SVG}g[@id='edges']/{SVG}g")
+    assert [g.get("data-edge-id") for g in edges] == ["a->d", "d->t", "d->a"]
+    # no run: no state classes, no iteration counts
+    assert [g.get("class") for g in edges] == ["edge", "edge", "edge loop-back"]
+    assert [g.get("class") for g in _node_groups(root)] == [
+        "node kind-agent", "node kind-condition", "node kind-timer"]
+    assert all(g.get("data-iterations") is None for g in edges)
+
+
+def test_edge_states_are_classes_and_pending_draws_like_no_run() -> None:
+    diagram, result = _three_node_case()
+    edges = {"a->d": EdgeView(state=EdgeState.TAKEN),
+             "d->t": EdgeView(HOSTILE, state=EdgeState.PENDING),
+             "d->a": EdgeView(state=EdgeState.TAKEN, iterations=2)}
+    root = _parse(write_svg(dataclasses.replace(diagram, edges=edges), result))
+    groups = root.findall(f"{SVG}g[@id='edges']/{SVG}g")
+    assert [g.get("class") for g in groups] == [
+        "edge edge-taken", "edge edge-pending", "edge loop-back edge-taken"]
+    assert [g.get("data-iterations") for g in groups] == [None, None, "2"]
+    pending_path = groups[1].find(f"{SVG}path")
+    assert pending_path is not None
+    assert pending_path.get("stroke") == EDGE_STYLES["normal"].stroke
+
+
+def test_ids_keep_characters_that_need_escaping() -> None:
+    graph = Graph((Node('a"<b', 80, 40),))
+    result = LayoutResult((NodeBox('a"<b', 0, 0, 80, 40),), (), 80, 40, _diagnostics())
+    (group,) = _node_groups(_parse(write_svg(Diagram("d", graph), result)))
+    assert group.get("data-step-id") == 'a"<b'
 
 
 def test_badges_per_kind() -> None:

@@ -1,0 +1,110 @@
+"""Drawings of stored workflow definitions and runs: definition -> diagram -> cached
+layout -> SVG, JSON or ELK JSON, with the run's statuses when drawing a run.
+
+The graph endpoints of the workflow API and ``wfr render --run`` both draw through
+:class:`GraphDrawer`, so the same run and options give the same bytes from both.
+
+>>> from layouts.api import layout
+>>> from workflow.dsl import load_definition_text
+>>> drawer = GraphDrawer(LayoutCache(lambda g, e, o: layout(g, engine=e, options=o)))
+>>> definition = load_definition_text("workflow: w\\nsteps: [{id: a, kind: Tool, tool: t}]")
+>>> svg = drawer.definition(definition, OutputFormat.SVG, "layered", LayoutOptions(),
+...                         tenant="t")
+>>> b'data-step-id="a"' in svg
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from layouts.graph import Graph
+from layouts.options import LayoutOptions
+from layouts.result import LayoutResult
+from renderer.from_definition import diagram_from_definition
+from renderer.isolation import WorkerPool
+from renderer.layout_cache import LayoutCache
+from renderer.run_graph import GRAPH_FORMATS, write_graph
+from renderer.run_overlay import run_overlay
+from renderer.writers import OutputFormat
+from workflow.dsl import Definition
+from workflow.engine import Engine, NotFoundError
+from workflow.model import Run
+from workflow.schema import MigrationError
+from workflow.sqlite_store import SqliteStore
+from workflow.store import QueuedSignal
+
+
+class RunDrawingError(ValueError):
+    """No store at the path, no such run in it, or a format a run cannot be drawn as."""
+
+
+@dataclass(frozen=True, slots=True)
+class GraphDrawer:
+    """Draws definitions and runs with layouts from one :class:`LayoutCache`."""
+
+    layouts: LayoutCache
+
+    def definition(self, definition: Definition, fmt: OutputFormat, engine: str,
+                   options: LayoutOptions, *, tenant: str) -> bytes:
+        """The drawing of a definition (no states), as ``POST /api/render`` draws its
+        document; the layout is the stored one, whose numbers have 3 decimals (the JSON
+        is byte for byte the render endpoint's)."""
+        diagram = diagram_from_definition(definition)
+        result = self.layouts.layout(diagram.graph, engine, options, tenant=tenant)
+        return write_graph(diagram, result, fmt)
+
+    def run(self, definition: Definition, run: Run, queued: Iterable[QueuedSignal],
+            fmt: OutputFormat, engine: str, options: LayoutOptions) -> bytes:
+        """The drawing of ``run`` (of ``definition``) with every step's and edge's state;
+        ``queued`` are its queue rows (for its timers). The layout is the definition's."""
+        diagram = diagram_from_definition(definition)
+        result = self.layouts.layout(diagram.graph, engine, options, tenant=run.tenant)
+        return write_graph(diagram, result, fmt, run_overlay(definition, run, queued))
+
+
+def draw_stored_run(db: str | Path, run_id: str, fmt: OutputFormat, engine: str,
+                    options: LayoutOptions) -> bytes:
+    """The drawing of a run of the store ``db`` (any tenant's: whoever reads the file may),
+    laid out in a worker process of its own on a miss of the store's layout cache.
+
+    Raises :class:`RunDrawingError` for a missing or unreadable store, an unknown run or a
+    format not in :data:`~renderer.run_graph.GRAPH_FORMATS`; the layout's own errors as
+    :func:`renderer.render.render_document` does.
+
+    >>> draw_stored_run("no-such.db", "r1", OutputFormat.SVG, "layered", LayoutOptions())
+    Traceback (most recent call last):
+    ...
+    renderer.drawings.RunDrawingError: no workflow store at no-such.db
+    """
+    if fmt not in GRAPH_FORMATS:
+        known = ", ".join(f.value for f in GRAPH_FORMATS)
+        raise RunDrawingError(f"a run is drawn as {known}, not {fmt.value}")
+    if not Path(db).is_file():  # SQLite would make a new, empty store
+        raise RunDrawingError(f"no workflow store at {db}")
+    try:
+        store = SqliteStore(db)
+    except (OSError, MigrationError) as error:
+        raise RunDrawingError(str(error)) from None
+    pool = WorkerPool(size=1)
+    try:
+        workflows = Engine(store)
+        try:
+            run = workflows.run(run_id)
+        except NotFoundError:
+            raise RunDrawingError(f"no run '{run_id}' in {db}") from None
+        definition = workflows.definition(run.workflow, run.version, tenant=run.tenant)
+
+        def runner(graph: Graph, layout_engine: str, layout_options: LayoutOptions
+                   ) -> LayoutResult:
+            pool.start()  # only on a miss of the store's layout cache
+            return pool.run(graph, layout_engine, layout_options)
+
+        drawer = GraphDrawer(LayoutCache(runner, store))
+        return drawer.run(definition.definition, run, store.queued_for(run.run_id), fmt,
+                          engine, options)
+    finally:
+        pool.close()
+        store.close()
