@@ -46,9 +46,9 @@ def credentials(headers: Mapping[str, str], cookies: Mapping[str, str]) -> Crede
     if header is not None:
         scheme, _, token = header.partition(" ")
         return Credentials(header, False, token.strip() if scheme.lower() == "bearer" else None)
-    token = cookies.get(SESSION_COOKIE)
-    if token:
-        return Credentials(f"Bearer {token}", True, token)
+    kept = cookies.get(SESSION_COOKIE)
+    if kept:
+        return Credentials(f"Bearer {kept}", True, kept)
     return Credentials(None, False, None)
 
 
