@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: test run system-deps venv elk lint explicit bench compare stress clean
+.PHONY: test run system-deps venv elk studio-assets lint explicit bench compare stress clean
 
 system-deps:
 	@bash tools/install-system-deps.sh
@@ -20,12 +20,16 @@ $(STAMP): pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-venv: system-deps $(STAMP) elk
+venv: system-deps $(STAMP) elk studio-assets
 
 # elkjs pinned by tools/elk-layout/package-lock.json: an idempotent `npm ci`, skipped when the
 # install marker matches the lock file (the same guarded install the provider runs on first use).
 elk: $(STAMP)
 	@$(BIN)/python -m layouts.providers.elkjs_install
+
+# svg-pan-zoom for the Studio, pinned by tools/studio-assets/package-lock.json (npm ci once).
+studio-assets: $(STAMP)
+	@$(BIN)/python -m renderer.studio_assets
 
 test: venv
 	$(BIN)/ruff check .

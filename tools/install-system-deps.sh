@@ -10,6 +10,8 @@ command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+# the Studio's browser tests drive Debian's chromium through playwright (no browser download)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
