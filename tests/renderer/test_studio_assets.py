@@ -31,5 +31,5 @@ def test_only_declared_assets_can_be_asked_for():
 
 def test_a_folder_without_its_lock_file_names_what_is_missing(tmp_path: Path):
     (tmp_path / "package.json").write_text("{}")
-    with pytest.raises(StudioAssetsError, match="package-lock.json not found"):
+    with pytest.raises(StudioAssetsError, match=r"package-lock\.json not found"):
         asset_path("svg-pan-zoom.min.js", folder=tmp_path)
