@@ -38,3 +38,13 @@ def test_a_retention_reference_that_is_no_time_is_400(service: Any, reference: s
     response = service.client.post(f"{API}/retention", json={"referenceUtc": reference},
                                    headers=ADMIN)
     assert_refused(response, 400, "body.referenceUtc", "date-time")
+
+
+def test_a_retention_cutoff_before_year_1000_is_an_iso_time(service: Any) -> None:
+    # '{"referenceUtc": "0266-03-26T17:16:07.93Z"}' answered "before": "266-02-24T...",
+    # which is no date-time (strftime does not pad the year)
+    response = service.client.post(f"{API}/retention",
+                                   json={"referenceUtc": "0266-03-26T17:16:07.93Z"},
+                                   headers=ADMIN)
+    assert response.status_code == 200, response.text
+    assert response.json()["before"] == "0266-02-24T17:16:07.930Z"
