@@ -31,6 +31,7 @@ from renderer.api.http import (
     raced,
 )
 from renderer.api.metrics import Metrics, RejectionReason
+from renderer.api.schemas import BodyError
 from renderer.api.views import (
     audit,
     dead_letter,
@@ -305,10 +306,15 @@ class WorkflowApi:
         reference = (parse_iso_time(body["referenceUtc"]) if "referenceUtc" in body
                      else time.time())
         before = reference - self.retention_days * 86400.0
+        try:
+            cutoff = iso_time(before)
+        except (ValueError, OverflowError):
+            raise BodyError(f"body.referenceUtc: {body['referenceUtc']!r} less the retention "
+                            f"of {self.retention_days:g} days is before the year 1") from None
         entry = AuditEntry(call.principal.subject, call.tenant, "retention.purge", call.tenant,
-                           None, None, self.engine.now(), f"finished before {iso_time(before)}")
+                           None, None, self.engine.now(), f"finished before {cutoff}")
         purged = self.store.purge(before=before, tenant=call.tenant, audit=entry)
-        return json_response({"purged": purged, "before": iso_time(before)})
+        return json_response({"purged": purged, "before": cutoff})
 
     def audit(self, call: Call) -> Response:
         call.allow_query("after", "limit")

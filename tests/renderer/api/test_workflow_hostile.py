@@ -48,3 +48,12 @@ def test_a_retention_cutoff_before_year_1000_is_an_iso_time(service: Any) -> Non
                                    headers=ADMIN)
     assert response.status_code == 200, response.text
     assert response.json()["before"] == "0266-02-24T17:16:07.930Z"
+
+
+@pytest.mark.parametrize("reference", ["0001-01-01T00:00:00Z", "0001-01-31T00:00:00+05:00"])
+def test_a_retention_cutoff_before_the_year_1_is_400(service: Any, reference: str) -> None:
+    # '{"referenceUtc": "0001-01-01T00:00:00Z"}' was a 500: less 30 days of retention the
+    # cutoff is in the year 0, which no datetime can write
+    response = service.client.post(f"{API}/retention", json={"referenceUtc": reference},
+                                   headers=ADMIN)
+    assert_refused(response, 400, "body.referenceUtc", "before the year 1")
