@@ -11,6 +11,10 @@ runs the handler and maps what it raises through :data:`ERROR_STATUSES`.
 Traceback (most recent call last):
 ...
 renderer.api.http.QueryError: query parameter 'limit' must be a whole number from 1 to 500, not '0'
+>>> parse_sequence({"after": "²"})
+Traceback (most recent call last):
+...
+renderer.api.http.QueryError: query parameter 'after' must be a sequence number, not '²'
 """
 
 from __future__ import annotations
@@ -170,7 +174,7 @@ def parse_limit(query: Mapping[str, str], default: int = DEFAULT_LIMIT) -> int:
     text = query.get("limit")
     if text is None:
         return default
-    if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+    if not _is_number(text, 18) or not 1 <= int(text) <= MAX_LIMIT:
         raise QueryError(f"query parameter 'limit' must be a whole number from 1 to "
                          f"{MAX_LIMIT}, not {text!r}")
     return int(text)
@@ -179,9 +183,15 @@ def parse_limit(query: Mapping[str, str], default: int = DEFAULT_LIMIT) -> int:
 def parse_sequence(query: Mapping[str, str], name: str = "after") -> int:
     """A non-negative sequence number (0 when absent)."""
     text = query.get(name, "0")
-    if not text.isdigit() or len(text) > 18:
+    if not _is_number(text, 18):
         raise QueryError(f"query parameter {name!r} must be a sequence number, not {text!r}")
     return int(text)
+
+
+def _is_number(text: str, digits: int) -> bool:
+    """Whether ``text`` is 1 to ``digits`` ASCII digits (``str.isdigit`` also takes '²',
+    which ``int`` refuses, and ``int`` refuses more than 4300 digits)."""
+    return 1 <= len(text) <= digits and text.isascii() and text.isdigit()
 
 
 def parse_choice(query: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str | None:
