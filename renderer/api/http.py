@@ -20,6 +20,7 @@ renderer.api.http.QueryError: query parameter 'after' must be a sequence number,
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -71,7 +72,7 @@ class Call:
             data: object = {}
         else:
             try:
-                data = json.loads(self.body)
+                data = json.loads(self.body, parse_constant=_no_constant, parse_float=_finite)
             except (ValueError, RecursionError) as exc:
                 raise BodyError(f"body is not valid JSON: {exc}") from None
         validate_body(schema, data)
@@ -84,6 +85,20 @@ class Call:
         if unknown:
             known = ", ".join(names) or "none"
             raise QueryError(f"unknown query parameter {unknown[0]!r} (known: {known})")
+
+
+def _no_constant(name: str) -> float:
+    """``NaN``, ``Infinity`` and ``-Infinity``, which Python's JSON reads but JSON has not:
+    stored, they would make every later read of the record fail to write JSON."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, unless it only fits as infinity (``1e400``)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
 
 
 Handler = Callable[[Call], Response]

@@ -66,3 +66,60 @@ def test_a_number_int_cannot_read_is_a_400_naming_its_parameter(
 def test_a_limit_with_leading_zeros_is_still_a_limit(world: Service) -> None:
     response = world.client.get(f"{API}/events", params={"limit": "0002"}, headers=ADMIN)
     assert response.status_code == 200 and len(response.json()["items"]) <= 2
+
+
+HUMAN_FLOW = """
+workflow: approval
+version: "1"
+steps:
+  - {id: prepare, kind: Tool, tool: notifier, failurePolicy: Fail}
+  - {id: review, kind: Human, assignee: finance, failurePolicy: Fail}
+edges:
+  - {from: prepare, to: review}
+"""
+
+
+def waiting_run(service: Service) -> tuple[str, str]:
+    """A new run of ``approval`` waiting for its human task: its id and the task's id."""
+    service.import_definition(HUMAN_FLOW)
+    started = service.client.post(f"{API}/start", json={"workflowName": "approval"},
+                                  headers=ADMIN)
+    assert started.status_code == 201, started.text
+    run_id = started.json()["workflowInstanceId"]
+    record = service.wait_for(run_id, lambda r: r["state"] == "WaitingForHuman", 20)
+    assert record["state"] == "WaitingForHuman", record["state"]
+    return run_id, record["tasks"][0]["taskId"]
+
+
+NON_FINITE = [("/start", '{"workflowName": "approval", "payload": NaN}'),
+              ("/start", '{"workflowName": "approval", "payload": [Infinity, -Infinity]}'),
+              ("/start", '{"workflowName": "approval", "payload": {"x": 1e400}}'),
+              ("/tasks/{task}/complete", '{"decision": "approve", "input": {"x": NaN}}'),
+              ("/instances/{run}/resume", '{"decision": "approve", "data": {"x": -Infinity}}'),
+              ("/instances/{run}/repair", '{"rewindTo": "prepare", "input": {"x": 1e999}}')]
+
+
+@pytest.mark.parametrize(("route", "body"), NON_FINITE)
+def test_a_json_body_with_a_non_finite_number_is_400(world: Service, route: str,
+                                                     body: str) -> None:
+    # '{"workflowName": "approval", "payload": NaN}' was a 201, and from then on every
+    # GET of the run a 500 (NaN is no JSON, so the record could not be written); a task
+    # completed with {"x": NaN} poisoned its run the same way
+    run_id, task_id = waiting_run(world)
+    path = API + route.replace("{run}", run_id).replace("{task}", task_id)
+    response = world.client.post(path, content=body,
+                                 headers={**ADMIN, "content-type": "application/json"})
+    assert_refused(response, 400, "body is not valid JSON")
+    assert world.client.get(f"{API}/instances/{run_id}", headers=ADMIN).status_code == 200
+    assert world.client.get(f"{API}/instances", headers=ADMIN).status_code == 200
+
+
+def test_a_json_body_with_a_large_finite_number_is_still_read(world: Service) -> None:
+    waiting_run(world)
+    response = world.client.post(f"{API}/start", content='{"workflowName": "approval", '
+                                 '"payload": {"big": 1e308, "huge": 1' + "0" * 400 + '}}',
+                                 headers={**ADMIN, "content-type": "application/json"})
+    assert response.status_code == 201, response.text
+    run_id = response.json()["workflowInstanceId"]
+    record = world.client.get(f"{API}/instances/{run_id}", headers=ADMIN).json()
+    assert record["input"] == {"big": 1e308, "huge": 10**400}
