@@ -75,6 +75,7 @@ class Call:
                 data = json.loads(self.body, parse_constant=_no_constant, parse_float=_finite)
             except (ValueError, RecursionError) as exc:
                 raise BodyError(f"body is not valid JSON: {exc}") from None
+            _check_unicode(data)
         validate_body(schema, data)
         assert isinstance(data, dict)
         return data
@@ -99,6 +100,29 @@ def _finite(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"the number {text[:40]} is too large")
     return value
+
+
+def _check_unicode(data: object) -> None:
+    """:class:`BodyError` for a string with a lone surrogate (JSON's ``"\\ud800"``): it is
+    no Unicode text, so neither the store nor a JSON response could encode it as UTF-8."""
+    stack: list[tuple[object, str]] = [(data, "body")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                stack += [(key, f"{where} (a key)"), (value, f"{where}{_step(key)}")]
+        elif isinstance(item, list):
+            stack += [(value, f"{where}[{index}]") for index, value in enumerate(item)]
+        elif isinstance(item, str) and not item.isascii():
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise BodyError(f"{where}: \\u{ord(item[exc.start]):04x} is a lone surrogate, "
+                                "not Unicode text") from None
+
+
+def _step(key: str) -> str:
+    return f".{key}" if key.isascii() and key.isidentifier() else f"[{key!r}]"
 
 
 Handler = Callable[[Call], Response]

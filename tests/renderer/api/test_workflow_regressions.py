@@ -123,3 +123,42 @@ def test_a_json_body_with_a_large_finite_number_is_still_read(world: Service) ->
     run_id = response.json()["workflowInstanceId"]
     record = world.client.get(f"{API}/instances/{run_id}", headers=ADMIN).json()
     assert record["input"] == {"big": 1e308, "huge": 10**400}
+
+
+SURROGATES = [("/start", '{"workflowName": "\\ud800"}', "body.workflowName"),
+              ("/start", '{"workflowName": "approval", "businessReference": "a\\udc00"}',
+               "body.businessReference"),
+              ("/start", '{"workflowName": "approval", "payload": {"n": ["\\udfff"]}}',
+               "body.payload.n[0]"),
+              ("/start", '{"workflowName": "approval", "payload": {"\\ud800": 1}}',
+               "body.payload (a key)"),
+              ("/tasks/{task}/complete", '{"decision": "approve", "input": {"x": "\\ud800"}}',
+               "body.input.x"),
+              ("/instances/{run}/cancel", '{"reason": "\\udfff"}', "body.reason"),
+              ("/instances/{run}/repair", '{"rewindTo": "\\ud800"}', "body.rewindTo"),
+              ("/signals/dead-letters/replay", '{"signalIds": ["\\ud800"]}',
+               "body.signalIds[0]")]
+
+
+@pytest.mark.parametrize(("route", "body", "where"), SURROGATES)
+def test_a_json_body_with_a_lone_surrogate_is_400(world: Service, route: str, body: str,
+                                                  where: str) -> None:
+    # '{"workflowName": "\ud800"}' was a 500 (SQLite cannot encode the name), and a payload
+    # with "\udc00" a 201 whose run no GET could write as JSON any more
+    run_id, task_id = waiting_run(world)
+    path = API + route.replace("{run}", run_id).replace("{task}", task_id)
+    response = world.client.post(path, content=body,
+                                 headers={**ADMIN, "content-type": "application/json"})
+    assert_refused(response, 400, where, "lone surrogate")
+    assert world.client.get(f"{API}/instances/{run_id}", headers=ADMIN).status_code == 200
+
+
+def test_a_json_body_with_a_surrogate_pair_is_text(world: Service) -> None:
+    waiting_run(world)
+    response = world.client.post(f"{API}/start", content='{"workflowName": "approval", '
+                                 '"businessReference": "\\ud83d\\ude00 \\u00e9"}',
+                                 headers={**ADMIN, "content-type": "application/json"})
+    assert response.status_code == 201, response.text
+    run_id = response.json()["workflowInstanceId"]
+    record = world.client.get(f"{API}/instances/{run_id}", headers=ADMIN).json()
+    assert record["businessReference"] == "\U0001f600 é"
