@@ -162,3 +162,40 @@ def test_a_json_body_with_a_surrogate_pair_is_text(world: Service) -> None:
     run_id = response.json()["workflowInstanceId"]
     record = world.client.get(f"{API}/instances/{run_id}", headers=ADMIN).json()
     assert record["businessReference"] == "\U0001f600 é"
+
+
+TIMES = [('{"workflow": "t", "version": "1", "steps": [{"id": "t", "kind": "Timer", '
+          '"delayMinutes": NaN}]}', "delayMinutes", "nan"),
+         ("workflow: t\nversion: '2'\nsteps: [{id: t, kind: Timer, delayMinutes: .inf}]\n",
+          "delayMinutes", "inf"),
+         ("workflow: t\nversion: '3'\nsteps: [{id: h, kind: Human, timeoutMinutes: -.inf}]\n",
+          "timeoutMinutes", "-inf"),
+         ('{"workflow": "t", "version": "4", "steps": [{"id": "t", "kind": "Timer", '
+          '"delayMinutes": 1e300}]}', "delayMinutes", "1e+300"),
+         ('{"workflow": "t", "version": "5", "steps": [{"id": "h", "kind": "Human", '
+          '"timeoutMinutes": 1e300}]}', "timeoutMinutes", "1e+300")]
+
+
+@pytest.mark.parametrize(("document", "field", "value"), TIMES)
+def test_a_delay_or_timeout_no_clock_can_reach_is_invalid(world: Service, document: str,
+                                                          field: str, value: str) -> None:
+    # a Timer with delayMinutes NaN or a Human step with timeoutMinutes .inf was imported
+    # (201), then GET of its version was a 500 (NaN is no JSON); with 1e300 minutes every
+    # GET of a run was a 500 (a due time after the year 9999 cannot be written)
+    headers = {**ADMIN, "content-type": "application/yaml"}
+    imported = world.client.post(f"{API}/definitions", content=document, headers=headers)
+    assert_refused(imported, 422, field, "up to 1,000,000,000", value)
+    checked = world.client.post(f"{API}/definitions/validate", content=document,
+                                headers=headers).json()
+    assert checked["valid"] is False
+    assert any(field in p["message"] for p in checked["problems"]), checked
+
+
+def test_a_delay_of_a_thousand_years_is_still_valid(world: Service) -> None:
+    world.import_definition("workflow: slow\nversion: '1'\n"
+                            "steps: [{id: t, kind: Timer, delayMinutes: 525600000}]\n")
+    started = world.client.post(f"{API}/start", json={"workflowName": "slow"}, headers=ADMIN)
+    run_id = started.json()["workflowInstanceId"]
+    record = world.wait_for(run_id, lambda r: r["state"] == "WaitingForTimer")
+    assert record["state"] == "WaitingForTimer"
+    assert [t["dueAt"][:2] for t in record["timers"]] == ["30"]  # the year 30xx
