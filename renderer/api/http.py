@@ -42,6 +42,11 @@ from workflow.validation import InvalidDefinitionError
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 50
 JSON_TYPES = ("", "application/json")
+DOCUMENT_TYPES = (*JSON_TYPES, "application/yaml", "application/x-yaml", "text/yaml",
+                  "text/x-yaml", "text/plain", "application/octet-stream",
+                  # curl's default for --data-binary: the body is still read as text
+                  "application/x-www-form-urlencoded")
+"""What a definition document may be sent as (the render endpoint takes the same)."""
 
 
 class QueryError(ValueError):
@@ -62,6 +67,13 @@ class Call:
     @property
     def tenant(self) -> str:
         return str(self.principal.tenant)
+
+    def document_body(self) -> bytes:
+        """The body as a definition document's text: 415 for a type that is no text."""
+        if self.content_type not in DOCUMENT_TYPES and not self.content_type.endswith("+json"):
+            raise RequestProblem(415, f"unsupported content type {self.content_type!r}; "
+                                      "send the definition as YAML or JSON text")
+        return self.body
 
     def json_body(self, schema: str) -> dict[str, Any]:
         """The body as a JSON object checked against ``schema`` (an empty body is ``{}``)."""

@@ -100,7 +100,7 @@ class WorkflowApi:
     def validate(self, call: Call) -> Response:
         call.allow_query()
         try:
-            definition = read_definition_document(call.body)
+            definition = read_definition_document(call.document_body())
         except (ReaderError, DslError) as error:
             return json_response({"valid": False, "problems": [
                 {"severity": "error", "subject": "document", "message": str(error)}]})
@@ -112,7 +112,7 @@ class WorkflowApi:
     def import_definition(self, call: Call) -> Response:
         call.allow_query()
         try:
-            definition = read_definition_document(call.body)
+            definition = read_definition_document(call.document_body())
             known = self.engine.versions.get(call.tenant, definition.workflow,
                                              definition.version)
             entry = AuditEntry(call.principal.subject, call.tenant, "definition.import",

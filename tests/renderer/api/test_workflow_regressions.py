@@ -199,3 +199,24 @@ def test_a_delay_of_a_thousand_years_is_still_valid(world: Service) -> None:
     record = world.wait_for(run_id, lambda r: r["state"] == "WaitingForTimer")
     assert record["state"] == "WaitingForTimer"
     assert [t["dueAt"][:2] for t in record["timers"]] == ["30"]  # the year 30xx
+
+
+@pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=x", "image/png",
+                                          "application/xml"])
+@pytest.mark.parametrize("route", ["/definitions", "/definitions/validate"])
+def test_a_definition_sent_as_no_text_is_415(world: Service, route: str,
+                                             content_type: str) -> None:
+    # a YAML definition sent as multipart/form-data (or image/png) was imported with a 201:
+    # the definition endpoints read any body as text, unlike every other endpoint
+    response = world.client.post(f"{API}{route}", content=HUMAN_FLOW.replace("approval", "typed"),
+                                 headers={**ADMIN, "content-type": content_type})
+    assert_refused(response, 415, "unsupported content type")
+
+
+@pytest.mark.parametrize("content_type", [None, "application/yaml", "text/yaml", "text/plain",
+                                          "application/json", "application/x-www-form-urlencoded",
+                                          "application/octet-stream", "TEXT/YAML; charset=utf-8"])
+def test_a_definition_sent_as_text_is_read(world: Service, content_type: str | None) -> None:
+    headers = dict(ADMIN) if content_type is None else {**ADMIN, "content-type": content_type}
+    response = world.client.post(f"{API}/definitions", content=HUMAN_FLOW, headers=headers)
+    assert response.status_code in (200, 201), response.text
