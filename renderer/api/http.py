@@ -162,6 +162,19 @@ def endpoint(handler: Handler, scope: Scope, verifier: Callable[[], TokenVerifie
     return run
 
 
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def by_method(endpoints: Mapping[str, Endpoint]) -> Endpoint:
+    """One endpoint for a path that several methods serve, so that one route has them all
+    (Starlette's 405 names in ``Allow`` only the methods of the first route of the path)."""
+
+    async def dispatch(request: Request) -> Response:
+        return await endpoints["GET" if request.method == "HEAD" else request.method](request)
+
+    return dispatch
+
+
 def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 

@@ -22,7 +22,9 @@ from renderer.api.auth import Scope, TokenVerifier
 from renderer.api.events import event_stream
 from renderer.api.http import (
     Call,
+    Endpoint,
     QueryError,
+    by_method,
     endpoint,
     json_response,
     parse_choice,
@@ -88,11 +90,14 @@ class WorkflowApi:
         routes: list[BaseRoute] = [Route(PREFIX + "/events/stream",
                                          event_stream(self.store, self.verifier),
                                          methods=["GET"])]
+        paths: dict[str, dict[str, Endpoint]] = {}
         for spec in ROUTES:
             handler = functools.partial(spec.handler, self)
             path = PREFIX + spec.path.replace("/instances/{id}", "/instances/{id:path}")
-            routes.append(Route(path, endpoint(handler, spec.scope, self.verifier),
-                                methods=[spec.method]))
+            paths.setdefault(path, {})[spec.method] = endpoint(handler, spec.scope,
+                                                               self.verifier)
+        routes += [Route(path, by_method(methods), methods=list(methods))
+                   for path, methods in paths.items()]
         return routes
 
     # --- definitions ----------------------------------------------------------------------

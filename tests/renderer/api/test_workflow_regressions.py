@@ -220,3 +220,22 @@ def test_a_definition_sent_as_text_is_read(world: Service, content_type: str | N
     headers = dict(ADMIN) if content_type is None else {**ADMIN, "content-type": content_type}
     response = world.client.post(f"{API}/definitions", content=HUMAN_FLOW, headers=headers)
     assert response.status_code in (200, 201), response.text
+
+
+@pytest.mark.parametrize("method", ["OPTIONS", "PUT", "DELETE", "PATCH"])
+def test_a_405_on_the_definitions_names_both_methods_in_allow(world: Service,
+                                                              method: str) -> None:
+    # OPTIONS /api/workflow/definitions answered 405 with "Allow: POST": GET and POST were
+    # two routes, and Starlette names only the methods of the first one that matches
+    response = world.client.request(method, f"{API}/definitions", headers=ADMIN)
+    assert_refused(response, 405, "Method Not Allowed")
+    allowed = {m.strip() for m in response.headers["allow"].split(",")}
+    assert {"GET", "POST"} <= allowed, response.headers["allow"]
+
+
+def test_the_definitions_path_still_lists_imports_and_answers_head(world: Service) -> None:
+    world.import_definition(HUMAN_FLOW)
+    listed = world.client.get(f"{API}/definitions", headers=ADMIN)
+    assert listed.status_code == 200
+    assert "approval" in [item["workflowName"] for item in listed.json()["items"]]
+    assert world.client.head(f"{API}/definitions", headers=ADMIN).status_code == 200
