@@ -14,6 +14,8 @@ from typing import Any
 
 from renderer.api.schemas import REQUEST_SCHEMAS, RESPONSE_SCHEMAS
 from renderer.api.workflow import PREFIX, ROUTES, RouteSpec
+from workflow.model import RunState
+from workflow.store import TaskStatus
 
 _ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
 _CONFLICT = {"application/json": {"schema": {"$ref": "#/components/schemas/Conflict"}}}
@@ -27,10 +29,18 @@ _FAILURES = {
     "415": ("Unsupported content type", _ERROR),
     "422": ("A definition with validation errors, or a reused Idempotency-Key", _ERROR),
 }
+_SEQUENCE = {"type": "string", "pattern": "^[0-9]{1,18}$"}
 _QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
     "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-    "after": {"type": "string"},
+    "after": {"type": "string"},  # an opaque cursor from a page's "next"
+    "/events after": _SEQUENCE,
+    "/audit after": _SEQUENCE,
+    "/instances status": {"type": "string", "enum": [s.value for s in RunState],
+                          "description": "Compared without regard to case"},
+    "/tasks status": {"type": "string", "enum": [s.value for s in TaskStatus],
+                      "description": "Compared without regard to case"},
 }
+"""Query parameter schemas by name, or by "<route path> <name>" where routes differ."""
 SECURITY_SCHEMES = {"bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
                                "description": "A JWT with the scopes workflow:view < "
                                               "workflow:operate < workflow:admin and a "
@@ -50,7 +60,7 @@ def workflow_paths() -> dict[str, Any]:
     paths[PREFIX + "/events/stream"] = {"get": {
         "summary": "The outbox as server-sent events, resuming after Last-Event-ID",
         "security": [{"bearer": ["workflow:view"]}],
-        "parameters": [_query("after", {"type": "string", "pattern": "^[0-9]{1,18}$"}),
+        "parameters": [_query("after", _SEQUENCE),
                        {"name": "Last-Event-ID", "in": "header", "required": False,
                         "schema": {"type": "string"}}],
         "responses": {"200": {"description": "An endless text/event-stream",
@@ -65,7 +75,8 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     parameters = [{"name": name, "in": "path", "required": True,
                    "schema": {"type": "string", "minLength": 1}}
                   for name in ("name", "version", "id") if "{" + name + "}" in spec.path]
-    parameters += [_query(name, _QUERY_SCHEMAS.get(name, {"type": "string"}))
+    parameters += [_query(name, _QUERY_SCHEMAS.get(f"{spec.path} {name}",
+                                                   _QUERY_SCHEMAS.get(name, {"type": "string"})))
                    for name in spec.query]
     if spec.path == "/start":
         parameters.append({"name": "Idempotency-Key", "in": "header", "required": False,
@@ -92,8 +103,10 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
 def _request_body(spec: RouteSpec) -> dict[str, Any]:
     if spec.request is None:  # a DSL document: YAML or JSON text
         text = {"schema": {"type": "string"}}
-        return {"required": True, "content": {"application/yaml": text, "text/yaml": text,
-                                              "application/json": {"schema": {"type": "object"}}}}
+        # validate reports an empty or missing document as a problem, with a 200
+        return {"required": spec.path != "/definitions/validate",
+                "content": {"application/yaml": text, "text/yaml": text,
+                            "application/json": {"schema": {"type": "object"}}}}
     return {"required": spec.request in ("StartRequest", "RepairRequest", "CompleteTaskRequest",
                                          "ReplayRequest"),
             "content": {"application/json": {"schema": {
