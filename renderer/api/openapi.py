@@ -102,11 +102,14 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
 
 def _request_body(spec: RouteSpec) -> dict[str, Any]:
     if spec.request is None:  # a DSL document: YAML or JSON text
+        if spec.path == "/definitions/validate":  # any body, none too: its problems, a 200
+            anything: dict[str, Any] = {"schema": {}}
+            return {"required": False, "content": {"application/yaml": anything,
+                                                   "text/yaml": anything,
+                                                   "application/json": anything}}
         text = {"schema": {"type": "string"}}
-        # validate reports an empty or missing document as a problem, with a 200
-        return {"required": spec.path != "/definitions/validate",
-                "content": {"application/yaml": text, "text/yaml": text,
-                            "application/json": {"schema": {"type": "object"}}}}
+        return {"required": True, "content": {"application/yaml": text, "text/yaml": text,
+                                              "application/json": {"schema": {"type": "object"}}}}
     return {"required": spec.request in ("StartRequest", "RepairRequest", "CompleteTaskRequest",
                                          "ReplayRequest"),
             "content": {"application/json": {"schema": {
