@@ -244,11 +244,13 @@ def parse_limit(query: Mapping[str, str], default: int = DEFAULT_LIMIT) -> int:
     return int(text)
 
 
-def parse_sequence(query: Mapping[str, str], name: str = "after") -> int:
-    """A non-negative sequence number (0 when absent)."""
+def parse_sequence(query: Mapping[str, str], name: str = "after",
+                   where: str = "query parameter") -> int:
+    """A non-negative sequence number (0 when absent); ``where`` says what ``query`` is in
+    the message."""
     text = query.get(name, "0")
     if not _is_number(text, 18):
-        raise QueryError(f"query parameter {name!r} must be a sequence number, not {text!r}")
+        raise QueryError(f"{where} {name!r} must be a sequence number, not {text!r}")
     return int(text)
 
 

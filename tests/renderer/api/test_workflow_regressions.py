@@ -285,3 +285,16 @@ def test_validate_declares_any_body_as_it_reports_the_problems_of_any(
     headers = dict(ADMIN) if content_type is None else {**ADMIN, "content-type": content_type}
     response = world.client.post(f"{API}/definitions/validate", content=body, headers=headers)
     assert response.status_code == 200 and response.json()["valid"] is False
+
+
+@pytest.mark.parametrize(("query", "headers", "named"), [
+    ({}, {"last-event-id": "yesterday"}, "header 'Last-Event-ID'"),
+    ({"after": "2"}, {"last-event-id": "-1"}, "header 'Last-Event-ID'"),
+    ({"after": "²"}, {}, "query parameter 'after'")])
+def test_a_bad_resume_point_of_the_event_stream_names_where_it_is(
+        world: Service, query: dict[str, str], headers: dict[str, str], named: str) -> None:
+    # Last-Event-ID: yesterday was refused as "query parameter 'after' must be a sequence
+    # number": the header's value was checked as if it were the query parameter
+    response = world.client.get(f"{API}/events/stream", params=query,
+                                headers={**ADMIN, **headers})
+    assert_refused(response, 400, named, "must be a sequence number")
