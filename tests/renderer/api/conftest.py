@@ -33,6 +33,18 @@ with warnings.catch_warnings():
 SECRET = "test-secret-" + "x" * 32
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 SCOPES = {"view": "workflow:view", "operate": "workflow:operate", "admin": "workflow:admin"}
+HUMAN_FLOW = """
+workflow: approval
+version: "1"
+steps:
+  - {id: prepare, kind: Tool, tool: notifier, failurePolicy: Fail}
+  - {id: review, kind: Human, assignee: finance, failurePolicy: Fail}
+  - {id: book, kind: Tool, tool: erp-connector, failurePolicy: Fail}
+edges:
+  - {from: prepare, to: review}
+  - {from: review, to: book}
+"""
+"""A definition whose runs wait for a human task at ``review``."""
 
 
 def assert_answer(response: httpx.Response, allowed: Collection[int]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from api_testing import Service, assert_refused, auth, running_service
+from api_testing import HUMAN_FLOW, Service, assert_refused, auth, running_service
 
 from renderer.openapi import openapi_document
 
@@ -71,16 +71,6 @@ def test_a_limit_with_leading_zeros_is_still_a_limit(world: Service) -> None:
     response = world.client.get(f"{API}/events", params={"limit": "0002"}, headers=ADMIN)
     assert response.status_code == 200 and len(response.json()["items"]) <= 2
 
-
-HUMAN_FLOW = """
-workflow: approval
-version: "1"
-steps:
-  - {id: prepare, kind: Tool, tool: notifier, failurePolicy: Fail}
-  - {id: review, kind: Human, assignee: finance, failurePolicy: Fail}
-edges:
-  - {from: prepare, to: review}
-"""
 
 
 def waiting_run(service: Service) -> tuple[str, str]:
