@@ -20,6 +20,7 @@ error: edge 'a->b': target 'b' is not a step
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -30,6 +31,10 @@ from workflow.config import DEFAULTS, GUARD_LITERALS
 from workflow.dsl import STEP_FIELDS, Definition, Step, Transition, field_value
 from workflow.jsonlogic import JsonLogicError, parse_rule
 from workflow.kinds import KIND_NAMES, FailurePolicy, StepKind, parse_kind, parse_policy, rule_of
+
+MAX_MINUTES = 1_000_000_000
+"""Longest ``timeoutMinutes`` or ``delayMinutes`` (about 1,900 years): a timer's due time
+must stay a time that can be written (before the year 10000), and NaN or infinity never is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +121,10 @@ def _step_messages(
         yield f"maxAttempts must be at least 1, not {step.max_attempts}"
     for name in ("timeout_minutes", "delay_minutes"):
         value = getattr(step, name)
-        if value is not None and value < 0:
+        if value is not None and not (math.isfinite(value) and value <= MAX_MINUTES):
+            yield (f"{_dsl_name(name)} must be a number of minutes up to {MAX_MINUTES:,}, "
+                   f"not {value}")
+        elif value is not None and value < 0:
             yield f"{_dsl_name(name)} must not be negative, not {value}"
     if step.kind == StepKind.CONDITION and step.expression is not None:
         problem = _rule_problem(step.expression, allow_literals=False)

@@ -53,7 +53,8 @@ def event_stream(store: SqliteStore, verifier: Callable[[], TokenVerifier]
             if unknown:
                 raise QueryError(f"unknown query parameter {unknown[0]!r} (known: after)")
             resume = request.headers.get("last-event-id")
-            after = parse_sequence({"after": resume} if resume else request.query_params)
+            after = (parse_sequence({"Last-Event-ID": resume}, "Last-Event-ID", "header")
+                     if resume else parse_sequence(request.query_params))
         except Exception as error:
             problem = problem_response(error)
             if problem is None:

@@ -11,11 +11,16 @@ runs the handler and maps what it raises through :data:`ERROR_STATUSES`.
 Traceback (most recent call last):
 ...
 renderer.api.http.QueryError: query parameter 'limit' must be a whole number from 1 to 500, not '0'
+>>> parse_sequence({"after": "²"})
+Traceback (most recent call last):
+...
+renderer.api.http.QueryError: query parameter 'after' must be a sequence number, not '²'
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +42,11 @@ from workflow.validation import InvalidDefinitionError
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 50
 JSON_TYPES = ("", "application/json")
+DOCUMENT_TYPES = (*JSON_TYPES, "application/yaml", "application/x-yaml", "text/yaml",
+                  "text/x-yaml", "text/plain", "application/octet-stream",
+                  # curl's default for --data-binary: the body is still read as text
+                  "application/x-www-form-urlencoded")
+"""What a definition document may be sent as (the render endpoint takes the same)."""
 
 
 class QueryError(ValueError):
@@ -58,6 +68,13 @@ class Call:
     def tenant(self) -> str:
         return str(self.principal.tenant)
 
+    def document_body(self) -> bytes:
+        """The body as a definition document's text: 415 for a type that is no text."""
+        if self.content_type not in DOCUMENT_TYPES and not self.content_type.endswith("+json"):
+            raise RequestProblem(415, f"unsupported content type {self.content_type!r}; "
+                                      "send the definition as YAML or JSON text")
+        return self.body
+
     def json_body(self, schema: str) -> dict[str, Any]:
         """The body as a JSON object checked against ``schema`` (an empty body is ``{}``)."""
         if self.content_type not in JSON_TYPES and not self.content_type.endswith("+json"):
@@ -67,9 +84,10 @@ class Call:
             data: object = {}
         else:
             try:
-                data = json.loads(self.body)
+                data = json.loads(self.body, parse_constant=_no_constant, parse_float=_finite)
             except (ValueError, RecursionError) as exc:
                 raise BodyError(f"body is not valid JSON: {exc}") from None
+            _check_unicode(data)
         validate_body(schema, data)
         assert isinstance(data, dict)
         return data
@@ -80,6 +98,43 @@ class Call:
         if unknown:
             known = ", ".join(names) or "none"
             raise QueryError(f"unknown query parameter {unknown[0]!r} (known: {known})")
+
+
+def _no_constant(name: str) -> float:
+    """``NaN``, ``Infinity`` and ``-Infinity``, which Python's JSON reads but JSON has not:
+    stored, they would make every later read of the record fail to write JSON."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, unless it only fits as infinity (``1e400``)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
+def _check_unicode(data: object) -> None:
+    """:class:`BodyError` for a string with a lone surrogate (JSON's ``"\\ud800"``): it is
+    no Unicode text, so neither the store nor a JSON response could encode it as UTF-8."""
+    stack: list[tuple[object, str]] = [(data, "body")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                stack += [(key, f"{where} (a key)"), (value, f"{where}{_step(key)}")]
+        elif isinstance(item, list):
+            stack += [(value, f"{where}[{index}]") for index, value in enumerate(item)]
+        elif isinstance(item, str) and not item.isascii():
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise BodyError(f"{where}: \\u{ord(item[exc.start]):04x} is a lone surrogate, "
+                                "not Unicode text") from None
+
+
+def _step(key: str) -> str:
+    return f".{key}" if key.isascii() and key.isidentifier() else f"[{key!r}]"
 
 
 Handler = Callable[[Call], Response]
@@ -105,6 +160,19 @@ def endpoint(handler: Handler, scope: Scope, verifier: Callable[[], TokenVerifie
             return problem
 
     return run
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def by_method(endpoints: Mapping[str, Endpoint]) -> Endpoint:
+    """One endpoint for a path that several methods serve, so that one route has them all
+    (Starlette's 405 names in ``Allow`` only the methods of the first route of the path)."""
+
+    async def dispatch(request: Request) -> Response:
+        return await endpoints["GET" if request.method == "HEAD" else request.method](request)
+
+    return dispatch
 
 
 def _media_type(request: Request) -> str:
@@ -170,18 +238,26 @@ def parse_limit(query: Mapping[str, str], default: int = DEFAULT_LIMIT) -> int:
     text = query.get("limit")
     if text is None:
         return default
-    if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+    if not _is_number(text, 18) or not 1 <= int(text) <= MAX_LIMIT:
         raise QueryError(f"query parameter 'limit' must be a whole number from 1 to "
                          f"{MAX_LIMIT}, not {text!r}")
     return int(text)
 
 
-def parse_sequence(query: Mapping[str, str], name: str = "after") -> int:
-    """A non-negative sequence number (0 when absent)."""
+def parse_sequence(query: Mapping[str, str], name: str = "after",
+                   where: str = "query parameter") -> int:
+    """A non-negative sequence number (0 when absent); ``where`` says what ``query`` is in
+    the message."""
     text = query.get(name, "0")
-    if not text.isdigit() or len(text) > 18:
-        raise QueryError(f"query parameter {name!r} must be a sequence number, not {text!r}")
+    if not _is_number(text, 18):
+        raise QueryError(f"{where} {name!r} must be a sequence number, not {text!r}")
     return int(text)
+
+
+def _is_number(text: str, digits: int) -> bool:
+    """Whether ``text`` is 1 to ``digits`` ASCII digits (``str.isdigit`` also takes '²',
+    which ``int`` refuses, and ``int`` refuses more than 4300 digits)."""
+    return 1 <= len(text) <= digits and text.isascii() and text.isdigit()
 
 
 def parse_choice(query: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str | None:

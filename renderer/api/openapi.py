@@ -15,6 +15,8 @@ from typing import Any
 from renderer.api.graph_schemas import graph_query_schemas, graph_schemas
 from renderer.api.schemas import REQUEST_SCHEMAS, RESPONSE_SCHEMAS
 from renderer.api.workflow import PREFIX, ROUTES, RouteSpec
+from workflow.model import RunState
+from workflow.store import TaskStatus
 
 _ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
 _CONFLICT = {"application/json": {"schema": {"$ref": "#/components/schemas/Conflict"}}}
@@ -31,11 +33,19 @@ _FAILURES = {
     "503": ("The layout provider (or the service's layout workers) is unavailable", _ERROR),
     "504": ("The layout ran past its time limit", _ERROR),
 }
+_SEQUENCE = {"type": "string", "pattern": "^[0-9]{1,18}$"}
 _QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
     "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-    "after": {"type": "string"},
+    "after": {"type": "string"},  # an opaque cursor from a page's "next"
+    "/events after": _SEQUENCE,
+    "/audit after": _SEQUENCE,
+    "/instances status": {"type": "string", "enum": [s.value for s in RunState],
+                          "description": "Compared without regard to case"},
+    "/tasks status": {"type": "string", "enum": [s.value for s in TaskStatus],
+                      "description": "Compared without regard to case"},
     **graph_query_schemas(),
 }
+"""Query parameter schemas by name, or by "<route path> <name>" where routes differ."""
 _ETAG = {"description": "The SHA-256 of the body, quoted (a strong entity tag)",
          "schema": {"type": "string"}}
 SECURITY_SCHEMES = {"bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
@@ -57,7 +67,7 @@ def workflow_paths() -> dict[str, Any]:
     paths[PREFIX + "/events/stream"] = {"get": {
         "summary": "The outbox as server-sent events, resuming after Last-Event-ID",
         "security": [{"bearer": ["workflow:view"]}],
-        "parameters": [_query("after", {"type": "string", "pattern": "^[0-9]{1,18}$"}),
+        "parameters": [_query("after", _SEQUENCE),
                        {"name": "Last-Event-ID", "in": "header", "required": False,
                         "schema": {"type": "string"}}],
         "responses": {"200": {"description": "An endless text/event-stream",
@@ -72,7 +82,8 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     parameters = [{"name": name, "in": "path", "required": True,
                    "schema": {"type": "string", "minLength": 1}}
                   for name in ("name", "version", "id") if "{" + name + "}" in spec.path]
-    parameters += [_query(name, _QUERY_SCHEMAS.get(name, {"type": "string"}))
+    parameters += [_query(name, _QUERY_SCHEMAS.get(f"{spec.path} {name}",
+                                                   _QUERY_SCHEMAS.get(name, {"type": "string"})))
                    for name in spec.query]
     if spec.path == "/start":
         parameters.append({"name": "Idempotency-Key", "in": "header", "required": False,
@@ -117,6 +128,11 @@ def _drawing_responses(operation: dict[str, Any], success: dict[str, Any]) -> No
 
 def _request_body(spec: RouteSpec) -> dict[str, Any]:
     if spec.request is None:  # a DSL document: YAML or JSON text
+        if spec.path == "/definitions/validate":  # any body, none too: its problems, a 200
+            anything: dict[str, Any] = {"schema": {}}
+            return {"required": False, "content": {"application/yaml": anything,
+                                                   "text/yaml": anything,
+                                                   "application/json": anything}}
         text = {"schema": {"type": "string"}}
         return {"required": True, "content": {"application/yaml": text, "text/yaml": text,
                                               "application/json": {"schema": {"type": "object"}}}}

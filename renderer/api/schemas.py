@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema
 
+from renderer.api.views import parse_iso_time
 from workflow.model import RunState, StepState
 from workflow.store import TaskStatus
 from workflow.transition import DECISIONS
@@ -140,12 +141,23 @@ class BodyError(ValueError):
     """A request body that does not fit its schema; the message names the field."""
 
 
+FORMATS = jsonschema.FormatChecker()
+"""The formats a body is checked for; ``date-time`` is what the handlers can read (without
+the optional rfc3339 package jsonschema would let any string through)."""
+
+
+@FORMATS.checks("date-time", raises=(ValueError, OverflowError))
+def _is_time(value: object) -> bool:
+    if isinstance(value, str):
+        parse_iso_time(value)
+    return True
+
+
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
     schema = REQUEST_SCHEMAS[name]
     cls = jsonschema.validators.validator_for(schema)
-    validator: jsonschema.protocols.Validator = cls(
-        schema, format_checker=jsonschema.FormatChecker())
+    validator: jsonschema.protocols.Validator = cls(schema, format_checker=FORMATS)
     return validator
 
 

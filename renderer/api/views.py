@@ -2,6 +2,8 @@
 
 >>> iso_time(0.25)
 '1970-01-01T00:00:00.250Z'
+>>> iso_time(-60e9)  # years before 1000 keep four digits
+'0068-09-03T13:20:00.000Z'
 >>> iso_time(None) is None
 True
 """
@@ -31,7 +33,8 @@ def iso_time(seconds: float | None) -> str | None:
     if seconds is None:
         return None
     moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S.") + \
+        f"{moment.microsecond // 1000:03d}Z"
 
 
 def parse_iso_time(text: str) -> float:

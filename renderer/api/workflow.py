@@ -24,7 +24,9 @@ from renderer.api.events import event_stream
 from renderer.api.graph_schemas import GRAPH_QUERY
 from renderer.api.http import (
     Call,
+    Endpoint,
     QueryError,
+    by_method,
     endpoint,
     json_response,
     parse_choice,
@@ -33,6 +35,7 @@ from renderer.api.http import (
     raced,
 )
 from renderer.api.metrics import Metrics, RejectionReason
+from renderer.api.schemas import BodyError
 from renderer.api.views import (
     audit,
     dead_letter,
@@ -91,11 +94,14 @@ class WorkflowApi:
         routes: list[BaseRoute] = [Route(PREFIX + "/events/stream",
                                          event_stream(self.store, self.verifier),
                                          methods=["GET"])]
+        paths: dict[str, dict[str, Endpoint]] = {}
         for spec in ROUTES:
             handler = functools.partial(spec.handler, self)
             path = PREFIX + spec.path.replace("/instances/{id}", "/instances/{id:path}")
-            routes.append(Route(path, endpoint(handler, spec.scope, self.verifier),
-                                methods=[spec.method]))
+            paths.setdefault(path, {})[spec.method] = endpoint(handler, spec.scope,
+                                                               self.verifier)
+        routes += [Route(path, by_method(methods), methods=list(methods))
+                   for path, methods in paths.items()]
         return routes
 
     # --- definitions ----------------------------------------------------------------------
@@ -103,7 +109,7 @@ class WorkflowApi:
     def validate(self, call: Call) -> Response:
         call.allow_query()
         try:
-            definition = read_definition_document(call.body)
+            definition = read_definition_document(call.document_body())
         except (ReaderError, DslError) as error:
             return json_response({"valid": False, "problems": [
                 {"severity": "error", "subject": "document", "message": str(error)}]})
@@ -115,7 +121,7 @@ class WorkflowApi:
     def import_definition(self, call: Call) -> Response:
         call.allow_query()
         try:
-            definition = read_definition_document(call.body)
+            definition = read_definition_document(call.document_body())
             known = self.engine.versions.get(call.tenant, definition.workflow,
                                              definition.version)
             entry = AuditEntry(call.principal.subject, call.tenant, "definition.import",
@@ -315,10 +321,15 @@ class WorkflowApi:
         reference = (parse_iso_time(body["referenceUtc"]) if "referenceUtc" in body
                      else time.time())
         before = reference - self.retention_days * 86400.0
+        try:
+            cutoff = iso_time(before)
+        except (ValueError, OverflowError):
+            raise BodyError(f"body.referenceUtc: {body['referenceUtc']!r} less the retention "
+                            f"of {self.retention_days:g} days is before the year 1") from None
         entry = AuditEntry(call.principal.subject, call.tenant, "retention.purge", call.tenant,
-                           None, None, self.engine.now(), f"finished before {iso_time(before)}")
+                           None, None, self.engine.now(), f"finished before {cutoff}")
         purged = self.store.purge(before=before, tenant=call.tenant, audit=entry)
-        return json_response({"purged": purged, "before": iso_time(before)})
+        return json_response({"purged": purged, "before": cutoff})
 
     def audit(self, call: Call) -> Response:
         call.allow_query("after", "limit")

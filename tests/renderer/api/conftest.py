@@ -10,10 +10,12 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 import pytest
 
 from renderer.api.auth import issue_token
@@ -31,6 +33,35 @@ with warnings.catch_warnings():
 SECRET = "test-secret-" + "x" * 32
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 SCOPES = {"view": "workflow:view", "operate": "workflow:operate", "admin": "workflow:admin"}
+HUMAN_FLOW = """
+workflow: approval
+version: "1"
+steps:
+  - {id: prepare, kind: Tool, tool: notifier, failurePolicy: Fail}
+  - {id: review, kind: Human, assignee: finance, failurePolicy: Fail}
+  - {id: book, kind: Tool, tool: erp-connector, failurePolicy: Fail}
+edges:
+  - {from: prepare, to: review}
+  - {from: review, to: book}
+"""
+"""A definition whose runs wait for a human task at ``review``."""
+
+
+def assert_answer(response: httpx.Response, allowed: Collection[int]) -> None:
+    """The product's rule for any input: an allowed status, and a 4xx names the problem in
+    a JSON body ``{"error": "<message>"}``."""
+    assert response.status_code in allowed, (response.status_code, response.text[:300])
+    if response.status_code >= 400:
+        assert response.headers["content-type"].startswith("application/json"), response.text
+        message = response.json()["error"]
+        assert isinstance(message, str) and message.strip(), response.text
+
+
+def assert_refused(response: httpx.Response, status: int, *fragments: str) -> None:
+    """``status`` with a JSON error whose message has each of ``fragments``."""
+    assert_answer(response, {status})
+    message = response.json()["error"]
+    assert all(fragment in message for fragment in fragments), message
 
 
 def token(scope: str = "admin", tenant: str = "acme", subject: str = "ada") -> str:
@@ -88,6 +119,19 @@ class Service:
                                              "content-type": "application/yaml"})
         assert response.status_code in (200, 201), response.text
         return response.json()
+
+
+@contextmanager
+def running_service(database: Path, registry: ExecutorRegistry | None = None
+                    ) -> Iterator[Service]:
+    """A started service on ``database`` for as long as the block runs (for fixtures of a
+    wider scope than ``make_service``)."""
+    clock = Clock()
+    settings = ServiceSettings(jwt_secret=SECRET, database=str(database))
+    runtime = WorkflowRuntime.create(settings, clock=clock, executors=registry or executors())
+    with TestClient(create_app(pool=WorkerPool(size=1), settings=settings,
+                               runtime=runtime)) as client:
+        yield Service(client, runtime, clock)
 
 
 @pytest.fixture
