@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute, Route
 
 from layouts.api import engines
 from layouts.registry import DEFAULT_ENGINE, get_provider
-from renderer.api.auth import AuthError, Scope, authenticate, require
+from renderer.api.auth import AuthError, Scope
 from renderer.api.metrics import Metrics
 from renderer.api.runtime import WorkflowRuntime
 from renderer.api.settings import ServiceSettings
@@ -119,11 +119,11 @@ class Service:
         endpoints require one (they read and store nothing, so they are open by default)."""
         if not self.settings.render_requires_token or self.runtime is None:
             return endpoint
-        verifier = self.runtime.verifier
+        gate = self.runtime.gate
 
         async def gated(request: Request) -> Response:
             try:
-                authenticate(request.headers.get("authorization"), verifier)
+                gate.principal(request)
             except AuthError as error:
                 return error_response(error.status, error.message, error.headers)
             return await endpoint(request)
@@ -134,9 +134,7 @@ class Service:
         """``GET /metrics``: Prometheus text; the view scope unless the settings open it."""
         if not self.settings.metrics_public and self.runtime is not None:
             try:
-                principal = authenticate(request.headers.get("authorization"),
-                                         self.runtime.verifier)
-                require(principal, Scope.VIEW)
+                self.runtime.gate.principal(request, Scope.VIEW)
             except AuthError as error:
                 return error_response(error.status, error.message, error.headers)
         body, content_type = await anyio.to_thread.run_sync(self.metrics.exposition)

@@ -23,7 +23,8 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from renderer.api.auth import Scope, TokenVerifier, authenticate, require
+from renderer.api.auth import Scope
+from renderer.api.gate import Gate
 from renderer.api.http import QueryError, parse_sequence, problem_response
 from renderer.api.views import event
 from workflow.sqlite_store import SqliteStore
@@ -41,14 +42,13 @@ def sse_message(entry: OutboxEntry) -> str:
     return f"id: {entry.seq}\nevent: {entry.kind}\ndata: {data}\n\n"
 
 
-def event_stream(store: SqliteStore, verifier: Callable[[], TokenVerifier]
+def event_stream(store: SqliteStore, gate: Callable[[], Gate]
                  ) -> Callable[[Request], Awaitable[Response]]:
     """The streaming endpoint (view scope)."""
 
     async def stream(request: Request) -> Response:
         try:
-            principal = authenticate(request.headers.get("authorization"), verifier())
-            require(principal, Scope.VIEW)
+            principal = gate().principal(request, Scope.VIEW)
             unknown = sorted(set(request.query_params) - {"after"})
             if unknown:
                 raise QueryError(f"unknown query parameter {unknown[0]!r} (known: after)")

@@ -29,7 +29,8 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from renderer.api.auth import AuthError, Principal, Scope, TokenVerifier, authenticate, require
+from renderer.api.auth import AuthError, Principal, Scope
+from renderer.api.gate import Gate
 from renderer.api.schemas import BodyError, validate_body
 from renderer.readers import ReaderError
 from renderer.web import RequestProblem, error_response, read_body
@@ -140,14 +141,13 @@ def _step(key: str) -> str:
 Handler = Callable[[Call], Response]
 
 
-def endpoint(handler: Handler, scope: Scope, verifier: Callable[[], TokenVerifier]
+def endpoint(handler: Handler, scope: Scope, gate: Callable[[], Gate]
              ) -> Callable[[Request], Awaitable[Response]]:
     """A Starlette endpoint: token and scope checked, body read, handler run in a thread."""
 
     async def run(request: Request) -> Response:
         try:
-            principal = authenticate(request.headers.get("authorization"), verifier())
-            require(principal, scope)
+            principal = gate().principal(request, scope)
             body = await read_body(request) if request.method in ("POST", "PUT") else b""
             call = Call(principal, dict(request.path_params), dict(request.query_params),
                         request.headers, body, _media_type(request))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from starlette.routing import BaseRoute
 
 from renderer.api.auth import TokenVerifier
+from renderer.api.gate import Gate, csrf_key
 from renderer.api.settings import ServiceSettings
 from renderer.api.workflow import WorkflowApi
 from renderer.drawings import GraphDrawer
@@ -70,9 +71,13 @@ class WorkflowRuntime:
     pump: PumpThread | None = None
     layout_runner: LayoutRunner | None = None
     api: WorkflowApi = field(init=False)
+    csrf_key: bytes = field(init=False)
+    gate: Gate = field(init=False)
 
     def __post_init__(self) -> None:
-        self.api = WorkflowApi(self.engine, self.store, lambda: self.verifier,
+        self.csrf_key = csrf_key(self.settings)
+        self.gate = Gate(self.verifier, self.csrf_key)
+        self.api = WorkflowApi(self.engine, self.store, lambda: self.gate,
                                self.settings.retention_days)
 
     @classmethod

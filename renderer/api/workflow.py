@@ -19,8 +19,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from renderer.api import graph
-from renderer.api.auth import Scope, TokenVerifier
+from renderer.api.auth import Scope
 from renderer.api.events import event_stream
+from renderer.api.gate import Gate
 from renderer.api.graph_schemas import GRAPH_QUERY
 from renderer.api.http import (
     Call,
@@ -83,7 +84,7 @@ class WorkflowApi:
 
     engine: Engine
     store: SqliteStore
-    verifier: Callable[[], TokenVerifier]
+    gate: Callable[[], Gate]
     retention_days: float
     pump: PumpThread | None = None
     metrics: Metrics | None = None
@@ -92,14 +93,14 @@ class WorkflowApi:
     def routes(self) -> list[BaseRoute]:
         """Every route of :data:`ROUTES`, each with the scope it needs."""
         routes: list[BaseRoute] = [Route(PREFIX + "/events/stream",
-                                         event_stream(self.store, self.verifier),
+                                         event_stream(self.store, self.gate),
                                          methods=["GET"])]
         paths: dict[str, dict[str, Endpoint]] = {}
         for spec in ROUTES:
             handler = functools.partial(spec.handler, self)
             path = PREFIX + spec.path.replace("/instances/{id}", "/instances/{id:path}")
             paths.setdefault(path, {})[spec.method] = endpoint(handler, spec.scope,
-                                                               self.verifier)
+                                                               self.gate)
         routes += [Route(path, by_method(methods), methods=list(methods))
                    for path, methods in paths.items()]
         return routes
