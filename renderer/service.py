@@ -40,6 +40,7 @@ from renderer.isolation import WorkerPool
 from renderer.openapi import openapi_document
 from renderer.query import drawing_query
 from renderer.render import classify_error, one_line, render_document
+from renderer.studio import studio_routes
 from renderer.web import RequestProblem, error_response, read_body
 from renderer.writers import MEDIA_TYPES, OutputFormat
 
@@ -258,6 +259,7 @@ def create_app(
         Route("/openapi.json", guarded(service.openapi)),
     ]
     if runtime is not None:
-        routes += [*runtime.routes(), Route("/metrics", guarded(service.metrics_page))]
+        routes += [*runtime.routes(), Route("/metrics", guarded(service.metrics_page)),
+                   *studio_routes(runtime)]
     return Starlette(routes=routes, lifespan=lifespan,
                      exception_handlers={HTTPException: _http_error})

@@ -1,0 +1,195 @@
+"""What each Studio page shows, built from the runtime's engine and store (in a worker
+thread: the store is synchronous). Each builder returns the template's context; an unknown
+run or definition raises the engine's not-found errors, which the routes turn into a 404
+page.
+
+The run page's drawing is the graph endpoint's SVG (the same drawer, engine and default
+options, so the same cached layout) and its script data carries the run's record (as
+``GET /api/workflow/instances/{id}`` gives it) and the colours of every state from
+:data:`renderer.styles.STATE_STYLES`, so the script restyles steps with the server's
+table instead of a copy of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from layouts.options import LayoutOptions
+from renderer.api.runtime import WorkflowRuntime
+from renderer.api.views import instance, summary
+from renderer.definition_diff import diff_definitions, union_definition
+from renderer.diagram import StepState
+from renderer.drawings import GraphDrawer
+from renderer.query import drawing_query
+from renderer.run_graph import GRAPH_FORMATS
+from renderer.studio.drawing import inline_svg
+from renderer.studio.signin import Session
+from renderer.styles import EDGE_STYLES, STATE_STYLES
+from renderer.svg import EDGE_STYLE_NAMES
+from renderer.web import RequestProblem
+from renderer.writers import OutputFormat
+from workflow.definitions import canonical_form
+from workflow.dsl import Definition
+from workflow.engine import NotFoundError
+from workflow.model import RunState
+from workflow.store import RunFilter
+
+RUNS_PER_PAGE = 50
+API = "/api/workflow"
+EVENT_KINDS: tuple[str, ...] = tuple(dict.fromkeys((
+    "run.created", "run.started", "run.retried", "run.resumed", "run.repaired",
+    "run.compensating", *(f"run.{state.value.lower()}" for state in RunState),
+    "step.started", "step.succeeded", "step.attempt_failed", "step.cancelled",
+    "step.compensating", "step.compensated", "task.requested")))
+"""The outbox's event kinds (the server-sent events' names, which a page's EventSource
+must name to hear them); ``tests/studio`` checks a whole run emits no other."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pages:
+    """The page builders over one runtime."""
+
+    runtime: WorkflowRuntime
+
+    def home(self, session: Session, query: Mapping[str, str]) -> dict[str, Any]:
+        """Definitions with their versions, and the newest runs (of one state, if asked)."""
+        tenant = session.principal.tenant
+        state = _run_state(query.get("state"))
+        by_name: dict[str, list[str]] = {}
+        for row in self.runtime.store.definition_rows(tenant):
+            by_name.setdefault(row.workflow, []).append(row.version)
+        counts: dict[str, int] = {}
+        for row_tenant, _, row_state, count in self.runtime.store.run_counts():
+            if row_tenant == tenant:
+                counts[row_state] = counts.get(row_state, 0) + count
+        try:
+            found = self.runtime.store.find_runs(tenant, RunFilter(state=state),
+                                                 limit=RUNS_PER_PAGE, after=query.get("after"))
+        except ValueError as error:
+            raise RequestProblem(400, f"this page of runs cannot be found: {error}") from None
+        return {"session": session, "definitions": by_name, "counts": counts,
+                "states": [s.value for s in RunState], "state": state and state.value,
+                "total": sum(counts.values()), "runs": [summary(r) for r in found.items],
+                "next_cursor": found.next_cursor}
+
+    def run(self, session: Session, run_id: str) -> dict[str, Any]:
+        """A run: its drawing with states, its record and what the viewer may do."""
+        store, engine = self.runtime.store, self.runtime.engine
+        events = store.outbox(run_id)  # read before the run: a later event means a refetch
+        run = engine.run(run_id, tenant=session.principal.tenant)
+        definition = engine.definition(run.workflow, run.version, tenant=run.tenant).definition
+        queued = store.queued_for(run.run_id)
+        fmt, layout_engine, options = _drawing_options()
+        svg = self._drawer().run(definition, run, queued, fmt, layout_engine, options)
+        children = store.find_runs(run.tenant, RunFilter(parent_run_id=run.run_id),
+                                   limit=1000).items
+        tasks = store.tasks(run.tenant, run_id=run.run_id, limit=1000).items
+        record = instance(engine.plan(run), run, events=events, queued=queued,
+                          children=children, tasks=tasks)
+        data = {"page": "run", "api": API, "runId": run.run_id, "csrf": session.csrf,
+                "canOperate": session.can_operate, "record": record,
+                "lastSeq": events[-1].seq if events else 0, "styles": state_styles(),
+                "eventKinds": EVENT_KINDS}
+        return {"session": session, "run": record, "drawing": Markup(inline_svg(svg)),
+                "legend": legend(), "data": data, "steps": len(definition.steps)}
+
+    def definition(self, session: Session, name: str, version: str) -> dict[str, Any]:
+        """One version of a definition, drawn without states."""
+        tenant = session.principal.tenant
+        registered = self.runtime.engine.definition(name, version, tenant=tenant)
+        definition = registered.definition
+        versions = [r.version for r in self.runtime.store.definition_rows(tenant, name)]
+        svg = self._draw_definition(definition, tenant)
+        data = {"page": "definition", "steps": _step_fields(definition)}
+        return {"session": session, "name": name, "version": version, "versions": versions,
+                "drawing": Markup(inline_svg(svg)), "data": data,
+                "steps": len(definition.steps), "hash": registered.hash}
+
+    def diff(self, session: Session, name: str, query: Mapping[str, str]) -> dict[str, Any]:
+        """Version ``to`` drawn with what changed since version ``from``; the layout is the
+        union of both, so removed steps are drawn (as ghosts) where they were."""
+        tenant = session.principal.tenant
+        versions = [r.version for r in self.runtime.store.definition_rows(tenant, name)]
+        if not versions:
+            raise NotFoundError(f"no workflow '{name}'")
+        old_version = query.get("from") or (versions[-2] if len(versions) > 1 else versions[0])
+        new_version = query.get("to") or versions[-1]
+        old = self.runtime.engine.definition(name, old_version, tenant=tenant).definition
+        new = self.runtime.engine.definition(name, new_version, tenant=tenant).definition
+        changes = diff_definitions(old, new)
+        marks = {**{s: "diff-added" for s in changes.added},
+                 **{s: "diff-removed" for s in changes.removed},
+                 **{s: "diff-changed" for s in changes.changed}}
+        edge_marks = {**{e: "diff-added" for e in changes.added_edges},
+                      **{e: "diff-removed" for e in changes.removed_edges}}
+        svg = self._draw_definition(union_definition(old, new), tenant)
+        data = {"page": "diff", "steps": {**_step_fields(old), **_step_fields(new)},
+                "before": _step_fields(old), "marks": marks}
+        return {"session": session, "name": name, "versions": versions,
+                "old_version": old_version, "new_version": new_version, "changes": changes,
+                "drawing": Markup(inline_svg(svg, step_classes=marks, edge_classes=edge_marks)),
+                "data": data}
+
+    def _draw_definition(self, definition: Definition, tenant: str) -> bytes:
+        fmt, layout_engine, options = _drawing_options()
+        return self._drawer().definition(definition, fmt, layout_engine, options,
+                                         tenant=tenant)
+
+    def _drawer(self) -> GraphDrawer:
+        drawer = self.runtime.api.graphs
+        if drawer is None:
+            raise RequestProblem(503, "drawings need the service's layout workers")
+        return drawer
+
+
+def _drawing_options() -> tuple[OutputFormat, str, LayoutOptions]:
+    """The graph endpoint's defaults (so a page and the API share cached layouts)."""
+    return drawing_query({}, GRAPH_FORMATS)
+
+
+def _run_state(text: str | None) -> RunState | None:
+    if not text:
+        return None
+    for state in RunState:
+        if state.value.lower() == text.lower():
+            return state
+    known = ", ".join(s.value for s in RunState)
+    raise RequestProblem(400, f"no run state {text!r}; known: {known}")
+
+
+def _step_fields(definition: Definition) -> dict[str, dict[str, Any]]:
+    """Each step's DSL fields by step id (what a definition page's panel shows)."""
+    return {step["id"]: step for step in canonical_form(definition)["steps"]}
+
+
+def state_styles() -> dict[str, Any]:
+    """The run view's colours as script data: each step state's fill, stroke, width and
+    dash from :data:`STATE_STYLES`, each edge state's stroke and marker from
+    :data:`EDGE_STYLES`, keyed by the class suffix the SVG writer uses.
+
+    >>> state_styles()["steps"]["waiting"]["stroke"]
+    '#ff8f00'
+    """
+    steps = {state.value.lower(): {"state": state.value, "fill": style.fill,
+                                   "stroke": style.stroke, "strokeWidth": style.stroke_width,
+                                   "dashed": style.dashed}
+             for state, style in STATE_STYLES.items()}
+    edges = {}
+    for edge_state, name in EDGE_STYLE_NAMES.items():
+        if edge_state is None:
+            continue
+        style = EDGE_STYLES[name]
+        edges[edge_state.value] = {"stroke": style.stroke, "strokeWidth": style.stroke_width,
+                                   "marker": style.marker_id}
+    return {"steps": steps, "edges": edges}
+
+
+def legend() -> list[dict[str, Any]]:
+    """The legend of step states, in the order of :class:`StepState`."""
+    return [{"state": state.value, "fill": STATE_STYLES[state].fill,
+             "stroke": STATE_STYLES[state].stroke,
+             "dashed": STATE_STYLES[state].dashed} for state in StepState]

@@ -1,0 +1,359 @@
+/* The Studio's page script: pan and zoom of the drawing, the step panel, live step states
+   and the operator's buttons. Its data comes from the page's JSON block (#studio-data);
+   it never writes HTML from data (text only), and calls the API with the session cookie
+   and the CSRF header. Without it the page still shows the drawing. */
+(function () {
+  "use strict";
+
+  var block = document.getElementById("studio-data");
+  if (!block) { return; }
+  var data = JSON.parse(block.textContent);
+  var svg = document.getElementById("drawing-svg");
+  var panel = document.getElementById("panel");
+  var panelBody = document.getElementById("panel-body");
+  var selected = null;
+
+  /* --- small DOM helpers ------------------------------------------------------------- */
+
+  function el(tag, attributes, children) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) {
+      node.setAttribute(name, attributes[name]);
+    });
+    (children || []).forEach(function (child) {
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  function text(value) {
+    return value === null || value === undefined || value === "" ? "—" : String(value);
+  }
+
+  function facts(rows) {
+    var list = el("dl");
+    rows.forEach(function (row) {
+      list.appendChild(el("dt", {}, [row[0]]));
+      list.appendChild(el("dd", {}, [text(row[1])]));
+    });
+    return list;
+  }
+
+  function seconds(start, end) {
+    if (!start || !end) { return null; }
+    return ((Date.parse(end) - Date.parse(start)) / 1000).toFixed(3) + " s";
+  }
+
+  function stepGroups() {
+    return svg ? svg.querySelectorAll("g.node[data-step-id]") : [];
+  }
+
+  function stepGroup(stepId) {
+    var found = null;
+    stepGroups().forEach(function (group) {
+      if (group.getAttribute("data-step-id") === stepId) { found = group; }
+    });
+    return found;
+  }
+
+  /* --- pan and zoom (svg-pan-zoom) --------------------------------------------------- */
+
+  var zoom = null;
+  if (svg && typeof window.svgPanZoom === "function") {
+    zoom = window.svgPanZoom(svg, {
+      zoomEnabled: true, panEnabled: true, controlIconsEnabled: false,
+      dblClickZoomEnabled: false, mouseWheelZoomEnabled: true,
+      zoomScaleSensitivity: 0.25, minZoom: 0.05, maxZoom: 40, fit: true, center: true
+    });
+    window.studioZoom = zoom;  /* for tests and the console */
+  }
+
+  function zoomAction(name) {
+    if (!zoom) { return; }
+    if (name === "in") { zoom.zoomIn(); }
+    else if (name === "out") { zoom.zoomOut(); }
+    else if (name === "fit") { zoom.resize(); zoom.fit(); zoom.center(); }
+    else if (name === "reset") { zoom.reset(); }
+  }
+
+  document.querySelectorAll("[data-zoom]").forEach(function (button) {
+    button.addEventListener("click", function () { zoomAction(button.getAttribute("data-zoom")); });
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) { return; }
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (event.key === "+" || event.key === "=") { zoomAction("in"); event.preventDefault(); }
+    else if (event.key === "-" || event.key === "_") { zoomAction("out"); event.preventDefault(); }
+    else if (event.key === "Escape") { closePanel(); }
+  });
+
+  /* --- the panel ---------------------------------------------------------------------- */
+
+  function closePanel() {
+    if (panel) { panel.hidden = true; }
+    if (selected) { selected.classList.remove("selected"); }
+    selected = null;
+  }
+
+  function openPanel(stepId) {
+    if (!panel) { return; }
+    var group = stepGroup(stepId);
+    if (selected && selected !== group) { selected.classList.remove("selected"); }
+    selected = group;
+    if (group) { group.classList.add("selected"); }
+    panel.hidden = false;
+    panel.setAttribute("data-step-id", stepId);
+    fillPanel(stepId);
+  }
+
+  function fillPanel(stepId) {
+    panelBody.textContent = "";
+    var content = data.page === "run" ? runStepContent(stepId) : definitionStepContent(stepId);
+    content.forEach(function (node) { panelBody.appendChild(node); });
+  }
+
+  function runStepContent(stepId) {
+    var step = (data.record.steps || []).filter(function (s) { return s.stepId === stepId; })[0];
+    if (!step) { return [el("p", {}, ["No such step in this run."])]; }
+    var nodes = [el("h2", {}, [step.stepId]), facts([
+      ["kind", step.kind], ["state", step.state], ["iteration", step.iteration],
+      ["attempt", step.attempt], ["waiting for", step.waitingFor],
+      ["started", step.startedAt], ["finished", step.finishedAt],
+      ["took", seconds(step.startedAt, step.finishedAt)]
+    ])];
+    var decision = decisionButtons(step);
+    if (decision) { nodes.push(decision); }
+    nodes.push(el("h3", {}, ["Attempts (" + step.attempts.length + ")"]));
+    if (step.attempts.length) {
+      var rows = step.attempts.map(function (a, index) {
+        return el("tr", { "class": "attempt" }, [
+          el("td", {}, [String(index + 1)]), el("td", {}, [text(a.attemptId)]),
+          el("td", {}, [text(a.outcome)]), el("td", {}, [text(seconds(a.startedAt, a.endedAt))]),
+          el("td", {}, [text(a.error)])
+        ]);
+      });
+      nodes.push(el("table", { "class": "attempts" }, [
+        el("thead", {}, [el("tr", {}, ["#", "attempt", "outcome", "took", "error"].map(
+          function (h) { return el("th", {}, [h]); }))]),
+        el("tbody", {}, rows)
+      ]));
+    } else {
+      nodes.push(el("p", {}, ["No attempt yet."]));
+    }
+    if (step.error) {
+      nodes.push(el("h3", {}, ["Error"]), el("pre", { "class": "problem" }, [step.error]));
+    }
+    if (step.output !== null && step.output !== undefined) {
+      nodes.push(el("h3", {}, ["Output"]), el("pre", { "class": "output" },
+                                              [JSON.stringify(step.output, null, 2)]));
+    }
+    return nodes;
+  }
+
+  function definitionStepContent(stepId) {
+    var fields = (data.steps || {})[stepId];
+    if (!fields) { return [el("p", {}, ["No such step."])]; }
+    var nodes = [el("h2", {}, [stepId])];
+    var mark = (data.marks || {})[stepId];
+    if (mark) { nodes.push(el("p", { "class": "mark " + mark }, [mark.replace("diff-", "")])); }
+    nodes.push(facts(Object.keys(fields).filter(function (k) { return k !== "id"; }).map(
+      function (k) { return [k, typeof fields[k] === "object" ? JSON.stringify(fields[k]) : fields[k]]; })));
+    var before = (data.before || {})[stepId];
+    if (mark === "diff-changed" && before) {
+      nodes.push(el("h3", {}, ["Before"]), el("pre", {}, [JSON.stringify(before, null, 2)]));
+    }
+    return nodes;
+  }
+
+  function openTask(stepId) {
+    return (data.record.tasks || []).filter(function (t) {
+      return t.stepId === stepId && t.status === "open";
+    })[0];
+  }
+
+  function decisionButtons(step) {
+    if (!data.canOperate || step.kind !== "Human" || step.state !== "Waiting") { return null; }
+    var task = openTask(step.stepId);
+    if (!task) { return null; }
+    var box = el("div", { "class": "decide" });
+    ["approve", "reject"].forEach(function (decision) {
+      var button = el("button", { type: "button", "data-decision": decision },
+                      [decision === "approve" ? "Approve" : "Reject"]);
+      button.addEventListener("click", function () {
+        box.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+        post("/tasks/" + encodeURIComponent(task.taskId) + "/complete", { decision: decision })
+          .then(refresh, showProblem);
+      });
+      box.appendChild(button);
+    });
+    return box;
+  }
+
+  function showProblem(error) {
+    if (!panel || panel.hidden) {
+      var line = document.getElementById("problem");
+      if (line) { line.textContent = String(error.message || error); line.hidden = false; }
+      return;
+    }
+    panelBody.insertBefore(el("p", { "class": "problem", role: "alert" },
+                              [String(error.message || error)]), panelBody.firstChild);
+  }
+
+  if (svg) {
+    var down = null;
+    svg.addEventListener("pointerdown", function (event) { down = [event.clientX, event.clientY]; });
+    svg.addEventListener("click", function (event) {
+      var moved = down && Math.abs(event.clientX - down[0]) + Math.abs(event.clientY - down[1]) > 5;
+      var group = event.target.closest ? event.target.closest("g.node[data-step-id]") : null;
+      if (group && !moved) { openPanel(group.getAttribute("data-step-id")); }
+    });
+    svg.addEventListener("keydown", function (event) {
+      var group = event.target.closest ? event.target.closest("g.node[data-step-id]") : null;
+      if (group && (event.key === "Enter" || event.key === " ")) {
+        event.preventDefault();
+        openPanel(group.getAttribute("data-step-id"));
+      }
+    });
+  }
+  document.querySelectorAll("[data-close]").forEach(function (button) {
+    button.addEventListener("click", closePanel);
+  });
+
+  /* --- the API ------------------------------------------------------------------------- */
+
+  function runPath() {
+    return "/instances/" + data.runId.split("/").map(encodeURIComponent).join("/");
+  }
+
+  function answer(response) {
+    if (response.ok) { return response.json(); }
+    return response.json().then(function (body) {
+      throw new Error(body.error || ("HTTP " + response.status));
+    }, function () { throw new Error("HTTP " + response.status); });
+  }
+
+  function get(path) {
+    return fetch(data.api + path, { credentials: "same-origin", cache: "no-store" }).then(answer);
+  }
+
+  function post(path, body) {
+    return fetch(data.api + path, {
+      method: "POST", credentials: "same-origin",
+      headers: { "content-type": "application/json", "x-csrf-token": data.csrf },
+      body: JSON.stringify(body || {})
+    }).then(answer);
+  }
+
+  /* --- live states -------------------------------------------------------------------- */
+
+  function restyleStep(group, state) {
+    var style = data.styles.steps[state.toLowerCase()];
+    if (!style) { return; }
+    var classes = group.getAttribute("class").split(/\s+/).filter(function (c) {
+      return c.indexOf("state-") !== 0;
+    });
+    classes.push("state-" + state.toLowerCase());
+    group.setAttribute("class", classes.join(" "));
+    var outline = group.firstElementChild;
+    outline.setAttribute("fill", style.fill);
+    outline.setAttribute("stroke", style.stroke);
+    outline.setAttribute("stroke-width", String(style.strokeWidth));
+    if (style.dashed) { outline.setAttribute("stroke-dasharray", "5 3"); }
+    else { outline.removeAttribute("stroke-dasharray"); }
+  }
+
+  function restyleEdge(group, state) {
+    var style = data.styles.edges[state];
+    if (!style) { return; }
+    var classes = group.getAttribute("class").split(/\s+/).filter(function (c) {
+      return !/^edge-(taken|not-taken|pending)$/.test(c);
+    });
+    classes.push("edge-" + state);
+    group.setAttribute("class", classes.join(" "));
+    var path = group.querySelector("path");
+    if (path) {
+      path.setAttribute("stroke", style.stroke);
+      path.setAttribute("stroke-width", String(style.strokeWidth));
+      path.setAttribute("marker-end", "url(#" + style.marker + ")");
+    }
+  }
+
+  function applyRecord(record) {
+    data.record = record;
+    record.steps.forEach(function (step) {
+      var group = stepGroup(step.stepId);
+      if (group && !group.classList.contains("state-" + step.state.toLowerCase())) {
+        restyleStep(group, step.state);
+      }
+    });
+    var badge = document.getElementById("run-state");
+    if (badge) {
+      badge.textContent = record.state;
+      badge.className = "run-state run-" + record.state.toLowerCase();
+    }
+    var updated = document.getElementById("run-updated");
+    if (updated) { updated.textContent = "updated " + record.updatedAt; }
+    var reason = document.getElementById("run-reason");
+    if (reason) { reason.textContent = record.reason || ""; reason.hidden = !record.reason; }
+    var retry = document.getElementById("retry");
+    if (retry) { retry.hidden = !(data.canOperate && record.state === "Failed"); retry.disabled = false; }
+    if (panel && !panel.hidden) { fillPanel(panel.getAttribute("data-step-id")); }
+    document.body.setAttribute("data-revision", String(record.revision));
+  }
+
+  function applyEdges(drawing) {
+    (drawing.edges || []).forEach(function (edge) {
+      if (!edge.state || !svg) { return; }
+      svg.querySelectorAll("g.edge[data-edge-id]").forEach(function (group) {
+        if (group.getAttribute("data-edge-id") === edge.id &&
+            !group.classList.contains("edge-" + edge.state)) {
+          restyleEdge(group, edge.state);
+        }
+      });
+    });
+  }
+
+  var pending = null;
+  function refresh() {
+    if (pending) { return pending; }
+    pending = new Promise(function (resolve) { window.setTimeout(resolve, 60); })
+      .then(function () {
+        return Promise.all([get(runPath()), get(runPath() + "/graph?format=json")]);
+      })
+      .then(function (found) { pending = null; applyRecord(found[0]); applyEdges(found[1]); },
+            function (error) { pending = null; showProblem(error); });
+    return pending;
+  }
+
+  function follow() {
+    if (typeof window.EventSource !== "function") { return; }
+    var live = document.getElementById("live");
+    var source = new EventSource(data.api + "/events/stream?after=" + data.lastSeq);
+    var onEvent = function (event) {
+      var message = JSON.parse(event.data);
+      if (message.workflowInstanceId === data.runId) { refresh(); }
+    };
+    source.addEventListener("message", onEvent);
+    data.eventKinds.forEach(function (kind) { source.addEventListener(kind, onEvent); });
+    source.addEventListener("open", function () {
+      if (live) { live.textContent = "live"; live.classList.add("on"); }
+    });
+    source.addEventListener("error", function () {
+      if (live) { live.textContent = "live: reconnecting"; live.classList.remove("on"); }
+    });
+    window.studioEvents = source;
+  }
+
+  if (data.page === "run") {
+    var retryButton = document.getElementById("retry");
+    if (retryButton) {
+      retryButton.addEventListener("click", function () {
+        retryButton.disabled = true;
+        post(runPath() + "/retry", {}).then(refresh, showProblem);
+      });
+    }
+    follow();
+  }
+})();
