@@ -1,0 +1,287 @@
+"""The Studio in headless chromium against a live service: the reference workflow's run
+page, pan and zoom, the step panel, approving a Human step with live updates, the version
+diff and a 404 page. Screenshots go to tests/artifacts/ (kept by the CI lane).
+
+The reference run (fixtures/document-processing.yaml, 24 steps) is driven as in
+tests/renderer/api/test_end_to_end.py: enrichment reports low confidence, so the run waits
+for the Human step ``review``. The intake tool fails its very first call, so the first
+run's ``receive`` step has two attempts (Retry policy, one failed then one succeeded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import api_testing
+import httpx
+import pytest
+import studio_testing
+from studio_testing import ARTIFACTS
+
+from renderer.diagram import StepState
+from renderer.studio.pages import EVENT_KINDS
+from renderer.styles import STATE_STYLES
+from workflow.definitions import canonical_form
+from workflow.demo import DEMO_OUTPUTS, RECORDS_ARCHIVAL
+from workflow.dsl import load_definition
+from workflow.executors import ExecutorRegistry
+
+API = "/api/workflow"
+REFERENCE = api_testing.FIXTURES / "document-processing.yaml"
+LOW = {"confidence": 0.5}
+VIEWPORT = {"width": 1400, "height": 900}
+MATRIX = re.compile(r"matrix\(([^)]*)\)")
+
+
+def _registry() -> ExecutorRegistry:
+    outputs = {**DEMO_OUTPUTS, "vendor-registry": {"vendor": "ACME", **LOW},
+               "tax-validator": {"taxValid": True, **LOW},
+               "duplicate-detector": {"duplicate": False, **LOW}}
+    calls = {"intake": 0}
+
+    def intake(payload: object) -> object:
+        calls["intake"] += 1
+        if calls["intake"] == 1:
+            raise RuntimeError("intake busy")
+        return DEMO_OUTPUTS["document-intake"]
+
+    executors: dict[str, Any] = {name: api_testing.fixed(value) for name, value in outputs.items()}
+    return ExecutorRegistry({**executors, "document-intake": intake})
+
+
+def _version_two() -> dict[str, Any]:
+    """Version 2.0.0 of the reference: ``quarantine`` renamed ``isolate`` (one step removed,
+    one added, the same edges) and ``notify`` allowed 7 attempts instead of 5 (changed)."""
+    old = load_definition(REFERENCE)
+    steps = [dataclasses.replace(s, id="isolate") if s.id == "quarantine" else
+             dataclasses.replace(s, max_attempts=7) if s.id == "notify" else s
+             for s in old.steps]
+    edges = [dataclasses.replace(e, id=e.id.replace("quarantine", "isolate"),
+                                 source=e.source.replace("quarantine", "isolate"),
+                                 target=e.target.replace("quarantine", "isolate"))
+             for e in old.edges]
+    return canonical_form(dataclasses.replace(old, version="2.0.0", steps=tuple(steps),
+                                              edges=tuple(edges)))
+
+
+@dataclasses.dataclass
+class Reference:
+    live: Any
+    viewed: str  # a run waiting for review, whose receive step took two attempts
+    approved: str  # a run waiting for review, approved by a test
+
+    def login_url(self, next_path: str, scope: str = "operate") -> str:
+        query = httpx.QueryParams({"token": api_testing.token(scope), "next": next_path})
+        return f"{self.live.url}/studio/login?{query}"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Iterator[Reference]:
+    live, server, thread = studio_testing.start_live(
+        tmp_path_factory.mktemp("studio") / "studio.db", _registry())
+    try:
+        with httpx.Client(base_url=live.url, timeout=30) as client:
+            admin = {**api_testing.auth("admin"), "content-type": "application/yaml"}
+            for text in (RECORDS_ARCHIVAL.encode(), REFERENCE.read_bytes(),
+                         json.dumps(_version_two()).encode()):
+                imported = client.post(f"{API}/definitions", content=text, headers=admin)
+                assert imported.status_code == 201, imported.text
+            runs = [_start_and_wait_for_review(client) for _ in range(2)]
+        yield Reference(live, *runs)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+def _start_and_wait_for_review(client: httpx.Client) -> str:
+    started = client.post(f"{API}/start", json={"workflowName": "document-processing",
+                                                "workflowVersion": "1.0.0"},
+                          headers=api_testing.auth("operate"))
+    assert started.status_code == 201, started.text
+    run_id = started.json()["workflowInstanceId"]
+    deadline = time.monotonic() + 30
+    while not client.get(f"{API}/tasks", params={"workflowInstanceId": run_id,
+                                                 "status": "open"},
+                         headers=api_testing.auth("view")).json()["items"]:
+        assert time.monotonic() < deadline, "the run never waited for review"
+        time.sleep(0.05)
+    return run_id
+
+
+@pytest.fixture
+def page(browser, reference) -> Iterator[Any]:
+    """A fresh browser context (no cookies) and page; console errors are collected."""
+    context = browser.new_context(viewport=VIEWPORT)
+    opened = context.new_page()
+    opened.errors = []
+    opened.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+    yield opened
+    context.close()
+
+
+def _open(page: Any, reference: Reference, path: str, scope: str = "operate") -> Any:
+    response = page.goto(reference.login_url(path, scope))
+    assert page.url == reference.live.url + path  # the sign-in redirect dropped the token
+    page.wait_for_function("() => document.querySelector('.svg-pan-zoom_viewport')")
+    return response
+
+
+def _matrix(page: Any) -> list[float]:
+    """The viewport's transform once svg-pan-zoom has drawn (it updates on the next frame)."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => "
+                  "requestAnimationFrame(done)))")
+    transform = page.get_attribute("#drawing-svg .svg-pan-zoom_viewport", "transform")
+    found = MATRIX.fullmatch(transform or "")
+    assert found, transform
+    return [float(v) for v in found.group(1).split(",")]
+
+
+def _classes(page: Any, step_id: str) -> list[str]:
+    return (page.get_attribute(f'#drawing-svg g.node[data-step-id="{step_id}"]', "class")
+            or "").split()
+
+
+def test_the_run_page_draws_all_24_steps_without_console_errors(page, reference):
+    _open(page, reference, f"/studio/runs/{reference.viewed}")
+    drawn = page.eval_on_selector_all("#drawing-svg g.node[data-step-id]",
+                                      "groups => groups.map(g => g.dataset.stepId)")
+    assert sorted(drawn) == sorted(s.id for s in load_definition(REFERENCE).steps)
+    assert len(drawn) == 24
+    assert "state-waiting" in _classes(page, "review")
+    assert "state-succeeded" in _classes(page, "receive")
+    assert "state-skipped" in _classes(page, "quarantine")  # the scan was clean
+    assert page.text_content("#run-state") == "WaitingForHuman"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.click('g.node[data-step-id="review"]')
+    page.wait_for_selector("#panel:not([hidden])")
+    page.screenshot(path=str(ARTIFACTS / "studio-run.png"))
+    assert page.errors == []
+
+
+def test_zoom_and_pan_change_the_drawings_transform(page, reference):
+    _open(page, reference, f"/studio/runs/{reference.viewed}")
+    first = _matrix(page)
+    page.click('[data-zoom="in"]')
+    # svg-pan-zoom's zoomIn scales by 1 + zoomScaleSensitivity (0.25 here)
+    assert _matrix(page)[0] == pytest.approx(first[0] * 1.25)
+    page.keyboard.press("+")
+    assert _matrix(page)[0] == pytest.approx(first[0] * 1.25 ** 2)
+    page.keyboard.press("-")
+    assert _matrix(page)[0] == pytest.approx(first[0] * 1.25)
+    box = page.locator("#drawing").bounding_box()
+    page.mouse.move(box["x"] + 40, box["y"] + box["height"] - 40)  # empty corner
+    page.mouse.wheel(0, -200)
+    page.wait_for_function(f"() => document.querySelector('.svg-pan-zoom_viewport')"
+                           f".transform.baseVal.consolidate().matrix.a > {first[0] * 1.26}")
+    before_drag = _matrix(page)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 160, box["y"] + box["height"] - 80, steps=6)
+    page.mouse.up()
+    dragged = _matrix(page)
+    assert dragged[0] == pytest.approx(before_drag[0])  # a pan does not zoom
+    assert dragged[4] - before_drag[4] == pytest.approx(120, abs=1.5)
+    assert dragged[5] - before_drag[5] == pytest.approx(-40, abs=1.5)
+    page.click('[data-zoom="fit"]')
+    assert _matrix(page)[0] == pytest.approx(first[0])  # the first view was fitted
+    page.click('[data-zoom="reset"]')
+    assert _matrix(page) == pytest.approx(first)
+    assert page.errors == []
+
+
+def test_a_click_or_enter_on_a_step_opens_its_attempts(page, reference):
+    _open(page, reference, f"/studio/runs/{reference.viewed}")
+    page.click('g.node[data-step-id="receive"]')
+    page.wait_for_selector("#panel:not([hidden])")
+    assert page.text_content("#panel h2") == "receive"
+    rows = page.eval_on_selector_all("#panel tr.attempt",
+                                     "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+    assert [row[2] for row in rows] == ["failed", "succeeded"]
+    assert rows[0][1] == "receive@0.1" and rows[1][1] == "receive@0.2"
+    assert rows[0][4] == "executor 'document-intake' failed: intake busy"
+    assert "documentId" in page.text_content("#panel pre.output")
+    page.focus('g.node[data-step-id="virus-scan"]')
+    page.keyboard.press("Enter")
+    assert page.text_content("#panel h2") == "virus-scan"
+    assert page.locator("#panel tr.attempt").count() == 1
+    page.click('g.node[data-step-id="review"]')
+    assert page.locator("#panel button[data-decision]").count() == 2
+    assert page.errors == []
+
+
+def test_a_viewer_gets_no_decision_buttons(page, reference):
+    _open(page, reference, f"/studio/runs/{reference.viewed}", scope="view")
+    page.click('g.node[data-step-id="review"]')
+    assert page.text_content("#panel h2") == "review"
+    assert page.locator("#panel button[data-decision]").count() == 0
+
+
+def test_approving_review_moves_the_run_on_and_the_page_follows_without_reload(
+        page, reference):
+    run_id = reference.approved
+    _open(page, reference, f"/studio/runs/{run_id}")
+    page.wait_for_selector("#live.on")
+    page.evaluate("() => { window.notReloaded = true; }")
+    outline = 'g.node[data-step-id="receive"] > :first-child'
+    where = page.eval_on_selector(outline, "e => [e.getAttribute('x'), e.getAttribute('y')]")
+    page.click('g.node[data-step-id="review"]')
+    page.click('#panel button[data-decision="approve"]')
+    page.wait_for_selector('g.node[data-step-id="review"].state-succeeded', timeout=5000)
+    page.wait_for_selector('g.node[data-step-id="settle-window"].state-waiting', timeout=5000)
+    page.wait_for_function("() => document.getElementById('run-state').textContent"
+                           " === 'WaitingForTimer'", timeout=5000)
+
+    # a transition the page did not cause: the 30-minute settle window passes
+    reference.live.clock.offset += 30 * 60 + 1
+    moved = time.monotonic()
+    reference.live.runtime.pump.wake()
+    page.wait_for_selector('g.node[data-step-id="audit-trail"].state-succeeded',
+                           timeout=10000)
+    followed = time.monotonic() - moved
+    page.wait_for_function("() => document.getElementById('run-state').textContent"
+                           " === 'Completed'", timeout=5000)
+    succeeded = STATE_STYLES[StepState.SUCCEEDED]
+    colours = page.eval_on_selector('g.node[data-step-id="audit-trail"] > :first-child',
+                                    "e => [e.getAttribute('fill'), e.getAttribute('stroke')]")
+    assert colours == [succeeded.fill, succeeded.stroke]
+    assert page.evaluate("() => window.notReloaded") is True
+    assert page.eval_on_selector(outline, "e => [e.getAttribute('x'), e.getAttribute('y')]"
+                                 ) == where  # restyled in place: nothing moved
+    assert page.get_attribute('g.edge[data-edge-id="approved->settle-window"]', "class"
+                              ).split()[-1] == "edge-taken"
+    print(f"\nthe page showed the finished run {followed:.2f} s after the timer came due")
+    assert followed < 5.0
+    assert page.errors == []
+    kinds = {e.kind for e in reference.live.runtime.store.outbox()}
+    assert kinds <= set(EVENT_KINDS)  # the page listens for every kind a run emitted
+
+
+def test_the_diff_page_marks_added_removed_and_changed_steps(page, reference):
+    path = "/studio/definitions/document-processing/diff?from=1.0.0&to=2.0.0"
+    response = page.goto(reference.login_url(path))
+    assert response.status == 200
+    page.wait_for_function("() => document.querySelector('.svg-pan-zoom_viewport')")
+    assert _classes(page, "isolate")[-1] == "diff-added"
+    assert _classes(page, "quarantine")[-1] == "diff-removed"
+    assert _classes(page, "notify")[-1] == "diff-changed"
+    assert page.locator("#drawing-svg g.node.diff-added").count() == 1
+    assert page.locator("#drawing-svg g.node.diff-removed").count() == 1
+    ghost = page.eval_on_selector('g.node[data-step-id="quarantine"]',
+                                  "g => [getComputedStyle(g).opacity, getComputedStyle("
+                                  "g.firstElementChild).strokeDasharray]")
+    assert ghost[0] == "0.45" and ghost[1] != "none"
+    page.screenshot(path=str(ARTIFACTS / "studio-diff.png"))
+    assert page.errors == []
+
+
+def test_an_unknown_run_is_a_404_page(page, reference):
+    page.goto(reference.login_url("/studio"))
+    response = page.goto(f"{reference.live.url}/studio/runs/no-such-run")
+    assert response.status == 404
+    assert page.text_content("h1") == "Not found"
+    assert "no-such-run" in page.text_content("main")
