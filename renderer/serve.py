@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlencode
 
 from renderer.api.settings import (
     DEV_FILE_NAME,
@@ -50,9 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def banner(host: str, port: int, *, dev_secret_source: str | None = None) -> str:
+def banner(host: str, port: int, *, dev_secret_source: str | None = None,
+           studio_token: str | None = None) -> str:
     """The lines printed before the server starts; in dev mode (``dev_secret_source``
-    says where the token secret lives) also how to get a token and call the API.
+    says where the token secret lives) also how to get a token and call the API, and with
+    ``studio_token`` a Studio link that signs in with it (the sign-in drops it from the
+    address bar).
 
     >>> banner("127.0.0.1", 8000)
     'Serving on http://127.0.0.1:8000/ ; reference drawing: http://127.0.0.1:8000/drawings/document-processing.svg'
@@ -76,7 +80,33 @@ def banner(host: str, port: int, *, dev_secret_source: str | None = None) -> str
         "  get a token:  wfr token --scope workflow:operate --tenant dev",
         f'  try the API:  curl -H "Authorization: Bearer {admin_token}" '
         f"{base}{WORKFLOW_API_EXAMPLE}",
+        *([f"  the Studio:   {studio_link(base, studio_token)}"] if studio_token else []),
     ))
+
+
+def studio_link(base: str, token: str) -> str:
+    """The Studio's sign-in URL for ``token``, going on to the front page.
+
+    >>> studio_link("http://127.0.0.1:8000/", "abc")
+    'http://127.0.0.1:8000/studio/login?token=abc&next=%2Fstudio'
+    """
+    return f"{base}studio/login?{urlencode({'token': token, 'next': '/studio'})}"
+
+
+def dev_studio_token(settings: ServiceSettings) -> str | None:
+    """An operate-scope token of the dev tenant for the banner's Studio link (dev mode with
+    an HS256 secret only), valid as long as ``wfr token``'s.
+
+    >>> dev_studio_token(ServiceSettings()) is None
+    True
+    """
+    if not settings.dev or not settings.jwt_secret:
+        return None
+    from renderer.api.auth import issue_token
+    from renderer.api.runtime import DEV_TENANT
+
+    return issue_token(settings.jwt_secret, subject="dev", tenant=DEV_TENANT,
+                       scopes=["workflow:operate"])
 
 
 def service_settings(environ: Mapping[str, str], *, dev: bool = False,
@@ -127,7 +157,8 @@ def main(argv: list[str] | None = None) -> None:
     except (OSError, ValueError) as error:  # an unusable database or executors file
         print(f"{PROG}: {error}", file=sys.stderr)
         raise SystemExit(2) from None
-    print(banner(args.host, args.port, dev_secret_source=source), flush=True)
+    print(banner(args.host, args.port, dev_secret_source=source,
+                 studio_token=dev_studio_token(settings)), flush=True)
     print(f"Workflow engine: store {settings.database}; {runtime.executors_note}", flush=True)
     uvicorn.run(create_app(pool=pool, settings=settings, runtime=runtime), host=args.host,
                 port=args.port)

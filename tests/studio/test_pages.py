@@ -8,8 +8,10 @@ from urllib.parse import parse_qs, urlsplit
 import api_testing
 import pytest
 
-from renderer.api.auth import issue_token
+from renderer.api.auth import Scope, TokenVerifier, issue_token
 from renderer.api.session import SESSION_COOKIE, csrf_token
+from renderer.api.settings import ServiceSettings
+from renderer.serve import banner, dev_studio_token, studio_link
 from renderer.studio.security import safe_next
 
 token, auth, SECRET = api_testing.token, api_testing.auth, api_testing.SECRET
@@ -251,3 +253,22 @@ def test_the_run_page_draws_the_run_with_focusable_steps(studio):
     assert '<?xml' not in page
     assert page.count('tabindex="0" role="button"') == 24
     assert page.count('<g class="node ') == 24
+
+
+def test_the_dev_banner_links_to_the_studio_with_an_operate_token_of_tenant_dev():
+    settings = ServiceSettings(dev=True, jwt_secret=SECRET)
+    studio_token = dev_studio_token(settings)
+    assert studio_token is not None
+    principal = TokenVerifier.from_settings(settings).verify(studio_token)
+    assert principal.tenant == "dev" and principal.allows(Scope.OPERATE)
+    lines = banner("127.0.0.1", 8000, dev_secret_source=".wfr/dev.json",
+                   studio_token=studio_token).splitlines()
+    assert lines[-1] == ("  the Studio:   http://127.0.0.1:8000/studio/login?token="
+                         f"{studio_token}&next=%2Fstudio")
+    assert dev_studio_token(ServiceSettings(jwt_secret=SECRET)) is None  # not in production
+
+
+def test_the_banners_link_signs_in(studio):
+    link = studio_link("http://testserver/", token("operate"))
+    response = studio.client.get(link, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/studio"
