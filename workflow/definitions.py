@@ -106,7 +106,11 @@ def _version_key(version: str) -> tuple[tuple[int, str], ...]:
 @dataclass(slots=True)
 class VersionRegistry:
     """Registered definitions by (tenant, workflow, version); a version never changes once
-    loaded. Each tenant has its own names: one tenant's ``w`` 1.0 is not another's."""
+    loaded. Each tenant has its own names: one tenant's ``w`` 1.0 is not another's.
+
+    The service's threads share one registry: entries are only ever added, and readers
+    iterate over a snapshot (``tuple(dict)`` copies without letting another thread in), so
+    a definition imported meanwhile cannot break a lookup."""
 
     known_executors: Collection[str] = ()
     _entries: dict[tuple[str, str, str], RegisteredDefinition] = field(default_factory=dict)
@@ -136,7 +140,7 @@ class VersionRegistry:
     def resolve(self, workflow: str, version: str | None = None, *, tenant: str = "default"
                 ) -> RegisteredDefinition:
         """The highest registered version of ``workflow`` matching ``version`` (any if None)."""
-        matches = [v for (owner, name, v) in self._entries if owner == tenant
+        matches = [v for (owner, name, v) in tuple(self._entries) if owner == tenant
                    and name == workflow and (version is None or version_matches(v, version))]
         if not matches:
             raise UnknownWorkflowError(f"no registered workflow '{workflow}' matching version "
@@ -149,10 +153,10 @@ class VersionRegistry:
 
     def by_hash(self, digest: str) -> RegisteredDefinition:
         """The registered definition with this hash."""
-        for entry in self._entries.values():
+        for entry in tuple(self._entries.values()):
             if entry.hash == digest:
                 return entry
         raise UnknownWorkflowError(f"no registered definition with hash {digest[:12]}")
 
     def __iter__(self) -> Iterator[RegisteredDefinition]:
-        return iter(self._entries.values())
+        return iter(tuple(self._entries.values()))

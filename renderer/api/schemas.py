@@ -132,6 +132,14 @@ RESPONSE_SCHEMAS: dict[str, Schema] = {
          "revisionBefore": {"type": ["integer", "null"]},
          "revisionAfter": {"type": ["integer", "null"]}, "at": _TIME}, closed=False)},
         "last": {"type": "integer"}}, ("items", "last")),
+    "DefinitionDiff": _object({
+        "workflowName": _STRING, "from": _STRING, "to": _STRING,
+        **{part: _object({"added": {"type": "array", "items": _STRING},
+                          "removed": {"type": "array", "items": _STRING},
+                          "changed": {"type": "array", "items": _object(
+                              {"id": _STRING, "fields": _OBJECT})}},
+                         ("added", "removed", "changed")) for part in ("steps", "edges")}},
+        ("workflowName", "from", "to", "steps", "edges")),
     "Conflict": _object({"error": _STRING, "state": _STRING, "revision": {"type": "integer"}},
                         ("error",), closed=False),
 }

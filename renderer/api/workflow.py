@@ -49,6 +49,7 @@ from renderer.api.views import (
     summary,
     task,
 )
+from renderer.definition_diff import diff_definitions
 from renderer.drawings import GraphDrawer
 from renderer.readers import ReaderError, read_definition_document
 from workflow.background import PumpThread
@@ -167,6 +168,17 @@ class WorkflowApi:
 
     def definition_graph(self, call: Call) -> Response:
         return graph.definition_graph(self.engine, self.graphs, call)
+
+    def diff(self, call: Call) -> Response:
+        call.allow_query("from", "to")
+        missing = [name for name in ("from", "to") if not call.query.get(name)]
+        if missing:
+            raise QueryError(f"query parameter {missing[0]!r} (a version) is required")
+        name, versions = call.path["name"], (call.query["from"], call.query["to"])
+        old, new = (self.engine.definition(name, v, tenant=call.tenant).definition
+                    for v in versions)
+        return json_response({"workflowName": name, "from": versions[0], "to": versions[1],
+                              **diff_definitions(old, new).to_dict()})
 
     # --- runs -----------------------------------------------------------------------------
 
@@ -382,6 +394,9 @@ ROUTES: tuple[RouteSpec, ...] = (
               response="VersionList"),
     RouteSpec("GET", "/definitions/{name}/versions/{version}", WorkflowApi.version,
               Scope.VIEW, "One version's document", response="DefinitionVersion"),
+    RouteSpec("GET", "/definitions/{name}/diff", WorkflowApi.diff, Scope.VIEW,
+              "What changed between two versions: steps and edges added, removed, changed",
+              response="DefinitionDiff", query=("from", "to")),
     RouteSpec("GET", "/definitions/{name}/versions/{version}/graph",
               WorkflowApi.definition_graph, Scope.VIEW,
               "One version's graph drawn as svg, json or elk, with the layout options of "

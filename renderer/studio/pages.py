@@ -21,7 +21,7 @@ from markupsafe import Markup
 from layouts.options import LayoutOptions
 from renderer.api.runtime import WorkflowRuntime
 from renderer.api.views import instance, summary
-from renderer.definition_diff import diff_definitions, union_definition
+from renderer.definition_diff import diff_definitions, ghost_edge_ids, union_definition
 from renderer.diagram import StepState
 from renderer.drawings import GraphDrawer
 from renderer.query import drawing_query
@@ -121,16 +121,22 @@ class Pages:
         old = self.runtime.engine.definition(name, old_version, tenant=tenant).definition
         new = self.runtime.engine.definition(name, new_version, tenant=tenant).definition
         changes = diff_definitions(old, new)
-        marks = {**{s: "diff-added" for s in changes.added},
-                 **{s: "diff-removed" for s in changes.removed},
-                 **{s: "diff-changed" for s in changes.changed}}
+        changed = [c.item_id for c in changes.changed_steps]
+        marks = {**{s: "diff-added" for s in changes.added_steps},
+                 **{s: "diff-removed" for s in changes.removed_steps},
+                 **{s: "diff-changed" for s in changed}}
         edge_marks = {**{e: "diff-added" for e in changes.added_edges},
-                      **{e: "diff-removed" for e in changes.removed_edges}}
+                      **{e: "diff-removed" for e in ghost_edge_ids(old, new)},
+                      **{c.item_id: "diff-changed" for c in changes.changed_edges}}
         svg = self._draw_definition(union_definition(old, new), tenant)
         data = {"page": "diff", "steps": {**_step_fields(old), **_step_fields(new)},
-                "before": _step_fields(old), "marks": marks}
+                "marks": marks, "changes": {c.item_id: {name: list(values) for name, values
+                                                        in c.fields.items()}
+                                            for c in changes.changed_steps}}
         return {"session": session, "name": name, "versions": versions,
-                "old_version": old_version, "new_version": new_version, "changes": changes,
+                "old_version": old_version, "new_version": new_version,
+                "added": changes.added_steps, "removed": changes.removed_steps,
+                "changed": changed,
                 "drawing": Markup(inline_svg(svg, step_classes=marks, edge_classes=edge_marks)),
                 "data": data}
 

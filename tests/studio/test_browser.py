@@ -275,6 +275,13 @@ def test_the_diff_page_marks_added_removed_and_changed_steps(page, reference):
                                   "g => [getComputedStyle(g).opacity, getComputedStyle("
                                   "g.firstElementChild).strokeDasharray]")
     assert ghost[0] == "0.45" and ghost[1] != "none"
+    ghost_edges = page.eval_on_selector_all("#drawing-svg g.edge.diff-removed",
+                                            "groups => groups.map(g => g.dataset.edgeId)")
+    assert sorted(ghost_edges) == ["is-clean->quarantine", "quarantine->audit-trail"]
+    page.click('g.node[data-step-id="notify"]')
+    cells = page.eval_on_selector_all("#panel table.changes td", "cells => cells.map("
+                                      "c => c.textContent)")
+    assert cells == ["maxAttempts", "5", "7"]
     page.screenshot(path=str(ARTIFACTS / "studio-diff.png"))
     assert page.errors == []
 

@@ -160,9 +160,17 @@
     if (mark) { nodes.push(el("p", { "class": "mark " + mark }, [mark.replace("diff-", "")])); }
     nodes.push(facts(Object.keys(fields).filter(function (k) { return k !== "id"; }).map(
       function (k) { return [k, typeof fields[k] === "object" ? JSON.stringify(fields[k]) : fields[k]]; })));
-    var before = (data.before || {})[stepId];
-    if (mark === "diff-changed" && before) {
-      nodes.push(el("h3", {}, ["Before"]), el("pre", {}, [JSON.stringify(before, null, 2)]));
+    var changed = (data.changes || {})[stepId];
+    if (changed) {
+      nodes.push(el("h3", {}, ["Changed fields"]), el("table", { "class": "changes" }, [
+        el("thead", {}, [el("tr", {}, ["field", "before", "after"].map(
+          function (h) { return el("th", {}, [h]); }))]),
+        el("tbody", {}, Object.keys(changed).map(function (name) {
+          return el("tr", {}, [el("td", {}, [name]),
+                               el("td", {}, [text(JSON.stringify(changed[name][0]))]),
+                               el("td", {}, [text(JSON.stringify(changed[name][1]))])]);
+        }))
+      ]));
     }
     return nodes;
   }

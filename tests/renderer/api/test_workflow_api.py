@@ -417,3 +417,29 @@ def test_the_reference_workflow_imports(make_service):
     service = make_service()
     imported = service.import_definition(FIXTURES / "document-processing.yaml")
     assert imported["steps"] == 24
+
+
+def test_the_diff_of_two_versions(make_service):
+    service = make_service()
+    service.import_definition(HUMAN_FLOW)
+    second = (HUMAN_FLOW.replace('version: "1"', 'version: "2"')
+              .replace("assignee: finance", "assignee: legal")
+              .replace("  - {id: book, kind: Tool, tool: erp-connector, failurePolicy: Fail}",
+                       "  - {id: post, kind: Tool, tool: erp-connector, failurePolicy: Fail}")
+              .replace("{from: review, to: book}", "{from: review, to: post}"))
+    service.import_definition(second)
+    diff = service.client.get(f"{API}/definitions/approval/diff", params={"from": "1", "to": "2"},
+                              headers=auth("view"))
+    assert diff.status_code == 200, diff.text
+    body = diff.json()
+    assert body["steps"]["added"] == ["post"] and body["steps"]["removed"] == ["book"]
+    assert body["steps"]["changed"] == [{"id": "review", "fields": {
+        "assignee": {"from": "finance", "to": "legal"}}}]
+    assert body["edges"]["added"] == ["review->post"]
+    assert body["edges"]["removed"] == ["review->book"]
+    missing = service.client.get(f"{API}/definitions/approval/diff", params={"from": "1"},
+                                 headers=auth("view"))
+    assert missing.status_code == 400 and "'to'" in missing.json()["error"]
+    unknown = service.client.get(f"{API}/definitions/approval/diff",
+                                 params={"from": "1", "to": "7"}, headers=auth("view"))
+    assert unknown.status_code == 404
