@@ -292,3 +292,16 @@ def test_an_unknown_run_is_a_404_page(page, reference):
     assert response.status == 404
     assert page.text_content("h1") == "Not found"
     assert "no-such-run" in page.text_content("main")
+
+
+def test_the_run_page_shows_its_drawing_with_javascript_off(browser, reference):
+    context = browser.new_context(viewport=VIEWPORT, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(reference.login_url(f"/studio/runs/{reference.viewed}"))
+        assert page.locator("#drawing-svg g.node").count() == 24
+        box = page.locator("#drawing-svg").bounding_box()
+        assert box["width"] > 600 and box["height"] > 400  # sized by the page, not zero
+        assert page.locator(".svg-pan-zoom_viewport").count() == 0  # no script ran
+    finally:
+        context.close()
