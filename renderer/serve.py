@@ -137,7 +137,10 @@ def dev_secret_source(environ: Mapping[str, str], dev_folder: Path = DEV_FOLDER)
 
 def main(argv: list[str] | None = None) -> None:
     """Parse ``argv``, load the settings, print :func:`banner` and run uvicorn; a bad
-    setting or a missing key is one line on stderr and exit code 2."""
+    setting or a missing key is one line on stderr and exit code 2.
+
+    uvicorn's defaults (``loop="auto"``, ``http="auto"``) use uvloop and httptools when
+    they are installed (they are dependencies), else asyncio and h11."""
     import uvicorn
 
     from renderer.api.runtime import WorkflowRuntime

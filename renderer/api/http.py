@@ -25,7 +25,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import anyio.to_thread
+from anyio.lowlevel import RunVar
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -48,6 +50,12 @@ DOCUMENT_TYPES = (*JSON_TYPES, "application/yaml", "application/x-yaml", "text/y
                   # curl's default for --data-binary: the body is still read as text
                   "application/x-www-form-urlencoded")
 """What a definition document may be sent as (the render endpoint takes the same)."""
+API_THREADS = 4
+"""Handlers of the workflow API running at once (the rest wait their turn). The store has
+one writer at a time and the handlers share one GIL: 40 threads (anyio's default) only
+queue on SQLite's lock and trade the GIL, which on the load bench multiplied the tail
+latency (``bench/workflow_load.py``)."""
+_LIMITER: RunVar[anyio.CapacityLimiter] = RunVar("workflow_api_limiter")
 
 
 class QueryError(ValueError):
@@ -151,7 +159,8 @@ def endpoint(handler: Handler, scope: Scope, gate: Callable[[], Gate]
             body = await read_body(request) if request.method in ("POST", "PUT") else b""
             call = Call(principal, dict(request.path_params), dict(request.query_params),
                         request.headers, body, _media_type(request))
-            response: Response = await anyio.to_thread.run_sync(handler, call)
+            response: Response = await anyio.to_thread.run_sync(handler, call,
+                                                                limiter=_api_limiter())
             return response
         except Exception as error:
             problem = problem_response(error)
@@ -173,6 +182,16 @@ def by_method(endpoints: Mapping[str, Endpoint]) -> Endpoint:
         return await endpoints["GET" if request.method == "HEAD" else request.method](request)
 
     return dispatch
+
+
+def _api_limiter() -> anyio.CapacityLimiter:
+    """The event loop's limiter of :data:`API_THREADS` (one per loop, like anyio's own)."""
+    try:
+        return _LIMITER.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(API_THREADS)
+        _LIMITER.set(limiter)
+        return limiter
 
 
 def _media_type(request: Request) -> str:
