@@ -11,12 +11,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import socket
 import sys
 import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -53,40 +50,10 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-@dataclass
-class Live:
-    """The service on a loopback port (uvicorn in a thread) with its runtime and clock."""
-
-    url: str
-    runtime: Any
-    clock: Any
-
-
-def start_live(database: Path, registry: Any) -> tuple[Live, Any, threading.Thread]:
-    """A service like the API tests' ``live_service``, on a free port of 127.0.0.1."""
-    import uvicorn
-
-    from renderer.api.runtime import WorkflowRuntime
-    from renderer.api.settings import ServiceSettings
-    from renderer.isolation import WorkerPool
-    from renderer.service import create_app
-
-    clock = api_testing.Clock()
-    settings = ServiceSettings(jwt_secret=api_testing.SECRET, database=str(database))
-    runtime = WorkflowRuntime.create(settings, clock=clock, executors=registry)
-    app = create_app(pool=WorkerPool(size=1), settings=settings, runtime=runtime)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    return Live(f"http://127.0.0.1:{port}", runtime, clock), server, thread
+def start_live(database: Path, registry: Any) -> tuple[Any, Any, threading.Thread]:
+    """The API tests' live service (``api_testing.start_live``), on a free loopback port."""
+    live, server, thread = api_testing.start_live(database, registry)
+    return live, server, thread
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -165,35 +166,41 @@ class LiveService:
     clock: Clock
 
 
-@pytest.fixture
-def live_service(tmp_path) -> Iterator[Callable[..., LiveService]]:
-    """Factory: live_service(executors=None) -> a service listening on 127.0.0.1."""
+def start_live(database: Path, registry: ExecutorRegistry | None = None
+               ) -> tuple[LiveService, Any, threading.Thread]:
+    """A service on a free port of 127.0.0.1 (uvicorn in a daemon thread) over a fresh
+    store at ``database``; the caller stops the server (``should_exit``) and joins."""
     import socket
 
     import uvicorn
 
-    servers: list[tuple[uvicorn.Server, threading.Thread]] = []
+    clock = Clock()
+    settings = ServiceSettings(jwt_secret=SECRET, database=str(database))
+    runtime = WorkflowRuntime.create(settings, clock=clock, executors=registry or executors())
+    app = create_app(pool=WorkerPool(size=1), settings=settings, runtime=runtime)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.02)
+    return LiveService(f"http://127.0.0.1:{port}", runtime, clock), server, thread
+
+
+@pytest.fixture
+def live_service(tmp_path) -> Iterator[Callable[..., LiveService]]:
+    """Factory: live_service(executors=None) -> a service listening on 127.0.0.1."""
+    servers: list[tuple[Any, threading.Thread]] = []
 
     def make(registry: ExecutorRegistry | None = None) -> LiveService:
-        clock = Clock()
-        settings = ServiceSettings(jwt_secret=SECRET,
-                                   database=str(tmp_path / f"live{len(servers)}.db"))
-        runtime = WorkflowRuntime.create(settings, clock=clock,
-                                         executors=registry or executors())
-        app = create_app(pool=WorkerPool(size=1), settings=settings, runtime=runtime)
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="on"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
-            time.sleep(0.02)
+        live, server, thread = start_live(tmp_path / f"live{len(servers)}.db", registry)
         servers.append((server, thread))
-        return LiveService(f"http://127.0.0.1:{port}", runtime, clock)
+        return live
 
     yield make
     for server, thread in servers:

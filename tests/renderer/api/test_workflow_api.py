@@ -6,20 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from api_testing import FIXTURES, auth, executors
+from api_testing import FIXTURES, HUMAN_FLOW, auth, executors
 
 API = "/api/workflow"
-HUMAN_FLOW = """
-workflow: approval
-version: "1"
-steps:
-  - {id: prepare, kind: Tool, tool: notifier, failurePolicy: Fail}
-  - {id: review, kind: Human, assignee: finance, failurePolicy: Fail}
-  - {id: book, kind: Tool, tool: erp-connector, failurePolicy: Fail}
-edges:
-  - {from: prepare, to: review}
-  - {from: review, to: book}
-"""
 
 
 def start(service, name="approval", tenant="acme", **fields):
