@@ -156,10 +156,11 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
 def run_layout(graph: Graph, options: LayoutOptions, *,
                check_invariants: bool = False) -> LayoutResult:
     """Lay out ``graph`` with the layered engine; the caller's graph is not changed.
-    Disconnected components are laid out one by one, each with its share of the time
-    budget (by size), and packed into rows toward ``options.aspect_ratio``
-    (:mod:`.packing`). When the budget cannot pay for the layered pipeline, the result
-    is the :mod:`.staircase` layout (flagged budget-exhausted, with a note saying so)."""
+    Disconnected components are laid out one by one, each with the time the later
+    ones' least layouts leave (at least its share by size), and packed into rows toward
+    ``options.aspect_ratio`` (:mod:`.packing`). When the budget cannot pay for the
+    layered pipeline, the result is the :mod:`.staircase` layout (flagged
+    budget-exhausted, with a note saying so)."""
     run = StepRunner(Deadline(options.time_budget))
     parts = packing.split(graph)
     if len(parts) <= 1:
@@ -170,8 +171,10 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
     drawings: list[Routing] = []
     counts: list[int] = []
     for part, size in zip(parts, sizes, strict=True):
-        share = max(0.001, run.deadline.remaining() * size / left)
         left -= size
+        remaining = run.deadline.remaining()
+        # all the time the later components' least layouts leave, at least their fair share
+        share = max(0.001, remaining * size / (left + size), remaining - COSTS.pipeline(left))
         child = StepRunner(Deadline(share))
         routing, crossings = _connected(part, replace(options, time_budget=share), child,
                                         check_invariants)
