@@ -17,6 +17,7 @@ in one store commit. The clock and the id source are injected, so tests are dete
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -67,6 +68,7 @@ from workflow.tasks import task_changes
 from workflow.transition import DECISIONS, advance
 
 Observer = Callable[[Run, Event, tuple[Effect, ...]], None]
+LOGGER = logging.getLogger(__name__)
 
 
 class EngineError(ValueError):
@@ -225,18 +227,35 @@ class Engine:
             raise NotFoundError(f"no run '{run_id}'")
         return run
 
-    def decide(self, run_id: str, step_id: str, decision: str, data: Json = None) -> str:
-        """Queue a human decision for a step that waits for one; return the signal id."""
-        step_run = self.run(run_id).steps.get(step_id)
-        if step_run is None or step_run.state is not StepState.WAITING or \
-                step_run.waiting_for not in (WaitingFor.DECISION, WaitingFor.ESCALATION):
-            raise EngineError(f"step '{step_id}' of run '{run_id}' is not waiting for a decision")
+    def decide(self, run_id: str, step_id: str, decision: str, data: Json = None, *,
+               actor: str = "cli") -> Run:
+        """Apply a human decision to a step that waits for one, now, and return the run.
+
+        Of several callers racing to decide one wait exactly one wins: the others get
+        :class:`RunConflictError` (the run's revision moved under them, or the step was
+        already decided); a step that never waited for a decision is an :class:`EngineError`.
+        """
         if decision not in DECISIONS:
             raise EngineError(f"unknown decision '{decision}' (known: {', '.join(DECISIONS)})")
+        run = self.run(run_id)
+        step_run = run.steps.get(step_id)
+        if step_run is None or step_run.state is not StepState.WAITING or \
+                step_run.waiting_for not in (WaitingFor.DECISION, WaitingFor.ESCALATION):
+            if step_run is not None and f"decision:{step_run.attempt_id}" in run.processed:
+                raise RunConflictError(run, f"step '{step_id}' of run '{run_id}' was already "
+                                            "decided by another caller")
+            raise EngineError(f"step '{step_id}' of run '{run_id}' is not waiting for a decision")
         event = Decision(step_id, step_run.attempt_id or "", decision, at=self.now(), data=data)
-        signal = self._event_signal(run_id, event, self.now())
-        self.store.commit(Commit(None, enqueue=(signal,)), at=self.now())
-        return signal.signal_id
+        new, effects = advance(self.plan(run), run, event)
+        audit = AuditEntry(actor, run.tenant, "task.complete", run_id, run.revision,
+                           new.revision, self.now(), decision)
+        try:
+            self._commit_transition(run, new, event, effects, audit=audit)
+        except ConcurrentTransitionError:
+            raise RunConflictError(self.run(run_id), f"run '{run_id}' changed while deciding "
+                                   f"step '{step_id}' (another decision or verb won); "
+                                   "look at the run again") from None
+        return new
 
     def operate(self, run_id: str, build: Callable[[Run, float], OperatorEvent], *,
                 tenant: str, actor: str, expected_revision: int | None = None) -> Run:
@@ -327,7 +346,11 @@ class Engine:
                                  close_tasks=(*closures,
                                               *(c for c in closed if c.task_id not in required))),
                           at=now)
-        self.observer(new, event, effects)
+        try:
+            self.observer(new, event, effects)
+        except Exception:  # the transition is committed: a failing observer cannot undo it
+            LOGGER.exception("observer failed after run '%s' revision %d", new.run_id,
+                             new.revision)
 
     def _signals_for(self, run: Run, effects: tuple[Effect, ...], now: float
                      ) -> list[QueuedSignal]:

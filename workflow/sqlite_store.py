@@ -100,8 +100,9 @@ few hundred kilobytes."""
 class SqliteStore:
     """A :class:`~workflow.store.QueryStore` in one SQLite file (``:memory:`` for tests)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout: float = 30.0) -> None:
         self.path = str(path)
+        self.busy_timeout = busy_timeout
         self._local = threading.local()
         self._shared_lock: threading.RLock | None = None
         self._connections: list[sqlite3.Connection] = []
@@ -113,7 +114,8 @@ class SqliteStore:
 
     def _open(self) -> sqlite3.Connection:
         try:
-            connection = sqlite3.connect(self.path, isolation_level=None, timeout=30.0,
+            connection = sqlite3.connect(self.path, isolation_level=None,
+                                         timeout=self.busy_timeout,
                                          check_same_thread=False)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")

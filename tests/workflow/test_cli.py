@@ -71,7 +71,9 @@ def test_human_task_waits_then_decide_finishes_it(tmp_path, capsys):
     assert "  ask: Waiting attempt 1 iteration 0 waiting for decision" in capsys.readouterr().out
     assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"run {run_id} is Completed"
-    assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 2
+    assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 3  # a conflict
+    assert "was already decided" in capsys.readouterr().err
+    assert run_cli(["decide", run_id, "tell", "approve", "--db", db]) == 2  # never waited
     assert "is not waiting for a decision" in capsys.readouterr().err
 
 

@@ -1,0 +1,233 @@
+"""Regression tests of issue 15's engine defects: each failed before its fix.
+
+Guarded DSL loading (alias bombs, deep nesting, size), finite numbers, ``wfr runs`` over
+stored bad rows, racing decisions, a closed stdout and a locked store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workflow.cli import register_commands
+from workflow.dsl import DslError, load_definition, load_definition_text
+from workflow.engine import Engine, RunConflictError
+from workflow.model import RunState
+from workflow.pump import pump
+from workflow.sqlite_store import SqliteStore
+from workflow.validation import validate_definition
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+ENVIRONMENT = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+HUMAN = """
+workflow: approval
+version: "1"
+steps:
+  - {id: ask, kind: Human, failurePolicy: Fail}
+  - {id: tell, kind: Tool, tool: notifier, failurePolicy: Fail}
+edges: [{from: ask, to: tell}]
+"""
+BOMB = "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" if i else "l0: &l0 [x]\n"
+               for i in range(9)) + "workflow: bomb\nsteps: [{id: a, kind: Tool, tool: t}]\n"
+"""Nine levels of nine aliases each: 9**8 = 43 million values once expanded, in 400 bytes."""
+
+
+def run_cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="wfr")
+    register_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+def wfr(*argv: str, **options: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "renderer.cli", *argv], capture_output=True,
+                          text=True, timeout=60, env=ENVIRONMENT, **options)  # type: ignore[call-overload]
+
+
+# --- 9: the DSL loader reads under the renderer's guards -----------------------------------
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # 1 GiB: a bomb would need 5+
+
+
+def test_an_alias_bomb_is_one_line_and_exit_2_within_bounded_memory(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(BOMB)
+    assert len(BOMB) < 600
+    result = wfr("validate", str(bomb), preexec_fn=_limit_memory)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "expands to more than 1000000 values" in result.stderr
+
+
+@pytest.mark.parametrize("text", ["steps: " + "[" * 5000, "a:\n" + "".join(
+    " " * i + "- \n" for i in range(1, 3000))], ids=["flow", "block"])
+def test_deep_nesting_is_a_dsl_error_not_a_recursion_error(text: str) -> None:
+    with pytest.raises(DslError, match="nested too deeply"):
+        load_definition_text(text)
+
+
+def test_a_deeply_nested_json_file_is_a_dsl_error(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DslError, match="nested too deeply"):
+        load_definition(deep)
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as handle:  # sparse: 21 MB that take no disk
+        handle.truncate(21_000_000)
+    with pytest.raises(DslError, match="has 21000000 bytes; the limit is 20000000"):
+        load_definition(big)
+
+
+# --- 10: every number finite and in range ----------------------------------------------
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("delayMinutes", ".nan", "delayMinutes must be a number of minutes"),
+    ("delayMinutes", ".inf", "delayMinutes must be a number of minutes"),
+    ("delayMinutes", "-1", "delayMinutes must not be negative"),
+    ("delayMinutes", "1.0e+300", "delayMinutes must be a number of minutes"),
+    ("delayMinutes", "1" + "0" * 400, "delayMinutes must be a number of minutes"),
+    ("maxAttempts", "1000000000000", "maxAttempts must be from 1 to 100"),
+    ("maxAttempts", "0", "maxAttempts must be from 1 to 100"),
+])
+def test_a_step_number_out_of_range_is_refused_naming_the_field(field: str, value: str,
+                                                                 message: str) -> None:
+    text = (f"workflow: w\nsteps: [{{id: t, kind: Timer, delayMinutes: 1, {field}: {value}}}]"
+            if field != "delayMinutes" else
+            f"workflow: w\nsteps: [{{id: t, kind: Timer, delayMinutes: {value}}}]")
+    errors = [p.describe() for p in validate_definition(load_definition_text(text))
+              if p.is_error]
+    assert len(errors) == 1 and errors[0].startswith(f"error: step 't': {message}"), errors
+
+
+def test_a_huge_loop_bound_is_refused() -> None:
+    text = ("workflow: w\nmaxLoopIterations: 1000000000000\nsteps:\n"
+            "  - {id: a, kind: Tool, tool: t, failurePolicy: Fail}\n"
+            "  - {id: b, kind: Condition, expression: 'true'}\n"
+            "edges: [{from: a, to: b}, {from: b, to: a, guard: 'false', isLoopBack: true}]\n")
+    errors = [p.describe() for p in validate_definition(load_definition_text(text))
+              if p.is_error]
+    assert errors == ["error: workflow: maxLoopIterations must be from 1 to 10,000, "
+                      "not 1000000000000"]
+
+
+def test_wfr_runs_lists_a_stored_run_whose_time_no_clock_can_show(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "w.db"
+    definition = tmp_path / "approval.yaml"
+    definition.write_text(HUMAN)
+    assert run_cli(["run", str(definition), "--db", str(db)]) == 0
+    run_id = capsys.readouterr().out.split()[2]
+    with sqlite3.connect(db) as connection:  # a row written before numbers were checked
+        document = json.loads(connection.execute("SELECT document FROM runs").fetchone()[0])
+        document["updated_at"] = float("inf")
+        connection.execute("UPDATE runs SET document = ?", (json.dumps(document),))
+    assert run_cli(["runs", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == f"{run_id}\tapproval\t1\tWaitingForHuman\tinf\n"
+
+
+# --- 12: racing decisions: one wins, the other gets a conflict ---------------------------
+
+def test_a_decision_that_loses_the_race_is_a_conflict(tmp_path: Path) -> None:
+    from workflow.demo import demo_executors
+
+    db = tmp_path / "w.db"
+    mine, theirs = SqliteStore(db), SqliteStore(db)
+    engine, other = Engine(mine, demo_executors()), Engine(theirs, demo_executors())
+    engine.register(load_definition_text(HUMAN))
+    run_id = engine.start("approval").run_id
+    pump(engine)
+    commit = mine.commit
+
+    def racing_commit(change, *, at):  # type: ignore[no-untyped-def]
+        if change.run is not None and not racing_commit.raced:  # type: ignore[attr-defined]
+            racing_commit.raced = True  # type: ignore[attr-defined]
+            other.decide(run_id, "ask", "reject")  # commits between our read and our commit
+        commit(change, at=at)
+
+    racing_commit.raced = False  # type: ignore[attr-defined]
+    mine.commit = racing_commit  # type: ignore[method-assign]
+    with pytest.raises(RunConflictError, match="changed while deciding step 'ask'"):
+        engine.decide(run_id, "ask", "approve")
+    assert engine.run(run_id).steps["ask"].output == {"decision": "reject"}
+    with pytest.raises(RunConflictError, match="already decided"):
+        engine.decide(run_id, "ask", "approve")
+    mine.close()
+    theirs.close()
+
+
+def test_racing_wfr_decide_approve_and_reject_one_exits_3(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    db = tmp_path / "w.db"
+    definition = tmp_path / "approval.yaml"
+    definition.write_text(HUMAN)
+    assert run_cli(["run", str(definition), "--db", str(db), "--real-time"]) == 0
+    run_id = capsys.readouterr().out.split()[2]
+    racers = [subprocess.Popen([sys.executable, "-m", "renderer.cli", "decide", run_id, "ask",
+                                decision, "--db", str(db), "--real-time"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=ENVIRONMENT) for decision in ("approve", "reject")]
+    results = [(racer.wait(timeout=60), racer.communicate()[1]) for racer in racers]
+    codes = sorted(code for code, _ in results)
+    assert codes == [0, 3], results
+    loser = next(err for code, err in results if code == 3)
+    assert loser.count("\n") == 1 and "decide" in loser
+    store = SqliteStore(db)
+    decision = store.load_run(run_id).steps["ask"].output["decision"]  # type: ignore[union-attr]
+    store.close()
+    winner = ("approve", "reject")[[code for code, _ in results].index(0)]
+    assert decision == winner
+
+
+# --- 15: a closed stdout and a locked store -----------------------------------------------
+
+def test_a_closed_stdout_neither_aborts_the_run_nor_prints_an_error(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    process = subprocess.Popen([sys.executable, "-m", "renderer.cli", "run",
+                                str(FIXTURES / "document-processing.yaml"), "--db", str(db)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENVIRONMENT)
+    assert process.stdout is not None
+    process.stdout.close()  # the reader is gone before the first line (as `| head -0`)
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (141, b"")
+    store = SqliteStore(db)
+    states = {run.workflow: run.state for run in store.list_runs()}
+    assert states == {"document-processing": RunState.COMPLETED,
+                      "records-archival": RunState.COMPLETED}
+    assert store.pending() == () and store.dead_letters() == ()
+    assert not [e for e in store.outbox() if e.kind == "step.attempt_failed"]
+    store.close()
+
+
+def test_a_locked_store_is_one_line_naming_the_file(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from renderer.cli import main
+
+    db = tmp_path / "w.db"
+    SqliteStore(db).close()
+    monkeypatch.setenv("WFR_BUSY_TIMEOUT", "0.1")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process's long write
+    try:
+        code = main(["run", str(FIXTURES / "repository-assessment.yaml"), "--db", str(db)])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    err = capsys.readouterr().err
+    assert code == 4
+    assert err.count("\n") == 1 and "internal error" not in err
+    assert err.startswith(f"wfr run: the workflow store {db} is locked by another process")
