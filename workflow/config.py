@@ -39,6 +39,8 @@ DEFAULTS_TABLE: Final = (
     DefaultEntry("RetryBaseSeconds", 1.0, "first retry backoff; doubles per attempt"),
     DefaultEntry("RetryJitterFraction", 0.25, "backoff jitter, a fraction of the backoff"),
     DefaultEntry("LeaseSeconds", 30.0, "how long a pump's claim on a queue row lasts"),
+    DefaultEntry("MaxSubWorkflowDepth", 10,
+                 "most nested runs below a top-level run (SubWorkflow steps in SubWorkflows)"),
 )
 
 
@@ -56,6 +58,7 @@ class Defaults:
     retry_base_seconds: float
     retry_jitter_fraction: float
     lease_seconds: float
+    max_subworkflow_depth: int
 
 
 def _defaults_from_table() -> Defaults:
@@ -71,6 +74,7 @@ def _defaults_from_table() -> Defaults:
         retry_base_seconds=float(str(values["RetryBaseSeconds"])),
         retry_jitter_fraction=float(str(values["RetryJitterFraction"])),
         lease_seconds=float(str(values["LeaseSeconds"])),
+        max_subworkflow_depth=int(str(values["MaxSubWorkflowDepth"])),
     )
 
 

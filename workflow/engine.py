@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workflow import operations
+from workflow.config import DEFAULTS
 from workflow.definitions import RegisteredDefinition, UnknownWorkflowError, VersionRegistry
 from workflow.dsl import Definition
 from workflow.executors import ExecutorRegistry, execute
@@ -113,6 +114,7 @@ class Engine:
     new_id: Callable[[], str] = _new_id
     observer: Observer = _no_observer
     time_offset: float = 0.0  # simulated time jumps (``wfr run --simulate-time``)
+    max_subworkflow_depth: int = DEFAULTS.max_subworkflow_depth
     versions: VersionRegistry = field(init=False)
     plans: dict[str, Plan] = field(init=False, default_factory=dict)
 
@@ -403,11 +405,13 @@ class Engine:
         try:
             registered = self.resolve(effect.workflow, effect.version, tenant=parent.tenant)
         except UnknownWorkflowError as exc:
-            failed = ChildFinished(effect.step_id, effect.attempt_id, False, at=self.now(),
-                                   error=str(exc))
-            self.store.commit(Commit(None, enqueue=(self._event_signal(
-                signal.run_id, failed, self.now()),), acknowledge=signal.signal_id),
-                at=self.now())
+            self._child_failed(signal, effect, str(exc))
+            return
+        chain = self._ancestry(parent)
+        if len(chain) > self.max_subworkflow_depth:
+            self._child_failed(signal, effect, (
+                f"sub-workflow depth limit {self.max_subworkflow_depth} reached: "
+                + " -> ".join(reversed(chain)) + f" -> {effect.workflow}"))
             return
         child_id = f"{signal.run_id}/{effect.attempt_id}"
         if self.store.load_run(child_id) is not None:  # started before a crash
@@ -416,6 +420,25 @@ class Engine:
         self.start(registered.definition.workflow, registered.definition.version, effect.input,
                    parent=(signal.run_id, effect.step_id, effect.attempt_id), run_id=child_id,
                    acknowledge=signal.signal_id, tenant=parent.tenant)
+
+    def _ancestry(self, run: Run) -> list[str]:
+        """The workflows of ``run`` and of its parent runs, innermost first (at most one
+        more than :attr:`max_subworkflow_depth`)."""
+        chain = [run.workflow]
+        while run.parent_run_id is not None and len(chain) <= self.max_subworkflow_depth:
+            parent = self.store.load_run(run.parent_run_id)
+            if parent is None:
+                break
+            run = parent
+            chain.append(run.workflow)
+        return chain
+
+    def _child_failed(self, signal: QueuedSignal, effect: StartChildRun, error: str) -> None:
+        """Answer a start-child row with a failed ChildFinished instead of a child run."""
+        failed = ChildFinished(effect.step_id, effect.attempt_id, False, at=self.now(),
+                               error=error)
+        self.store.commit(Commit(None, enqueue=(self._event_signal(
+            signal.run_id, failed, self.now()),), acknowledge=signal.signal_id), at=self.now())
 
     @staticmethod
     def _event_signal(run_id: str, event: Event, due_at: float) -> QueuedSignal:

@@ -103,9 +103,21 @@ def _step_problems(definition: Definition, known_executors: Collection[str]) -> 
             yield Problem("error", subject, "duplicate step id")
         for message in _step_messages(step, step_ids, known_executors):
             yield Problem("error", subject, message)
+        if _starts_itself(definition, step):
+            yield Problem("error", subject, f"SubWorkflow recursion: it starts its own workflow "
+                          f"'{definition.workflow}' {step.version or 'any version'} "
+                          f"({definition.workflow} -> {definition.workflow})")
         if _executes(step) and step.failure_policy is None:
             yield Problem("warning", subject,
                           f"no failurePolicy; default '{DEFAULTS.failure_policy}' applies")
+
+
+def _starts_itself(definition: Definition, step: Step) -> bool:
+    """Whether a SubWorkflow step names its own workflow at a version matching its own."""
+    from workflow.definitions import version_matches  # definitions imports this module
+
+    return (step.kind == StepKind.SUB_WORKFLOW and step.workflow == definition.workflow
+            and (step.version is None or version_matches(definition.version, step.version)))
 
 
 def _executes(step: Step) -> bool:

@@ -231,3 +231,73 @@ def test_a_locked_store_is_one_line_naming_the_file(tmp_path: Path,
     assert code == 4
     assert err.count("\n") == 1 and "internal error" not in err
     assert err.startswith(f"wfr run: the workflow store {db} is locked by another process")
+
+
+# --- 8: recursion through SubWorkflow steps ----------------------------------------------
+
+SELF = "workflow: rec\nversion: '1'\nsteps: [{id: again, kind: SubWorkflow, workflow: rec}]\n"
+
+
+def test_a_workflow_starting_itself_fails_wfr_validate(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    definition = tmp_path / "rec.yaml"
+    definition.write_text(SELF)
+    assert run_cli(["validate", str(definition)]) == 2
+    assert capsys.readouterr().out == (
+        "error: step 'again': SubWorkflow recursion: it starts its own workflow 'rec' any "
+        "version (rec -> rec)\nwarning: step 'again': no failurePolicy; default 'Fail' "
+        "applies\n")
+
+
+def test_a_cycle_through_other_definitions_is_refused_naming_it(make_engine) -> None:  # type: ignore[no-untyped-def]
+    from workflow.validation import InvalidDefinitionError
+
+    engine = make_engine(
+        "workflow: a\nversion: '1'\nsteps: [{id: call-b, kind: SubWorkflow, workflow: b}]",
+        "workflow: b\nversion: '1'\nsteps: [{id: call-c, kind: SubWorkflow, workflow: c, "
+        "version: 2.x}]")
+    engine.register(load_definition_text(  # 1.x is not reached by b's pattern 2.x: no cycle
+        "workflow: c\nversion: '1.0'\nsteps: [{id: call-a, kind: SubWorkflow, workflow: a}]"))
+    with pytest.raises(InvalidDefinitionError) as refused:
+        engine.register(load_definition_text(
+            "workflow: c\nversion: '2.0'\nsteps: [{id: call-a, kind: SubWorkflow, workflow: a}]"))
+    assert str(refused.value) == (
+        "workflow 'c' is invalid: error: step 'call-a': SubWorkflow recursion: c 2.0 (step "
+        "'call-a') -> a 1 (step 'call-b') -> b 1 (step 'call-c') -> c 2.0")
+
+
+def test_nesting_past_the_depth_limit_fails_the_run(make_engine) -> None:  # type: ignore[no-untyped-def]
+    levels = 12  # w0 starts w1 ... w10 starts w11: w11 would be the 11th nested run
+    texts = [f"workflow: w{i}\nsteps: [{{id: down, kind: SubWorkflow, workflow: w{i + 1}, "
+             "failurePolicy: Fail}]" for i in range(levels - 1)]
+    texts.append(f"workflow: w{levels - 1}\nsteps: [{{id: leaf, kind: Tool, tool: notifier, "
+                 "failurePolicy: Fail}]")
+    engine = make_engine(*reversed(texts))
+    assert engine.max_subworkflow_depth == 10
+    run = engine.start("w0")
+    pump(engine)
+    runs = engine.store.list_runs()
+    assert len(runs) == 11  # w0 and its 10 nested runs
+    assert {r.state for r in runs} == {RunState.FAILED}
+    deepest = max(runs, key=lambda r: r.run_id.count("/"))
+    assert deepest.workflow == "w10"
+    assert deepest.reason == ("step 'down' failed: sub-workflow depth limit 10 reached: "
+                              + " -> ".join(f"w{i}" for i in range(11)) + " -> w11")
+    assert engine.run(run.run_id).state is RunState.FAILED
+
+
+def test_a_stored_recursive_definition_stops_at_the_depth_limit(make_engine) -> None:  # type: ignore[no-untyped-def]
+    from workflow.definitions import RegisteredDefinition, definition_hash
+
+    engine = make_engine()
+    engine.max_subworkflow_depth = 3
+    recursive = load_definition_text(SELF)  # stored before recursion was refused
+    engine.store.save_definition(RegisteredDefinition(recursive, definition_hash(recursive)),
+                                 at=0.0)
+    engine.refresh_definitions()
+    engine.start("rec")
+    handled = pump(engine, limit=1000)
+    assert handled < 1000
+    runs = engine.store.list_runs()
+    assert len(runs) == 4 and {r.state for r in runs} == {RunState.FAILED}
