@@ -363,10 +363,13 @@ class SqliteStore:
         with self._locked() as db:
             db.execute("DELETE FROM queue WHERE signal_id = ?", (signal_id,))
 
-    def release(self, signal_id: str, error: str, *, now: float) -> None:
+    def release(self, signal_id: str, error: str, *, now: float, retry_at: float | None = None,
+                count_attempt: bool = True) -> None:
         with self._locked() as db:
             db.execute("UPDATE queue SET lease_owner = NULL, lease_until = NULL, "
-                       "last_error = ? WHERE signal_id = ?", (error, signal_id))
+                       "last_error = ?, due_at = COALESCE(?, due_at), attempts = attempts - ? "
+                       "WHERE signal_id = ?", (error, retry_at, 0 if count_attempt else 1,
+                                               signal_id))
 
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:
         with self._transaction() as db:

@@ -4,7 +4,9 @@ in-memory implementation for tests.
 A :class:`Commit` is one transition: the new run (with its step runs), the outbox rows of
 its lifecycle events and the queue rows it adds, written atomically. Queue rows are
 claimed with a lease, acknowledged (deleted) after their commit, released with an error
-on failure, and dead-lettered past the delivery budget.
+on failure (due again at ``retry_at``, the pump's backoff; a release with
+``count_attempt=False`` gives the claim's attempt back, for a revision conflict that is
+no failure of the row), and dead-lettered past the delivery budget.
 
 >>> from workflow.model import new_run
 >>> store = MemoryStore()
@@ -217,7 +219,8 @@ class Store(Protocol):
     def commit(self, commit: Commit, *, at: float) -> None: ...
     def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None: ...
     def acknowledge(self, signal_id: str) -> None: ...
-    def release(self, signal_id: str, error: str, *, now: float) -> None: ...
+    def release(self, signal_id: str, error: str, *, now: float, retry_at: float | None = None,
+                count_attempt: bool = True) -> None: ...
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None: ...
     def dead_letters(self, tenant: str | None = None) -> tuple[DeadLetter, ...]: ...
     def replay(self, signal_id: str, *, now: float, audit: AuditEntry | None = None) -> None: ...
@@ -376,10 +379,14 @@ class MemoryStore:
     def acknowledge(self, signal_id: str) -> None:
         self.queue.pop(signal_id, None)
 
-    def release(self, signal_id: str, error: str, *, now: float) -> None:
+    def release(self, signal_id: str, error: str, *, now: float, retry_at: float | None = None,
+                count_attempt: bool = True) -> None:
         row = self.queue.get(signal_id)
         if row is not None:
-            row.signal = dataclasses.replace(row.signal, last_error=error)
+            row.signal = dataclasses.replace(
+                row.signal, last_error=error,
+                due_at=row.signal.due_at if retry_at is None else retry_at,
+                attempts=row.signal.attempts - (0 if count_attempt else 1))
             row.lease_owner = row.lease_until = None
 
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:

@@ -1,4 +1,5 @@
 import argparse
+import dataclasses
 from pathlib import Path
 
 from workflow.cli import register_commands
@@ -100,10 +101,11 @@ def test_dead_letters_are_listed_and_replayed(tmp_path, capsys):
     store.close()
     assert run_cli(["replay", "lost:start", "--db", str(db)]) == 2  # not dead yet
     assert "no dead letter 'lost:start'" in capsys.readouterr().err
-    definition = tmp_path / "approval.yaml"
-    definition.write_text(HUMAN)
-    run_cli(["run", str(definition), "--db", str(db)])  # pumps the bad row 5 times
-    capsys.readouterr()
+    store = SqliteStore(db)
+    (row,) = store.pending()
+    store.dead_letter(dataclasses.replace(row, attempts=5), "NotFoundError: no run 'lost'",
+                      now=0.0)  # what five failed deliveries leave (test_engine_queue.py)
+    store.close()
     assert run_cli(["dead-letters", "--db", str(db)]) == 0
     assert capsys.readouterr().out == ("lost:start\tlost\tevent\tattempts 5\t"
                                        "NotFoundError: no run 'lost'\n")

@@ -301,3 +301,42 @@ def test_a_stored_recursive_definition_stops_at_the_depth_limit(make_engine) -> 
     assert handled < 1000
     runs = engine.store.list_runs()
     assert len(runs) == 4 and {r.state for r in runs} == {RunState.FAILED}
+
+
+# --- 13: backoff, and conflicts do not spend the delivery budget -------------------------
+
+def test_revision_conflicts_do_not_spend_the_delivery_budget(  # type: ignore[no-untyped-def]
+        make_engine, clock, tmp_path: Path) -> None:
+    from workflow.pump import pump_once
+    from workflow.store import ConcurrentTransitionError
+
+    engine = make_engine("workflow: t\nsteps: [{id: s, kind: Tool, tool: notifier, "
+                         "failurePolicy: Fail}]", clock=clock, store=SqliteStore(tmp_path / "w.db"))
+    run_id = engine.start("t").run_id
+    store, commit, conflicts = engine.store, engine.store.commit, [30]
+
+    def busy_commit(change, *, at):  # type: ignore[no-untyped-def]
+        if change.run is not None and conflicts[0] > 0:  # another writer keeps winning
+            conflicts[0] -= 1
+            raise ConcurrentTransitionError(f"run '{run_id}' changed concurrently")
+        commit(change, at=at)
+
+    store.commit = busy_commit  # type: ignore[method-assign]
+    rounds = 0
+    while conflicts[0] > 0:  # 5 re-applications in process per delivery: 6 deliveries
+        assert pump_once(engine)
+        (row,) = store.pending()
+        assert row.attempts == 0 and row.last_error is not None  # its attempt given back
+        assert 0.01 <= row.due_at - clock.now < 0.05  # and soon again: the run moved on
+        clock.now = row.due_at
+        rounds += 1
+    assert rounds == 6 > 5  # more deliveries than MaxDeliveryAttempts, none dead-lettered
+    pump(engine)
+    assert store.dead_letters() == ()
+    assert engine.run(run_id).state is RunState.COMPLETED
+
+
+def test_step_retry_backoff_is_bounded() -> None:
+    from workflow.policies import backoff_seconds
+
+    assert 3600.0 <= backoff_seconds("r", "s@0.100", 100) < 3600.0 * 1.25  # RetryMaxSeconds
