@@ -62,6 +62,9 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
                         help="pump threads in this process (default 1)")
     worker.add_argument("--demo", action="store_true",
                         help="use the built-in demo executors (fixed outputs)")
+    worker.add_argument("--lease-seconds", type=float, default=30.0, metavar="SECONDS",
+                        help="how long a claimed queue row stays this worker's (real time; "
+                             "a crashed worker's rows are taken over after it; default 30)")
     worker.add_argument("--executors", metavar="FILE", default=None,
                         help="JSON file of executor name -> URL (default: $WFR_EXECUTORS_FILE)")
     purge = _command(subparsers, "purge", "delete finished runs older than a time",

@@ -238,6 +238,8 @@ def worker_command(args: argparse.Namespace) -> int:
 
     if not 1 <= args.concurrency <= 64:
         raise ValueError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
+    if not 0.1 <= args.lease_seconds <= 86_400:
+        raise ValueError(f"--lease-seconds must be from 0.1 to 86400, not {args.lease_seconds}")
     file = args.executors or os.environ.get(EXECUTORS_VARIABLE)
     executors = (demo_executors() if args.demo else
                  executors_from_file(file) if file else ExecutorRegistry())
@@ -246,7 +248,8 @@ def worker_command(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, lambda *_: stop.set())
-    pumps = [PumpThread(engine, owner=f"worker-{os.getpid()}-{i}")
+    pumps = [PumpThread(engine, owner=f"worker-{os.getpid()}-{i}",
+                        lease_seconds=args.lease_seconds)
              for i in range(args.concurrency)]
     for thread in pumps:
         thread.start()

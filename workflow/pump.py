@@ -58,10 +58,15 @@ class CrashHook:
 
 
 def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None = None,
-              max_delivery_attempts: int = DEFAULTS.max_delivery_attempts) -> bool:
-    """Claim and carry out one due row; False when nothing is due."""
+              max_delivery_attempts: int = DEFAULTS.max_delivery_attempts,
+              lease_seconds: float = DEFAULTS.lease_seconds) -> bool:
+    """Claim and carry out one due row; False when nothing is due.
+
+    A row is due by the engine's time (simulated jumps included); its lease is on the
+    engine's clock without them, real time, so a crash holds it ``lease_seconds`` at most.
+    """
     store, now = engine.store, engine.now()
-    signal = store.claim(owner, now=now, lease_seconds=DEFAULTS.lease_seconds)
+    signal = store.claim(owner, now=now, lease_seconds=lease_seconds, wall=engine.clock())
     if signal is None:
         return False
     if hook is not None:
@@ -95,7 +100,8 @@ def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None =
 
 def pump(engine: Engine, *, simulate_time: bool = False, limit: int | None = None,
          owner: str = "worker", hook: CrashHook | None = None,
-         may_jump: Callable[[], bool] | None = None) -> int:
+         may_jump: Callable[[], bool] | None = None,
+         lease_seconds: float = DEFAULTS.lease_seconds) -> int:
     """Carry out due rows until none is due (or ``limit``); return how many were handled.
 
     With ``simulate_time`` the engine's clock jumps to the next timer whenever nothing
@@ -104,7 +110,7 @@ def pump(engine: Engine, *, simulate_time: bool = False, limit: int | None = Non
     """
     handled = 0
     while limit is None or handled < limit:
-        if pump_once(engine, owner=owner, hook=hook):
+        if pump_once(engine, owner=owner, hook=hook, lease_seconds=lease_seconds):
             handled += 1
             continue
         due = engine.store.next_due()

@@ -332,13 +332,16 @@ class SqliteStore:
 
     # --- the queue ----------------------------------------------------------------------
 
-    def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
-        """Lease the next due row. A row no engine can read (an unknown kind, a payload
-        that is not JSON) goes straight to the dead letters, so it cannot block the rows
-        behind it."""
+    def claim(self, owner: str, *, now: float, lease_seconds: float,
+              wall: float | None = None) -> QueuedSignal | None:
+        """Lease the next row due by ``now`` for ``lease_seconds`` of ``wall`` time (default
+        ``now``). A row no engine can read (an unknown kind, a payload that is not JSON)
+        goes straight to the dead letters, so it cannot block the rows behind it."""
+        lease_now = now if wall is None else wall
         while True:
             with self._locked() as db:
-                row = db.execute(_CLAIM, (owner, now + lease_seconds, now, now)).fetchone()
+                row = db.execute(_CLAIM, (owner, lease_now + lease_seconds, now,
+                                          lease_now)).fetchone()
             if row is None:
                 return None
             signal_id, run_id, kind, payload, due_at, attempts, last_error = row

@@ -340,3 +340,88 @@ def test_step_retry_backoff_is_bounded() -> None:
     from workflow.policies import backoff_seconds
 
     assert 3600.0 <= backoff_seconds("r", "s@0.100", 100) < 3600.0 * 1.25  # RetryMaxSeconds
+
+
+# --- 11: leases on real time; timers fire in real time -----------------------------------
+
+TIMED = """
+workflow: timed
+version: "1"
+steps:
+  - {id: wait, kind: Timer, delayMinutes: 30}
+  - {id: tell, kind: Tool, tool: notifier, failurePolicy: Fail}
+edges: [{from: wait, to: tell}]
+"""
+
+
+class Crashed(BaseException):
+    """The worker died (in process: nothing after the claim runs)."""
+
+
+def test_a_lease_taken_in_simulated_time_lasts_its_real_seconds(make_engine, clock) -> None:  # type: ignore[no-untyped-def]
+    from workflow.pump import CrashHook
+
+    class DiesAtClaim(CrashHook):
+        def reached(self, point: str, signal) -> None:  # type: ignore[no-untyped-def]
+            if point == "claimed" and signal.payload.get("type") == "TimerFired":
+                raise Crashed
+
+    crashed = make_engine(TIMED, clock=clock)
+    run_id = crashed.start("timed").run_id
+    with pytest.raises(Crashed):  # jumps 30 simulated minutes, claims the timer, dies
+        pump(crashed, simulate_time=True, hook=DiesAtClaim(), lease_seconds=5.0)
+    restarted = Engine(crashed.store, crashed.executors, clock=clock)  # a new simulating worker
+    clock.now += 5.0  # the lease's 5 real seconds are over
+    pump(restarted, simulate_time=True, lease_seconds=5.0)  # (a lease on simulated time
+    assert restarted.run(run_id).state is RunState.COMPLETED  # lasted 30 minutes more)
+
+
+def test_a_crashed_simulating_worker_is_taken_over_after_a_short_lease(tmp_path: Path) -> None:
+    import time
+
+    from workflow.demo import demo_executors
+
+    db = tmp_path / "w.db"
+    store = SqliteStore(db)
+    engine = Engine(store, demo_executors())
+    engine.register(load_definition_text(TIMED))
+    run_id = engine.start("timed").run_id
+    worker = [sys.executable, "-m", "workflow.worker", "--db", str(db), "--simulate-time",
+              "--lease-seconds", "1"]
+    crash = subprocess.run(worker, env={**ENVIRONMENT, "WFR_CRASH_AT": "claimed:2"},
+                           capture_output=True, timeout=60)  # dies holding the timer's row
+    assert crash.returncode == -9, crash.stderr
+    started = time.monotonic()
+    while engine.run(run_id).state is not RunState.COMPLETED:
+        assert time.monotonic() - started < 20, "the crashed worker's lease still blocks"
+        subprocess.run(worker, env=ENVIRONMENT, capture_output=True, timeout=60, check=True)
+    store.close()
+
+
+def test_wfr_worker_fires_a_due_timer_in_real_time(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from workflow.demo import demo_executors
+
+    db = tmp_path / "w.db"
+    store = SqliteStore(db)
+    engine = Engine(store, demo_executors())
+    engine.register(load_definition_text(TIMED.replace("delayMinutes: 30",
+                                                       "delayMinutes: 0.02")))  # 1.2 s
+    worker = subprocess.Popen([sys.executable, "-m", "renderer.cli", "worker", "--db", str(db),
+                               "--demo", "--lease-seconds", "2"], env=ENVIRONMENT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        run = engine.start("timed")
+        deadline = time.monotonic() + 20
+        while engine.run(run.run_id).state is not RunState.COMPLETED:
+            assert time.monotonic() < deadline, "the timer did not fire"
+            time.sleep(0.05)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.communicate(timeout=30)
+    fired = engine.run(run.run_id).steps["wait"].output["firedAt"]
+    assert fired == pytest.approx(run.created_at + 1.2, abs=0.01)  # the due time, recorded
+    assert engine.run(run.run_id).steps["tell"].started_at - fired < 2.0  # fired within 2 s
+    store.close()
