@@ -6,8 +6,7 @@ queue are seen within that), or until :meth:`PumpThread.wake` says this process 
 so durable timers fire in real time, within ``idle_seconds`` of their due time, with no
 other command running. Its leases last ``lease_seconds`` of real time.
 
->>> from workflow.config import DEFAULTS
-from workflow.engine import Engine
+>>> from workflow.engine import Engine
 >>> from workflow.store import MemoryStore
 >>> pump = PumpThread(Engine(MemoryStore(), clock=lambda: 0.0), owner="doc")
 >>> pump.start(); pump.wake(); pump.stop()
