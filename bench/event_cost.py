@@ -1,13 +1,16 @@
-"""Cost of applying one event as a run grows: a chain of N Tool steps on the SQLite store.
+"""Cost of applying one event as a run grows: a chain of N steps on the SQLite store.
 
-For each size N it registers ``chain-N`` (N Tool steps in a row, each answered at once by an
-in-process executor), starts one run and pumps it to the end on a fresh SQLite file, timing
-every *event* row the engine applies (load the run, advance it, commit the transition;
-dispatch rows, which only call the executor, are not counted). A chain of N steps takes
-about 2N + 1 events; the last tenth of them is applied to a run of nearly N step runs.
+For each size N it registers ``chain-N`` (N Tool steps in a row, each answered at once by
+an in-process executor; ``--kind Timer``: N Timer steps of no delay, so no executor and
+no dispatch payload), starts one run and pumps it to the end on a fresh SQLite file,
+timing every *event* row the engine applies (load the run, advance it, commit the
+transition; dispatch rows, which only call the executor, are not counted). A chain of N
+steps takes N + 1 events; the last tenth of them is applied to a run of nearly N step runs.
 
-It prints, per size: events applied, the median and 95th percentile milliseconds of all
-events and of the last tenth, and the total seconds. ``--max-seconds`` bounds each size
+It prints, per size: events applied, the median and 95th percentile CPU milliseconds of
+this thread per event (CPU time, so other load on a shared machine does not count; SQLite
+runs in this thread, so its work counts) of all events and of the last tenth, and the
+total wall seconds. ``--max-seconds`` bounds each size
 (a size that hits it is marked ``stopped`` with the step it reached). ``--profile`` prints
 cProfile's top functions of the largest size. ``--json OUT`` writes the same numbers.
 
@@ -35,15 +38,16 @@ from workflow.sqlite_store import SqliteStore
 from workflow.store import QueuedSignal, QueueRowKind
 
 
-def chain_definition(size: int) -> Definition:
-    """``size`` Tool steps ``s0 -> s1 -> ...``, each failing the run on an error.
+def chain_definition(size: int, kind: str = "Tool") -> Definition:
+    """``size`` steps ``s0 -> s1 -> ...``: Tool steps failing the run on an error, or Timer
+    steps of no delay (no executor, no dispatch payload: only transitions and the store).
 
     >>> d = chain_definition(3)
     >>> [s.id for s in d.steps], [e.id for e in d.edges]
     (['s0', 's1', 's2'], ['s0->s1', 's1->s2'])
     """
-    steps = tuple(Step(f"s{i}", "Tool", tool="echo", failure_policy="Fail")
-                  for i in range(size))
+    steps = tuple(Step(f"s{i}", "Tool", tool="echo", failure_policy="Fail") if kind == "Tool"
+                  else Step(f"s{i}", "Timer", delay_minutes=0.0) for i in range(size))
     edges = tuple(Transition(f"s{i}->s{i + 1}", f"s{i}", f"s{i + 1}")
                   for i in range(size - 1))
     return Definition(f"chain-{size}", "1", steps, edges)
@@ -59,9 +63,9 @@ class TimedEngine(Engine):
         if signal.kind != QueueRowKind.EVENT:
             Engine.process(self, signal)
             return
-        started = time.perf_counter()
+        started = time.thread_time()  # CPU time: other load on the machine does not count
         Engine.process(self, signal)
-        self.event_seconds.append(time.perf_counter() - started)
+        self.event_seconds.append(time.thread_time() - started)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +83,11 @@ class SizeResult:
     state: str
 
 
-def measure(size: int, folder: Path, max_seconds: float) -> SizeResult:
+def measure(size: int, folder: Path, max_seconds: float, kind: str = "Tool") -> SizeResult:
     """Run one chain of ``size`` steps to its end (or ``max_seconds``) and time its events."""
-    store = SqliteStore(folder / f"chain-{size}.db")
+    store = SqliteStore(folder / f"chain-{kind}-{size}.db")
     engine = TimedEngine(store, ExecutorRegistry({"echo": lambda payload: {"ok": True}}))
-    engine.register(chain_definition(size))
+    engine.register(chain_definition(size, kind))
     run = engine.start(f"chain-{size}")
     started = time.perf_counter()
     while pump_once(engine):
@@ -136,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         "\n\n")[0])
     parser.add_argument("--sizes", type=_sizes, default=[100, 1000, 5000])
     parser.add_argument("--max-seconds", type=float, default=300.0)
+    parser.add_argument("--kind", choices=("Tool", "Timer"), default="Tool",
+                        help="the chain's steps: Tool (dispatched) or Timer (delay 0)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT")
     args = parser.parse_args(argv)
@@ -144,10 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         for size in args.sizes:
             if args.profile and size == max(args.sizes):
                 profiler = cProfile.Profile()
-                results.append(profiler.runcall(measure, size, Path(folder), args.max_seconds))
+                results.append(profiler.runcall(measure, size, Path(folder), args.max_seconds,
+                                                args.kind))
                 pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
             else:
-                results.append(measure(size, Path(folder), args.max_seconds))
+                results.append(measure(size, Path(folder), args.max_seconds, args.kind))
             print(_table(results).splitlines()[-1] if len(results) > 1 else _table(results),
                   flush=True)
     if args.json is not None:

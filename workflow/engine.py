@@ -340,10 +340,13 @@ class Engine:
         emits += tuple(EmitEvent("task.requested", e.step_id, e.reason)
                        for e in effects if isinstance(e, RequestDecision))
         queued = (*self._signals_for(new, effects, now), *self._cancel_children(run, new, now))
-        opened, closed = task_changes(self.plan(run), run, new, event, effects, now)
+        delta = new.delta()
+        changed = None if delta is None else delta.steps
+        opened, closed = task_changes(self.plan(run), run, new, event, effects, now,
+                                      changed=changed)
         required = {c.task_id for c in closures}
-        self.store.commit(Commit(new, emits, queued, previous=run,
-                                 cancel=_stale_timeouts(run, new), audit=audit,
+        self.store.commit(Commit(new, emits, queued, previous=run, delta=delta,
+                                 cancel=_stale_timeouts(run, new, changed), audit=audit,
                                  open_tasks=opened,
                                  close_tasks=(*closures,
                                               *(c for c in closed if c.task_id not in required))),
@@ -446,11 +449,18 @@ class Engine:
                             event_to_dict(event), due_at)
 
 
-def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:
-    """Timeout timers of attempts that ended in this transition (they can only be no-ops)."""
+def _stale_timeouts(before: Run, after: Run, changed: frozenset[str] | None = None
+                    ) -> tuple[str, ...]:
+    """Timeout timers of attempts that ended in this transition (they can only be no-ops);
+    only the ``changed`` steps are looked at when the transition names them."""
     stale = []
-    for step_id, old in before.steps.items():
-        new = after.steps.get(step_id)
+    later = after.steps
+    earlier = before.steps
+    ids = earlier.keys() if changed is None else sorted(s for s in changed if s in earlier)
+    for step_id in ids:
+        old, new = earlier[step_id], later.get(step_id)
+        if new is old:  # unchanged (most steps of a large run): nothing ended
+            continue
         ended = new is None or new.attempt_id != old.attempt_id or not new.state.is_active
         if old.attempt_id and old.state.is_active and ended:
             stale.append(f"{before.run_id}:timer:{TimerPurpose.TIMEOUT}:{old.attempt_id}")

@@ -30,7 +30,7 @@ from enum import StrEnum
 from typing import Generic, Protocol, TypeVar
 
 from workflow.definitions import RegisteredDefinition, VersionConflictError
-from workflow.model import EmitEvent, Json, Run, RunState
+from workflow.model import EmitEvent, Json, Run, RunDelta, RunState
 
 
 class QueueRowKind(StrEnum):
@@ -192,6 +192,9 @@ class Commit:
     open_tasks: tuple[HumanTask, ...] = ()
     close_tasks: tuple[TaskClosure, ...] = ()
     idempotency: IdempotencyClaim | None = None  # with a new run: its start's key
+    delta: RunDelta | None = None
+    """What ``run`` changed from ``previous`` when the engine knows it (a store may then
+    write just that instead of comparing every step and edge); None: compare."""
 
 
 class ConcurrentTransitionError(RuntimeError):

@@ -425,3 +425,61 @@ def test_wfr_worker_fires_a_due_timer_in_real_time(tmp_path: Path) -> None:
     assert fired == pytest.approx(run.created_at + 1.2, abs=0.01)  # the due time, recorded
     assert engine.run(run.run_id).steps["tell"].started_at - fired < 2.0  # fired within 2 s
     store.close()
+
+
+# --- 14: an event writes what it changed, not the whole run ------------------------------
+
+def _chain(size: int) -> str:
+    steps = ", ".join(f"{{id: s{i}, kind: Timer, delayMinutes: 0}}" for i in range(size))
+    edges = ", ".join(f"{{from: s{i}, to: s{i + 1}}}" for i in range(size - 1))
+    return f"workflow: chain{size}\nsteps: [{steps}]\nedges: [{edges}]\n"
+
+
+def _sql_bytes_of_one_event(tmp_path: Path, size: int) -> int:
+    from workflow.pump import pump_once
+
+    store = SqliteStore(tmp_path / f"chain{size}.db")
+    engine = Engine(store)
+    engine.register(load_definition_text(_chain(size)))
+    engine.start(f"chain{size}")
+    for _ in range(size - 2):  # Start, then one timer per step: the run is nearly full
+        assert pump_once(engine)
+    written: list[str] = []
+    store.connection.set_trace_callback(written.append)
+    assert pump_once(engine)  # one more event: step s{size-2} done, s{size-1} started
+    store.connection.set_trace_callback(None)
+    store.close()
+    return sum(len(statement) for statement in written)
+
+
+def test_the_sql_an_event_writes_does_not_grow_with_the_run(tmp_path: Path) -> None:
+    small, large = _sql_bytes_of_one_event(tmp_path, 20), _sql_bytes_of_one_event(tmp_path, 400)
+    assert large < 1.5 * small, (small, large)  # the whole run document was 20x larger
+
+
+def test_a_run_stored_as_one_document_reads_the_same_after_migration(tmp_path: Path) -> None:
+    from workflow.schema import migration_files
+    from workflow.serialize import run_to_json
+
+    engine = Engine(SqliteStore(tmp_path / "new.db"))
+    engine.register(load_definition_text(_chain(5)))
+    run = engine.start("chain5")
+    for _ in range(3):
+        pump(engine, limit=1)
+    run = engine.run(run.run_id)
+    assert len(run.steps) == 3 and run.edges and run.completion_order
+    old = sqlite3.connect(tmp_path / "old.db", isolation_level=None)  # a 0005 store
+    old.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    for name, sql in migration_files():
+        if name < "0006":
+            old.executescript(f"BEGIN;\n{sql}\nINSERT INTO schema_migrations VALUES "
+                              f"('{name}', 0);\nCOMMIT;")
+    old.execute("INSERT INTO runs (run_id, workflow, version, definition_hash, state, "
+                "created_at, updated_at, document, revision, tenant) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run.run_id, run.workflow, run.version, run.definition_hash, run.state.value,
+                 run.created_at, run.updated_at, run_to_json(run), run.revision, run.tenant))
+    old.close()
+    migrated = SqliteStore(tmp_path / "old.db").load_run(run.run_id)
+    assert migrated == run
+    assert migrated is not None and list(migrated.steps) == list(run.steps)
