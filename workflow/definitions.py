@@ -112,30 +112,33 @@ def subworkflow_cycle(registered: Collection[Definition], new: Definition
     for definition in (*registered, new):
         by_name.setdefault(definition.workflow, []).append(definition)
     start: Version = (new.workflow, new.version)
+
+    def calls(definition: Definition) -> list[tuple[str, Definition]]:
+        return [(step.id, target) for step in definition.steps
+                if step.kind == "SubWorkflow" and step.workflow is not None
+                for target in by_name.get(step.workflow, ())
+                if step.version is None or version_matches(target.version, step.version)]
+
+    # depth-first search without recursion (a tenant may chain thousands of definitions)
     path: list[tuple[str, str, str]] = []
-    seen: set[Version] = set()
-
-    def calls(definition: Definition) -> Iterator[tuple[str, Definition]]:
-        for step in definition.steps:
-            if step.kind == "SubWorkflow" and step.workflow is not None:
-                for target in by_name.get(step.workflow, ()):
-                    if step.version is None or version_matches(target.version, step.version):
-                        yield step.id, target
-
-    def visit(definition: Definition) -> bool:
-        for step_id, target in calls(definition):
+    stack: list[tuple[Definition, list[tuple[str, Definition]]]] = [(new, calls(new))]
+    seen: set[Version] = {start}
+    while stack:
+        definition, pending = stack[-1]
+        if not pending:
+            stack.pop()
+            if path:
+                path.pop()
+            continue
+        step_id, target = pending.pop(0)
+        node = (target.workflow, target.version)
+        if node == start:
+            return [*path, (definition.workflow, definition.version, step_id)]
+        if node not in seen:
+            seen.add(node)
             path.append((definition.workflow, definition.version, step_id))
-            node = (target.workflow, target.version)
-            if node == start:
-                return True
-            if node not in seen:
-                seen.add(node)
-                if visit(target):
-                    return True
-            path.pop()
-        return False
-
-    return path if visit(new) else None
+            stack.append((target, calls(target)))
+    return None
 
 
 def version_matches(version: str, pattern: str) -> bool:
