@@ -46,7 +46,7 @@ def test_parallel_edges_get_distinct_ids() -> None:
         ("workflow: w\nsteps: [{id: a, kind: Join, quorum: two}]\n", "'quorum'"),
         ("workflow: w\nsteps: []\nedges: [{from: a}]\n", "needs 'from' and 'to'"),
         ("workflow: w\nsteps: []\nedges: [{from: a, to: b, isLoopBack: maybe}]\n", "isLoopBack"),
-        ("workflow: [w\n", "not valid YAML or JSON at line"),
+        ("workflow: [w\n", "not valid YAML at line 2"),
         ("- just a list\n", "must be a mapping"),
     ],
 )
