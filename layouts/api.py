@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
-from layouts.registry import DEFAULT_ENGINE, Availability, get_provider, provider_names
+from layouts.registry import (
+    DEFAULT_ENGINE,
+    Availability,
+    get_provider,
+    provider_names,
+    require_features,
+)
 from layouts.result import LayoutResult
 
 
@@ -30,12 +36,15 @@ def layout(
     :data:`layouts.options.OPTION_TABLE`). Raises :class:`InvalidGraphError`,
     :class:`InvalidOptionError`, :class:`UnknownEngineError`,
     :class:`ProviderUnavailableError` or :class:`LayoutTimeoutError`; never falls back
-    to another engine. The caller's graph is never changed.
+    to another engine. A graph with ports or compound nodes given to an engine that lacks
+    them is an :class:`UnsupportedFeatureError` naming the engines that have them.
+    The caller's graph is never changed.
     """
     graph.validate()
     base = options or LayoutOptions()
     resolved = base.with_changes(**option_values) if option_values else base
     provider = get_provider(engine)
+    require_features(graph, engine, provider)
     provider.availability().require(engine)
     return provider.layout(graph, resolved)
 

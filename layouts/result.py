@@ -4,6 +4,14 @@ Coordinates are pixels with the origin at the top-left of the drawing and y grow
 downwards. Node boxes are given by their top-left corner. Every edge route runs from a
 point on its source node's outline to a point on its target node's outline.
 
+Compound graphs and ports: every coordinate here is **absolute** (relative to the
+drawing's origin), at every level of the hierarchy, so checkers and writers need no
+transform. ``nodes`` lists every node of the hierarchy, parents before their children,
+each with its ``parent`` (``None`` at the root); ``ports`` gives each port's box with its
+``node``. Writers that need ELK's parent-relative coordinates (a node relative to its
+parent, an edge relative to its container) subtract the parent's corner
+(:meth:`LayoutResult.offset_of`).
+
 >>> r = LayoutResult(
 ...     nodes=(NodeBox("a", 0, 0, 10, 10, Shape.RECT),),
 ...     edges=(),
@@ -76,10 +84,35 @@ class NodeBox:
     width: float
     height: float
     shape: Shape = Shape.RECT
+    parent: str | None = None
+
+    def __repr__(self) -> str:
+        """The dataclass repr, with ``parent`` only when the node has one."""
+        text = (f"NodeBox(id={self.id!r}, x={self.x!r}, y={self.y!r}, width={self.width!r}, "
+                f"height={self.height!r}, shape={self.shape!r}")
+        return text + (f", parent={self.parent!r})" if self.parent is not None else ")")
 
     @property
     def box(self) -> Box:
         return Box(self.x, self.y, self.width, self.height)
+
+    @property
+    def center(self) -> Point:
+        return Point(self.x + self.width / 2, self.y + self.height / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class PortBox:
+    """A placed port of node ``node``: its top-left corner (absolute) and size; ``side``
+    is the face it ended up on."""
+
+    id: str
+    node: str
+    x: float
+    y: float
+    width: float = 0.0
+    height: float = 0.0
+    side: Side | None = None
 
     @property
     def center(self) -> Point:
@@ -108,6 +141,8 @@ class EdgeRoute:
     target_end: EdgeEnd = EdgeEnd()
     label_box: Box | None = None
     loop_back: bool = False
+    source_port: str | None = None
+    target_port: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +157,9 @@ class Diagnostics:
     budget_exhausted: bool = False
     phases: tuple[tuple[str, float], ...] = ()
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """What the engine could not honour (an option or feature it ignored), one line each;
+    the service returns them as the response's ``warnings``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +171,7 @@ class LayoutResult:
     width: float
     height: float
     diagnostics: Diagnostics
+    ports: tuple[PortBox, ...] = ()
     _index: dict[str, NodeBox] = field(default_factory=dict, compare=False, repr=False)
 
     def node(self, node_id: str) -> NodeBox:
@@ -141,19 +180,31 @@ class LayoutResult:
             self._index.update({n.id: n for n in self.nodes})
         return self._index[node_id]
 
+    def port(self, port_id: str) -> PortBox:
+        """The placed port with ``port_id``; ``KeyError`` if absent."""
+        for p in self.ports:
+            if p.id == port_id:
+                return p
+        raise KeyError(port_id)
+
+    def offset_of(self, node_id: str | None) -> Point:
+        """The absolute top-left corner of node ``node_id`` (the origin for ``None``): what
+        to subtract to make a coordinate relative to that node, as ELK JSON wants."""
+        if node_id is None:
+            return Point(0.0, 0.0)
+        n = self.node(node_id)
+        return Point(n.x, n.y)
+
     def to_dict(self, *, timings: bool = False) -> dict[str, Any]:
         """Our JSON result schema. Numbers are rounded to 3 decimals; timings are left
         out unless asked for, so the same input gives byte-identical JSON."""
         return {
             "width": _num(self.width),
             "height": _num(self.height),
-            "nodes": [
-                {"id": n.id, "x": _num(n.x), "y": _num(n.y), "width": _num(n.width),
-                 "height": _num(n.height), "shape": n.shape.value}
-                for n in self.nodes
-            ],
+            "nodes": [_node_to_dict(n) for n in self.nodes],
             "edges": [_edge_to_dict(e) for e in self.edges],
             "diagnostics": _diagnostics_to_dict(self.diagnostics, timings),
+            **({"ports": [_port_to_dict(p) for p in self.ports]} if self.ports else {}),
         }
 
     def to_json(self, *, timings: bool = False) -> str:
@@ -188,6 +239,20 @@ def _num(value: float) -> float | int:
     return int(rounded) if rounded.is_integer() else rounded
 
 
+def _node_to_dict(n: NodeBox) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": n.id, "x": _num(n.x), "y": _num(n.y), "width": _num(n.width),
+                           "height": _num(n.height), "shape": n.shape.value}
+    if n.parent is not None:
+        out["parent"] = n.parent
+    return out
+
+
+def _port_to_dict(p: PortBox) -> dict[str, Any]:
+    return {"id": p.id, "node": p.node, "x": _num(p.x), "y": _num(p.y),
+            "width": _num(p.width), "height": _num(p.height),
+            "side": None if p.side is None else p.side.value}
+
+
 def _end_to_dict(end: EdgeEnd) -> dict[str, Any]:
     return {"side": None if end.side is None else end.side.value, "slot": end.slot}
 
@@ -205,6 +270,8 @@ def _edge_to_dict(e: EdgeRoute) -> dict[str, Any]:
             "width": _num(e.label_box.width), "height": _num(e.label_box.height),
         },
         "loopBack": e.loop_back,
+        **({"sourcePort": e.source_port} if e.source_port is not None else {}),
+        **({"targetPort": e.target_port} if e.target_port is not None else {}),
     }
 
 
@@ -216,6 +283,8 @@ def _diagnostics_to_dict(d: Diagnostics, timings: bool) -> dict[str, Any]:
         "budgetExhausted": d.budget_exhausted,
         "notes": list(d.notes),
     }
+    if d.warnings:
+        out["warnings"] = list(d.warnings)
     if timings:
         out["seconds"] = round(d.seconds, 6)
         out["phases"] = [{"name": n, "seconds": round(s, 6)} for n, s in d.phases]
@@ -227,10 +296,19 @@ def _result_from_dict(data: Mapping[str, Any]) -> LayoutResult:
     is the one an error names."""
     width, height = float(data["width"]), float(data["height"])
     nodes = tuple(NodeBox(str(n["id"]), float(n["x"]), float(n["y"]), float(n["width"]),
-                          float(n["height"]), Shape(n["shape"])) for n in data["nodes"])
+                          float(n["height"]), Shape(n["shape"]),
+                          _optional_text(n.get("parent"))) for n in data["nodes"])
     edges = tuple(_edge_from_dict(e) for e in data["edges"])
+    ports = tuple(PortBox(str(p["id"]), str(p["node"]), float(p["x"]), float(p["y"]),
+                          float(p["width"]), float(p["height"]),
+                          None if p["side"] is None else Side(p["side"]))
+                  for p in data.get("ports", ()))
     return LayoutResult(nodes, edges, width, height,
-                        _diagnostics_from_dict(data["diagnostics"]))
+                        _diagnostics_from_dict(data["diagnostics"]), ports)
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def _end_from_dict(data: Mapping[str, Any]) -> EdgeEnd:
@@ -247,6 +325,7 @@ def _edge_from_dict(data: Mapping[str, Any]) -> EdgeRoute:
         None if box is None else Box(float(box["x"]), float(box["y"]), float(box["width"]),
                                      float(box["height"])),
         _boolean(data["loopBack"], "loopBack"),
+        _optional_text(data.get("sourcePort")), _optional_text(data.get("targetPort")),
     )
 
 
@@ -257,6 +336,7 @@ def _diagnostics_from_dict(data: Mapping[str, Any]) -> Diagnostics:
         float(data.get("seconds", 0.0)), _boolean(data["budgetExhausted"], "budgetExhausted"),
         tuple((str(p["name"]), float(p["seconds"])) for p in data.get("phases", ())),
         tuple(str(note) for note in data["notes"]),
+        tuple(str(warning) for warning in data.get("warnings", ())),
     )
 
 

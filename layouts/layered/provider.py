@@ -16,7 +16,7 @@ from __future__ import annotations
 from layouts.graph import Graph
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
 from layouts.options import LayoutOptions
-from layouts.registry import Availability
+from layouts.registry import Availability, require_features
 from layouts.result import LayoutResult
 
 
@@ -32,6 +32,8 @@ class LayeredProvider:
 
     def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         """Validate ``graph`` (typed :class:`InvalidGraphError` on bad input) and lay it
-        out; the caller's graph is never changed."""
+        out; the caller's graph is never changed. Ports and compound nodes are an
+        :class:`UnsupportedFeatureError` until the engine lays them out (issue 14)."""
         graph.validate()
+        require_features(graph, self.name, self)
         return run_layout(graph, options)
