@@ -49,6 +49,14 @@ sums over thousands of nodes stay finite (1e308 would overflow to inf and NaN)."
 
 _E = TypeVar("_E", bound=StrEnum)
 
+OptionValue = str | int | float | bool
+"""A value of an engine's own layout option, as JSON gives it."""
+
+EngineOptions = tuple[tuple[str, OptionValue], ...]
+"""Layout options in an engine's own names (ELK's ``layoutOptions``: ``elk.direction``
+...), in document order. Engines that read these names (elkjs) get them unchanged; the
+others report each one they cannot honour in the result's warnings."""
+
 MAX_DEPTH = 64
 """Deepest nesting of children accepted (the root's nodes are depth 1); deeper input is
 refused rather than risking Python's recursion limit."""
@@ -104,7 +112,8 @@ class Port:
     the node as ELK counts ``elk.port.index`` (north: left to right, east: top to bottom,
     south: right to left, west: bottom to top), 0 first; ``None`` when free. ``x``/``y``,
     when given (both or neither), fix the port's top-left corner relative to its node's
-    top-left corner. ``width``/``height`` are the port's size (0: a point)."""
+    top-left corner. ``width``/``height`` are the port's size (0: a point);
+    ``label_width``/``label_height`` its label's measured size."""
 
     id: str
     side: PortSide = PortSide.FREE
@@ -114,6 +123,9 @@ class Port:
     width: float = 0.0
     height: float = 0.0
     label: str = ""
+    label_width: float = 0.0
+    label_height: float = 0.0
+    layout_options: EngineOptions = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +135,9 @@ class Node:
 
     A node with ``children`` is a compound node: ``width``/``height`` are then its smallest
     size, and engines grow its box to hold its children (with padding and its label).
-    ``ports`` are its connection points, ``port_constraints`` how an engine may move them."""
+    ``ports`` are its connection points, ``port_constraints`` how an engine may move them.
+    ``label_width``/``label_height`` are the measured size of its label (0: not measured);
+    ``layout_options`` are engine options for this node (see :data:`EngineOptions`)."""
 
     id: str
     width: float
@@ -133,6 +147,9 @@ class Node:
     ports: tuple[Port, ...] = ()
     children: tuple[Node, ...] = ()
     port_constraints: PortConstraints = PortConstraints.UNDEFINED
+    label_width: float = 0.0
+    label_height: float = 0.0
+    layout_options: EngineOptions = ()
 
     def port(self, port_id: str) -> Port:
         """The port with ``port_id``; ``KeyError`` if the node has none.
@@ -173,6 +190,7 @@ class Edge:
     label_height: float = 0.0
     source_port: str | None = None
     target_port: str | None = None
+    layout_options: EngineOptions = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +200,7 @@ class Graph:
 
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...] = field(default_factory=tuple)
+    layout_options: EngineOptions = ()
 
     def all_nodes(self) -> Iterator[Node]:
         """Every node of the hierarchy, parents before their children (pre-order)."""
@@ -269,10 +288,12 @@ class Graph:
     def to_dict(self) -> dict[str, Any]:
         """The graph as our JSON graph schema (see :mod:`layouts.schemas`). Ports,
         children and port constraints are written only when a node has them."""
-        return {
+        out: dict[str, Any] = {
             "nodes": [_node_dict(n) for n in self.nodes],
             "edges": [_edge_dict(e) for e in self.edges],
         }
+        _put_options(out, self.layout_options)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Graph:
@@ -284,9 +305,29 @@ class Graph:
             raise InvalidGraphError("graph JSON 'edges' must be a list")
         nodes = tuple(_node_from(item, f"nodes[{i}]", 1) for i, item in enumerate(data["nodes"]))
         edges = tuple(_edge_from(item, i) for i, item in enumerate(edges_data))
-        graph = cls(nodes=nodes, edges=edges)
+        graph = cls(nodes=nodes, edges=edges,
+                    layout_options=_options_from(data, "the graph", None))
         graph.validate()
         return graph
+
+
+def _put_options(out: dict[str, Any], options: EngineOptions) -> None:
+    if options:
+        out["layoutOptions"] = dict(options)
+
+
+def _options_from(item: Mapping[str, Any], where: str, offending_id: str | None
+                  ) -> EngineOptions:
+    """``layoutOptions`` of a graph JSON object: names to scalar values."""
+    value = item.get("layoutOptions", {})
+    if not isinstance(value, Mapping):
+        raise InvalidGraphError(f"{where} 'layoutOptions' must be an object",
+                                offending_id=offending_id)
+    for name, option in value.items():
+        if not isinstance(option, str | int | float):  # booleans are ints
+            raise InvalidGraphError(f"{where} layout option {name!r} has {option!r}; it must "
+                                    "be a string, number or boolean", offending_id=offending_id)
+    return tuple((str(name), option) for name, option in value.items())
 
 
 def _container(parents: Mapping[str, str | None], source: str, target: str) -> str | None:
@@ -368,7 +409,14 @@ def _port_dict(p: Port) -> dict[str, Any]:
         out["width"], out["height"] = p.width, p.height
     if p.label:
         out["label"] = p.label
+    _put_label_size(out, p.label_width, p.label_height)
+    _put_options(out, p.layout_options)
     return out
+
+
+def _put_label_size(out: dict[str, Any], width: float, height: float) -> None:
+    if width or height:
+        out["labelWidth"], out["labelHeight"] = width, height
 
 
 def _node_dict(n: Node) -> dict[str, Any]:
@@ -380,6 +428,8 @@ def _node_dict(n: Node) -> dict[str, Any]:
         out["portConstraints"] = n.port_constraints.value
     if n.children:
         out["children"] = [_node_dict(c) for c in n.children]
+    _put_label_size(out, n.label_width, n.label_height)
+    _put_options(out, n.layout_options)
     return out
 
 
@@ -395,6 +445,7 @@ def _edge_dict(e: Edge) -> dict[str, Any]:
         out["labelHeight"] = e.label_height
     if e.loop_back:
         out["loopBack"] = True
+    _put_options(out, e.layout_options)
     return out
 
 
@@ -435,8 +486,21 @@ def _node_from(item: object, where: str, depth: int) -> Node:
                                                  node_id)))
     constraints = _choice(PortConstraints, item.get("portConstraints", "undefined"),
                           f"node '{node_id}'", "portConstraints", node_id)
+    where = f"node '{node_id}'"
     return Node(node_id, float(width), float(height), shape,  # type: ignore[arg-type]
-                label or "", ports, children, constraints)
+                label or "", ports, children, constraints,
+                _label_size(item, "labelWidth", where, node_id),
+                _label_size(item, "labelHeight", where, node_id),
+                _options_from(item, where, node_id))
+
+
+def _label_size(item: Mapping[str, Any], key: str, where: str, offending_id: str) -> float:
+    value = item.get(key, 0.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not 0 <= value <= MAX_SIZE:  # before float(); False for NaN
+        raise InvalidGraphError(f"{where} has {key} {value!r}; it must be a number from 0 "
+                                f"to {MAX_SIZE:g}", offending_id=offending_id)
+    return float(value)
 
 
 def _list(item: Mapping[str, Any], key: str, where: str, offending_id: str) -> list[Any]:
@@ -485,7 +549,9 @@ def _port_from(item: object, where: str, node_id: str) -> Port:
                 _port_number(item, "y", where, port_id, None),
                 _port_number(item, "width", where, port_id, 0.0) or 0.0,
                 _port_number(item, "height", where, port_id, 0.0) or 0.0,
-                label or "")
+                label or "", _label_size(item, "labelWidth", where, port_id),
+                _label_size(item, "labelHeight", where, port_id),
+                _options_from(item, where, port_id))
     _check_port(node_id, port)
     return port
 
@@ -532,6 +598,7 @@ def _edge_from(item: object, index: int) -> Edge:
         target=str(target),
         source_port=ports[0],
         target_port=ports[1],
+        layout_options=_options_from(item, f"edge '{edge_id}'", str(edge_id)),
         label=label,
         loop_back=loop_back,
         label_width=_float_or_zero(item.get("labelWidth", 0.0), str(edge_id)),

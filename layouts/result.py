@@ -85,12 +85,18 @@ class NodeBox:
     height: float
     shape: Shape = Shape.RECT
     parent: str | None = None
+    label_box: Box | None = None
+    """Where the engine put the node's label (absolute), when it places labels."""
 
     def __repr__(self) -> str:
-        """The dataclass repr, with ``parent`` only when the node has one."""
+        """The dataclass repr, with ``parent`` and ``label_box`` only when set."""
         text = (f"NodeBox(id={self.id!r}, x={self.x!r}, y={self.y!r}, width={self.width!r}, "
                 f"height={self.height!r}, shape={self.shape!r}")
-        return text + (f", parent={self.parent!r})" if self.parent is not None else ")")
+        if self.parent is not None:
+            text += f", parent={self.parent!r}"
+        if self.label_box is not None:
+            text += f", label_box={self.label_box!r}"
+        return text + ")"
 
     @property
     def box(self) -> Box:
@@ -113,6 +119,7 @@ class PortBox:
     width: float = 0.0
     height: float = 0.0
     side: Side | None = None
+    label_box: Box | None = None
 
     @property
     def center(self) -> Point:
@@ -244,13 +251,29 @@ def _node_to_dict(n: NodeBox) -> dict[str, Any]:
                            "height": _num(n.height), "shape": n.shape.value}
     if n.parent is not None:
         out["parent"] = n.parent
+    if n.label_box is not None:
+        out["labelBox"] = _box_to_dict(n.label_box)
     return out
 
 
+def _box_to_dict(box: Box) -> dict[str, Any]:
+    return {"x": _num(box.x), "y": _num(box.y), "width": _num(box.width),
+            "height": _num(box.height)}
+
+
+def _box_from_dict(box: Mapping[str, Any] | None) -> Box | None:
+    if box is None:
+        return None
+    return Box(float(box["x"]), float(box["y"]), float(box["width"]), float(box["height"]))
+
+
 def _port_to_dict(p: PortBox) -> dict[str, Any]:
-    return {"id": p.id, "node": p.node, "x": _num(p.x), "y": _num(p.y),
-            "width": _num(p.width), "height": _num(p.height),
-            "side": None if p.side is None else p.side.value}
+    out: dict[str, Any] = {"id": p.id, "node": p.node, "x": _num(p.x), "y": _num(p.y),
+                           "width": _num(p.width), "height": _num(p.height),
+                           "side": None if p.side is None else p.side.value}
+    if p.label_box is not None:
+        out["labelBox"] = _box_to_dict(p.label_box)
+    return out
 
 
 def _end_to_dict(end: EdgeEnd) -> dict[str, Any]:
@@ -265,10 +288,7 @@ def _edge_to_dict(e: EdgeRoute) -> dict[str, Any]:
         "points": [{"x": _num(p.x), "y": _num(p.y)} for p in e.points],
         "sourceEnd": _end_to_dict(e.source_end),
         "targetEnd": _end_to_dict(e.target_end),
-        "labelBox": None if e.label_box is None else {
-            "x": _num(e.label_box.x), "y": _num(e.label_box.y),
-            "width": _num(e.label_box.width), "height": _num(e.label_box.height),
-        },
+        "labelBox": None if e.label_box is None else _box_to_dict(e.label_box),
         "loopBack": e.loop_back,
         **({"sourcePort": e.source_port} if e.source_port is not None else {}),
         **({"targetPort": e.target_port} if e.target_port is not None else {}),
@@ -297,11 +317,13 @@ def _result_from_dict(data: Mapping[str, Any]) -> LayoutResult:
     width, height = float(data["width"]), float(data["height"])
     nodes = tuple(NodeBox(str(n["id"]), float(n["x"]), float(n["y"]), float(n["width"]),
                           float(n["height"]), Shape(n["shape"]),
-                          _optional_text(n.get("parent"))) for n in data["nodes"])
+                          _optional_text(n.get("parent")), _box_from_dict(n.get("labelBox")))
+                  for n in data["nodes"])
     edges = tuple(_edge_from_dict(e) for e in data["edges"])
     ports = tuple(PortBox(str(p["id"]), str(p["node"]), float(p["x"]), float(p["y"]),
                           float(p["width"]), float(p["height"]),
-                          None if p["side"] is None else Side(p["side"]))
+                          None if p["side"] is None else Side(p["side"]),
+                          _box_from_dict(p.get("labelBox")))
                   for p in data.get("ports", ()))
     return LayoutResult(nodes, edges, width, height,
                         _diagnostics_from_dict(data["diagnostics"]), ports)
@@ -317,13 +339,12 @@ def _end_from_dict(data: Mapping[str, Any]) -> EdgeEnd:
 
 
 def _edge_from_dict(data: Mapping[str, Any]) -> EdgeRoute:
-    box = data["labelBox"]
+    box = _box_from_dict(data["labelBox"])
     return EdgeRoute(
         str(data["id"]), str(data["source"]), str(data["target"]),
         tuple(Point(float(p["x"]), float(p["y"])) for p in data["points"]),
         _end_from_dict(data["sourceEnd"]), _end_from_dict(data["targetEnd"]),
-        None if box is None else Box(float(box["x"]), float(box["y"]), float(box["width"]),
-                                     float(box["height"])),
+        box,
         _boolean(data["loopBack"], "loopBack"),
         _optional_text(data.get("sourcePort")), _optional_text(data.get("targetPort")),
     )

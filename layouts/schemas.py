@@ -34,6 +34,14 @@ _POSITIVE = {"type": "number", "exclusiveMinimum": 0}
 _NON_NEGATIVE = {"type": "number", "minimum": 0}
 _NUMBER = {"type": "number"}
 _SHAPE = {"enum": [s.value for s in Shape]}
+_ENGINE_OPTIONS = {
+    "type": "object",
+    "additionalProperties": {"type": ["string", "number", "boolean"]},
+    "description": "Options in an engine's own names (ELK's layoutOptions), passed unchanged "
+                   "to engines that read them; other engines warn about each one they "
+                   "cannot honour.",
+}
+_LABEL_SIZE = {**_NON_NEGATIVE, "default": 0, "description": "Measured label size in px."}
 
 
 def graph_json_schema() -> dict[str, Any]:
@@ -58,6 +66,9 @@ def graph_json_schema() -> dict[str, Any]:
             "width": {**_NON_NEGATIVE, "default": 0},
             "height": {**_NON_NEGATIVE, "default": 0},
             "label": {"type": ["string", "number", "boolean"], "default": ""},
+            "labelWidth": _LABEL_SIZE,
+            "labelHeight": _LABEL_SIZE,
+            "layoutOptions": _ENGINE_OPTIONS,
         },
         "required": ["id"],
         "dependentRequired": {"x": ["y"], "y": ["x"]},
@@ -81,6 +92,9 @@ def graph_json_schema() -> dict[str, Any]:
                          "default": [],
                          "description": "Nested nodes: a node with children is a compound "
                                         "node whose width/height are its smallest size."},
+            "labelWidth": _LABEL_SIZE,
+            "labelHeight": _LABEL_SIZE,
+            "layoutOptions": _ENGINE_OPTIONS,
         },
         "required": ["id", "width", "height"],
     }
@@ -98,6 +112,7 @@ def graph_json_schema() -> dict[str, Any]:
             "labelHeight": {**_NON_NEGATIVE, "default": 0},
             "loopBack": {"type": "boolean", "default": False,
                          "description": "A declared back edge (drawn against the flow)."},
+            "layoutOptions": _ENGINE_OPTIONS,
         },
         "required": ["source", "target"],
     }
@@ -112,6 +127,7 @@ def graph_json_schema() -> dict[str, Any]:
         "properties": {
             "nodes": {"type": "array", "items": node},
             "edges": {"type": "array", "items": edge, "default": []},
+            "layoutOptions": _ENGINE_OPTIONS,
         },
         "required": ["nodes"],
     }
@@ -141,11 +157,12 @@ def result_json_schema() -> dict[str, Any]:
         "slot": {"type": ["integer", "null"], "minimum": 0},
     })
     node = _closed({"id": _ID, "x": _NUMBER, "y": _NUMBER, "width": _NON_NEGATIVE,
-                    "height": _NON_NEGATIVE, "shape": _SHAPE, "parent": _ID},
-                   optional=("parent",))
+                    "height": _NON_NEGATIVE, "shape": _SHAPE, "parent": _ID,
+                    "labelBox": box}, optional=("parent", "labelBox"))
     port = _closed({"id": _ID, "node": _ID, "x": _NUMBER, "y": _NUMBER,
                     "width": _NON_NEGATIVE, "height": _NON_NEGATIVE,
-                    "side": {"enum": [*(s.value for s in Side), None]}})
+                    "side": {"enum": [*(s.value for s in Side), None]}, "labelBox": box},
+                   optional=("labelBox",))
     edge = _closed({
         "id": _ID, "source": _ID, "target": _ID,
         "points": {"type": "array", "items": point, "minItems": 2},

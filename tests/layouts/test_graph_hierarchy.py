@@ -159,3 +159,19 @@ def test_engines_without_the_feature_refuse_it(engine: str, graph: Graph) -> Non
     feature = "compound nodes" if graph.features() == {GraphFeature.COMPOUND} else "ports"
     assert f"layout engine '{engine}' does not support {feature}" in str(caught.value)
     assert isinstance(caught.value, InvalidGraphError)  # 422 / exit code 2
+
+
+def test_engine_options_and_label_sizes_round_trip() -> None:
+    port = Port("p", PortSide.NORTH, label="in", label_width=12, label_height=10,
+                layout_options=(("elk.port.borderOffset", 2),))
+    node = Node("a", 40, 40, label="A", ports=(port,), label_width=9, label_height=14,
+                layout_options=(("elk.nodeLabels.placement", "INSIDE V_TOP H_CENTER"),))
+    g = Graph((node,), (Edge("e", "a", "a", layout_options=(("elk.edgeLabels.inline", True),)),),
+              layout_options=(("elk.direction", "UP"), ("elk.spacing.nodeNode", 25)))
+    data = g.to_dict()
+    Validator(graph_json_schema()).validate(data)
+    assert data["layoutOptions"] == {"elk.direction": "UP", "elk.spacing.nodeNode": 25}
+    assert Graph.from_dict(data) == g
+    data["nodes"][0]["layoutOptions"] = {"elk.padding": {"top": 3}}
+    with pytest.raises(InvalidGraphError, match="it must be a string, number or boolean"):
+        Graph.from_dict(data)
