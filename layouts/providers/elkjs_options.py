@@ -28,6 +28,8 @@ ROOT_ID = "wfr-root"
 ELK_DIRECTIONS: Mapping[Direction, str] = {
     Direction.TOP_TO_BOTTOM: "DOWN",
     Direction.LEFT_TO_RIGHT: "RIGHT",
+    Direction.BOTTOM_TO_TOP: "UP",
+    Direction.RIGHT_TO_LEFT: "LEFT",
 }
 
 # elk.layered.thoroughness: how many random restarts of crossing minimisation ELK tries.
