@@ -175,7 +175,7 @@ def unhonoured(graph: Graph, engine: str) -> tuple[str, ...]:
     """
     lines = []
     for where, options in _where_options(graph):
-        for key, value in options:
+        for key, value in dict(options).items():  # a repeated key: the last one counts
             if where == "the graph" and _honoured_at_root(key, value, engine):
                 continue
             lines.append(f"{where}: option {key}={value} is not honoured by engine '{engine}'")
