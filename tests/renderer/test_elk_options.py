@@ -114,5 +114,5 @@ def test_layered_refuses_ports_with_422_naming_elkjs(client: TestClient) -> None
                            content=json.dumps(ported),
                            headers={"content-type": "application/json"})
     assert response.status_code == 422
-    assert "layout engine 'layered' does not support ports yet; use --engine elkjs" in \
-        response.json()["error"]
+    assert response.json()["error"] == (
+        "layout engine 'layered' does not support ports yet; use --engine graphviz or elkjs")
