@@ -116,3 +116,38 @@ def test_layered_refuses_ports_with_422_naming_elkjs(client: TestClient) -> None
     assert response.status_code == 422
     assert response.json()["error"] == (
         "layout engine 'layered' does not support ports yet; use --engine graphviz or elkjs")
+
+
+def test_label_sizes_are_measured_when_not_given() -> None:
+    from renderer.elk_read import read_elk_graph
+    from renderer.from_definition import edge_label_size
+
+    diagram = read_elk_graph({"id": "r", "children": [
+        {"id": "a", "width": 40, "height": 30, "labels": [{"text": "Alpha"}]},
+        {"id": "b", "width": 40, "height": 30, "labels": [{"text": "B", "width": 7,
+                                                            "height": 9}]}],
+        "edges": [{"id": "e", "sources": ["a"], "targets": ["b"],
+                   "labels": [{"text": "yes"}]}]})
+    a, b = diagram.graph.node("a"), diagram.graph.node("b")
+    assert (a.label_width, a.label_height) == edge_label_size("Alpha") and a.label_width > 0
+    assert (b.label_width, b.label_height) == (7, 9)  # given sizes are kept
+    edge = diagram.graph.edges[0]
+    assert (edge.label_width, edge.label_height) == edge_label_size("yes")
+
+
+def test_svg_draws_compound_boxes_behind_edges_and_ports_on_top(tmp_path: Path) -> None:
+    document = {"id": "r", "children": [
+        {"id": "G", "labels": [{"text": "Group"}],
+         "children": [{"id": "a", "width": 40, "height": 30},
+                      {"id": "b", "width": 40, "height": 30,
+                       "ports": [{"id": "p", "width": 6, "height": 6}]}],
+         "edges": [{"id": "ab", "sources": ["a"], "targets": ["p"]}]}]}
+    source = tmp_path / "g.json"
+    source.write_text(json.dumps(document))
+    out = tmp_path / "g.svg"
+    assert main(["render", str(source), "--engine", "graphviz", "-o", str(out)]) == 0
+    svg = out.read_text()
+    assert svg.index('id="compound-nodes"') < svg.index('id="edges"') < svg.index(
+        'id="nodes"') < svg.index('id="ports"')
+    assert 'class="node compound" data-step-id="G"' in svg and 'data-port-id="p"' in svg
+    assert ">Group</text>" in svg
