@@ -16,7 +16,13 @@ from workflow.dsl import DslError, load_definition
 from workflow.engine import Engine, EngineError
 from workflow.model import Effect, EmitEvent, Event, Json, Run, RunState
 from workflow.pump import pump
-from workflow.sqlite_store import SqliteStore
+from workflow.stores import (
+    is_postgres,
+    listen_for_signals,
+    open_store,
+    sqlite_path,
+    store_target,
+)
 from workflow.validation import InvalidDefinitionError, validate_definition
 
 Command = Callable[[argparse.Namespace], int]
@@ -56,7 +62,7 @@ def _json_argument(text: str, name: str) -> Json:
 
 
 def _engine(args: argparse.Namespace) -> Engine:
-    store = SqliteStore(args.db)
+    store = open_store(store_target(args.db))
     return Engine(store, demo_executors(), clock=time.time, observer=_print_transition)
 
 
@@ -145,6 +151,31 @@ def purge_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def db_command(args: argparse.Namespace) -> int:
+    """``wfr db migrate``: apply the migrations the store lacks and list them."""
+    target = store_target(args.db)
+    if is_postgres(target):
+        from workflow.postgres_store import PostgresStore
+
+        store = PostgresStore(target, migrate=False, max_connections=1)
+        where, applied = store.path, store.migrate()
+        store.close()
+    else:
+        import sqlite3
+
+        from workflow.schema import apply_migrations
+
+        where = sqlite_path(target)
+        connection = sqlite3.connect(where, isolation_level=None)
+        try:
+            applied = apply_migrations(connection)
+        finally:
+            connection.close()
+    print(f"{where}: applied {len(applied)} migration(s)"
+          + (f": {', '.join(applied)}" if applied else "; it is up to date"))
+    return 0
+
+
 def worker_command(args: argparse.Namespace) -> int:
     """Pump until SIGINT or SIGTERM with ``--concurrency`` threads over one store."""
     import os
@@ -159,7 +190,7 @@ def worker_command(args: argparse.Namespace) -> int:
     file = args.executors or os.environ.get(EXECUTORS_VARIABLE)
     executors = (demo_executors() if args.demo else
                  executors_from_file(file) if file else ExecutorRegistry())
-    store = SqliteStore(args.db)
+    store = open_store(store_target(args.db), max_connections=args.concurrency + 2)
     engine = Engine(store, executors, clock=time.time)
     stop = threading.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
@@ -168,7 +199,12 @@ def worker_command(args: argparse.Namespace) -> int:
              for i in range(args.concurrency)]
     for thread in pumps:
         thread.start()
-    print(f"worker {os.getpid()} pumping {args.db} with {args.concurrency} thread(s); "
+    def wake_all() -> None:
+        for thread in pumps:
+            thread.wake()
+
+    listen_for_signals(store, wake_all, stop)
+    print(f"worker {os.getpid()} pumping {store.path} with {args.concurrency} thread(s); "
           f"executors: {', '.join(executors) or 'none'}"
           + (" (demo, fixed outputs)" if args.demo else ""), flush=True)
     stop.wait()

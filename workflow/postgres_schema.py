@@ -24,13 +24,15 @@ import time
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from workflow.schema import MigrationError
+
 if TYPE_CHECKING:
     import psycopg
 
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
-class PostgresMigrationError(RuntimeError):
+class PostgresMigrationError(MigrationError):
     """A migration could not be applied; nothing of it was kept."""
 
 

@@ -611,13 +611,4 @@ def _redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def is_postgres_url(text: str) -> bool:
-    """Whether ``text`` names a PostgreSQL database (else it is a SQLite file).
-
-    >>> is_postgres_url("postgresql://h/db"), is_postgres_url("workflow.db")
-    (True, False)
-    """
-    return text.startswith(("postgresql://", "postgres://"))
-
-
-__all__ = ["CHANNEL", "ENGINE_SCOPE", "PostgresStore", "is_postgres_url", "split_schema"]
+__all__ = ["CHANNEL", "ENGINE_SCOPE", "PostgresStore", "split_schema"]
