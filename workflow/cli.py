@@ -61,6 +61,9 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
                         help="use the built-in demo executors (fixed outputs)")
     worker.add_argument("--executors", metavar="FILE", default=None,
                         help="JSON file of executor name -> URL (default: $WFR_EXECUTORS_FILE)")
+    worker.add_argument("--reconcile-every", type=float, default=30.0, metavar="SECONDS",
+                        help="how often the reconciler looks for stranded runs (one worker "
+                             "of a shared store at a time; default 30; 0: never)")
     database = _command(subparsers, "db", "the store's schema: `wfr db migrate` applies the "
                         "migrations it lacks (stores also apply them when they open)", db=True)
     database.add_argument("action", choices=["migrate"])

@@ -204,6 +204,10 @@ def worker_command(args: argparse.Namespace) -> int:
             thread.wake()
 
     listen_for_signals(store, wake_all, stop)
+    if args.reconcile_every > 0:
+        from workflow.reconciler import reconcile_periodically
+
+        reconcile_periodically(engine, stop, every=args.reconcile_every)
     print(f"worker {os.getpid()} pumping {store.path} with {args.concurrency} thread(s); "
           f"executors: {', '.join(executors) or 'none'}"
           + (" (demo, fixed outputs)" if args.demo else ""), flush=True)

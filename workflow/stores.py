@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, TypeAlias
 
 from workflow.sqlite_store import SqliteStore
@@ -74,3 +75,18 @@ def listen_for_signals(store: ServiceStore, wake: Callable[[], None],
         return False
     store.listen(wake, stop)
     return True
+
+
+@contextmanager
+def singleton(store: object, job: str) -> Iterator[bool]:
+    """Whether this process may run the singleton ``job`` now: PostgreSQL's advisory lock
+    (one holder among every worker of the database); other stores always (SQLite is one
+    machine, and the jobs only queue signals under the engine's own ids, so two at once
+    double nothing)."""
+    hold: Callable[[str], AbstractContextManager[bool]] | None = getattr(store, "singleton",
+                                                                        None)
+    if hold is None:
+        yield True
+        return
+    with hold(job) as held:
+        yield held
