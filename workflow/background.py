@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from workflow.config import DEFAULTS
 from workflow.engine import Engine
 from workflow.pump import CrashHook, pump_once
 
@@ -34,8 +35,10 @@ class PumpThread:
     """One background thread pumping ``engine``'s queue."""
 
     def __init__(self, engine: Engine, *, owner: str, idle_seconds: float = IDLE_SECONDS,
-                 hook: CrashHook | None = None) -> None:
+                 hook: CrashHook | None = None,
+                 lease_seconds: float = DEFAULTS.lease_seconds) -> None:
         self.engine, self.owner, self.idle_seconds, self.hook = engine, owner, idle_seconds, hook
+        self.lease_seconds = lease_seconds
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"pump-{owner}", daemon=True)
@@ -64,7 +67,8 @@ class PumpThread:
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                if pump_once(self.engine, owner=self.owner, hook=self.hook):
+                if pump_once(self.engine, owner=self.owner, hook=self.hook,
+                             lease_seconds=self.lease_seconds):
                     self.handled += 1
                     continue
                 pause = self._idle_pause()

@@ -54,10 +54,11 @@ class CrashHook:
 
 
 def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None = None,
-              max_delivery_attempts: int = DEFAULTS.max_delivery_attempts) -> bool:
+              max_delivery_attempts: int = DEFAULTS.max_delivery_attempts,
+              lease_seconds: float = DEFAULTS.lease_seconds) -> bool:
     """Claim and carry out one due row; False when nothing is due."""
     store, now = engine.store, engine.now()
-    signal = store.claim(owner, now=now, lease_seconds=DEFAULTS.lease_seconds)
+    signal = store.claim(owner, now=now, lease_seconds=lease_seconds)
     if signal is None:
         return False
     if hook is not None:
