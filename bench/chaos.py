@@ -97,8 +97,9 @@ def chaos_executors(fixed_marker: Path) -> ExecutorRegistry:
 # --- a worker process ------------------------------------------------------------------------
 
 def worker_main(db: str, marker: Path, *, concurrency: int, lease_seconds: float,
-                reconcile_every: float) -> int:
-    """Pump ``db`` until SIGTERM (or SIGKILL, which is the point)."""
+                reconcile_every: float, ready: Path | None = None) -> int:
+    """Pump ``db`` until SIGTERM (or SIGKILL, which is the point). With ``ready`` (a
+    folder), say so there once the store is open and wait for its ``go`` file to start."""
     from workflow.background import PumpThread
     from workflow.reconciler import reconcile_periodically
     from workflow.stores import listen_for_signals
@@ -107,6 +108,10 @@ def worker_main(db: str, marker: Path, *, concurrency: int, lease_seconds: float
     engine = Engine(store, chaos_executors(marker), clock=time.time)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if ready is not None:
+        (ready / f"ready-{os.getpid()}").touch()
+        while not (ready / "go").exists() and not stop.wait(0.01):
+            pass
     pumps = [PumpThread(engine, owner=f"chaos-{os.getpid()}-{i}", lease_seconds=lease_seconds)
              for i in range(concurrency)]
     for pump in pumps:
@@ -136,11 +141,13 @@ class Workers:
     lease_seconds: float
     reconcile_every: float
     processes: list[subprocess.Popen[bytes]]
+    ready: Path | None = None
 
     @classmethod
     def start(cls, count: int, db: str, marker: Path, *, concurrency: int = 1,
-              lease_seconds: float = 5.0, reconcile_every: float = 10.0) -> Workers:
-        workers = cls(db, marker, concurrency, lease_seconds, reconcile_every, [])
+              lease_seconds: float = 5.0, reconcile_every: float = 10.0,
+              ready: Path | None = None) -> Workers:
+        workers = cls(db, marker, concurrency, lease_seconds, reconcile_every, [], ready)
         workers.processes = [workers._spawn() for _ in range(count)]
         return workers
 
@@ -150,7 +157,8 @@ class Workers:
             [sys.executable, str(Path(__file__).resolve()), "--worker", "--db", self.db,
              "--marker", str(self.marker), "--concurrency", str(self.concurrency),
              "--lease-seconds", str(self.lease_seconds),
-             "--reconcile-every", str(self.reconcile_every)],
+             "--reconcile-every", str(self.reconcile_every),
+             *(() if self.ready is None else ("--ready", str(self.ready)))],
             env=environment, stdin=subprocess.DEVNULL)
 
     def kill_one(self, chooser: random.Random) -> None:
@@ -393,6 +401,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", action="store_true", help="keep the PostgreSQL schema")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--marker", default="", help=argparse.SUPPRESS)
+    p.add_argument("--ready", default="", help=argparse.SUPPRESS)
     return p
 
 
@@ -401,7 +410,8 @@ def main(argv: list[str] | None = None, out: object = sys.stdout) -> int:
     if args.worker:
         return worker_main(args.db, Path(args.marker), concurrency=args.concurrency,
                            lease_seconds=args.lease_seconds,
-                           reconcile_every=args.reconcile_every)
+                           reconcile_every=args.reconcile_every,
+                           ready=Path(args.ready) if args.ready else None)
     if args.workers < 1 or args.runs < 1:
         parser().error("--workers and --runs must be at least 1")
     return run_chaos(args, out)

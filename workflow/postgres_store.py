@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -68,6 +68,11 @@ ENGINE_SCOPE = "*"
 CHANNEL = "workflow_signal"
 """The NOTIFY channel of new due queue rows; the payload is the store's schema."""
 DEFAULT_SCHEMA = "workflow"
+LAZY = "SET LOCAL synchronous_commit TO off"
+"""Claims, releases and acknowledgements commit without waiting for the WAL flush: losing
+one in a server crash only makes a row claimable (or applied) again, which the lease and
+idempotent transitions already allow, and the next transition's flush writes it anyway.
+Transitions themselves wait for the flush (``synchronous_commit`` as configured)."""
 STORED_LAYOUTS = 1000
 
 _CLAIM = """
@@ -76,7 +81,8 @@ FROM (SELECT signal_id FROM queue
       WHERE due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)
       ORDER BY due_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED) free
 WHERE q.signal_id = free.signal_id
-RETURNING q.signal_id, q.run_id, q.kind, q.payload, q.due_at, q.attempts, q.last_error
+RETURNING q.signal_id, q.run_id, q.kind, q.payload, q.due_at, q.attempts, q.last_error,
+    CASE WHEN q.kind = 'event' THEN (SELECT document FROM runs WHERE run_id = q.run_id) END
 """
 _INSERT_RUN = """
 INSERT INTO runs (run_id, workflow, version, definition_hash, state, parent_run_id,
@@ -134,11 +140,13 @@ def split_schema(url: str) -> tuple[str, str]:
     ('postgresql://u@h:5432/db?sslmode=require', 'acme')
     >>> split_schema("postgres://h/db")
     ('postgres://h/db', 'workflow')
+    >>> split_schema("postgresql://h/db?options=-c%20synchronous_commit%3Doff&schema=s")[0]
+    'postgresql://h/db?options=-c%20synchronous_commit%3Doff'
     """
     parts = urlsplit(url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     schema = next((value for key, value in query if key == "schema"), DEFAULT_SCHEMA)
-    rest = urlencode([(key, value) for key, value in query if key != "schema"])
+    rest = urlencode([(key, value) for key, value in query if key != "schema"], quote_via=quote)
     return urlunsplit(parts._replace(query=rest)), checked_schema(schema)
 
 
@@ -150,6 +158,7 @@ class PostgresStore:
         self.url, url_schema = split_schema(url)
         self.schema = checked_schema(schema or url_schema)
         self.path = f"{_redacted(self.url)} (schema {self.schema})"
+        self._claimed = threading.local()  # the run document read with this thread's claim
         try:  # one direct connection first: a wrong URL fails at once with the server's word
             with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as first:
                 if migrate:
@@ -175,15 +184,24 @@ class PostgresStore:
 
     @contextmanager
     def _transaction(self, tenant: str) -> Iterator[Connection]:
-        """One transaction that sees only ``tenant``'s rows (or all: :data:`ENGINE_SCOPE`)."""
-        with self._pool.connection() as connection, connection.transaction():
+        """One transaction that sees only ``tenant``'s rows (or all: :data:`ENGINE_SCOPE`),
+        in pipeline mode: statements go out without waiting for each other's results."""
+        with self._pool.connection() as connection, connection.pipeline(), \
+                connection.transaction():
             connection.execute("SELECT set_config('workflow.tenant', %s, true)", (tenant,))
             yield connection
 
     def _rows(self, sql: str, parameters: Iterable[object] = (), *,
-              tenant: str = ENGINE_SCOPE) -> list[tuple[Any, ...]]:
-        with self._transaction(tenant) as db:
-            return db.execute(sql.encode(), tuple(parameters)).fetchall()
+              tenant: str = ENGINE_SCOPE, flush: bool = True) -> list[tuple[Any, ...]]:
+        """One statement's rows: BEGIN, the tenant, the statement and COMMIT in one batch.
+        ``flush=False`` commits without waiting for the WAL flush (see :data:`LAZY`)."""
+        with self._pool.connection() as connection, connection.pipeline():
+            with connection.transaction():
+                connection.execute("SELECT set_config('workflow.tenant', %s, true)", (tenant,))
+                if not flush:
+                    connection.execute(LAZY)
+                cursor = connection.execute(sql.encode(), tuple(parameters))
+            return cursor.fetchall()
 
     # --- definitions ----------------------------------------------------------------------
 
@@ -222,6 +240,14 @@ class PostgresStore:
     # --- runs -----------------------------------------------------------------------------
 
     def load_run(self, run_id: str) -> Run | None:
+        """The stored run. Right after this thread claimed an event row of the run, the
+        document read in the claim's own statement serves once (saving a transaction per
+        event); a commit from it that another writer raced fails the revision check, and
+        the engine's retry reads the run afresh."""
+        claimed: tuple[str, str] | None = getattr(self._claimed, "run", None)
+        self._claimed.run = None
+        if claimed is not None and claimed[0] == run_id:
+            return run_from_json(claimed[1])
         rows = self._rows("SELECT document FROM runs WHERE run_id = %s", (run_id,))
         return run_from_json(rows[0][0]) if rows else None
 
@@ -246,11 +272,12 @@ class PostgresStore:
     def commit(self, commit: Commit, *, at: float) -> None:
         run = commit.run
         with self._transaction(ENGINE_SCOPE if run is None else run.tenant) as db:
+            checks: list[Check] = []
             if run is not None:
-                _write_run(db, run, commit.previous, at)
-                _write_tasks(db, commit, at)
+                checks.append(_write_run(db, run, commit.previous, at))
+                checks += _write_tasks(db, commit, at)
                 if commit.idempotency is not None:
-                    _claim_key(db, run, commit, at)
+                    checks.append(_claim_key(db, run, commit, at))
             fallback = "default" if run is None else run.tenant
             _many(db, _ENQUEUE, [(s.signal_id, s.run_id, str(s.kind), Jsonb(s.payload),
                                   s.due_at, s.run_id, fallback) for s in commit.enqueue])
@@ -263,6 +290,7 @@ class PostgresStore:
             events = () if run is None else tuple(
                 (run.run_id, e.kind, e.step_id, e.detail, at, run.tenant) for e in commit.events)
             self._sequenced(db, events, commit.audit)
+            _verify(db, checks)  # one round trip for all of it; a refusal rolls it all back
 
     def _sequenced(self, db: Connection, events: tuple[tuple[object, ...], ...],
                    audit: AuditEntry | None) -> None:
@@ -336,10 +364,13 @@ class PostgresStore:
         """Lease the next due row that no other worker holds (``SKIP LOCKED``). A row no
         engine can read (an unknown kind) goes straight to the dead letters."""
         while True:
-            rows = self._rows(_CLAIM, (owner, now + lease_seconds, now, now))
+            rows = self._rows(_CLAIM, (owner, now + lease_seconds, now, now), flush=False)
+            self._claimed.run = None
             if not rows:
                 return None
-            signal_id, run_id, kind, payload, due_at, attempts, last_error = rows[0]
+            signal_id, run_id, kind, payload, due_at, attempts, last_error, document = rows[0]
+            if document is not None:
+                self._claimed.run = (run_id, document)
             try:
                 return QueuedSignal(signal_id, run_id, QueueRowKind(kind), payload, due_at,
                                     attempts, last_error)
@@ -355,11 +386,12 @@ class PostgresStore:
             db.execute("DELETE FROM queue WHERE signal_id = %s", (signal_id,))
 
     def acknowledge(self, signal_id: str) -> None:
-        self._rows("DELETE FROM queue WHERE signal_id = %s RETURNING 1", (signal_id,))
+        self._rows("DELETE FROM queue WHERE signal_id = %s RETURNING 1", (signal_id,),
+                   flush=False)
 
     def release(self, signal_id: str, error: str, *, now: float) -> None:
         self._rows("UPDATE queue SET lease_owner = NULL, lease_until = NULL, last_error = %s "
-                   "WHERE signal_id = %s RETURNING 1", (error, signal_id))
+                   "WHERE signal_id = %s RETURNING 1", (error, signal_id), flush=False)
 
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:
         self._bury(signal.signal_id, signal.run_id, str(signal.kind), signal.payload,
@@ -510,48 +542,64 @@ class PostgresStore:
         self._rows("SELECT 1 FROM schema_migrations LIMIT 1")
 
 
-def _write_run(db: Connection, run: Run, previous: Run | None, at: float) -> None:
+Check = tuple["psycopg.Cursor[tuple[Any, ...]]", Exception]
+"""A statement that must have changed exactly one row, and the error if it did not."""
+
+
+def _verify(db: Connection, checks: list[Check]) -> None:
+    """Wait for the batch's results; raise the first check's error that failed."""
+    if not checks:
+        return
+    db.execute("SELECT 1").fetchall()  # a sync: every earlier statement's result is in
+    for cursor, error in checks:
+        if cursor.rowcount != 1:
+            raise error
+
+
+def _write_run(db: Connection, run: Run, previous: Run | None, at: float) -> Check:
     finished = at if run.state.is_finished else None
     document, revision = run_to_json(run), run.revision
+    check: Check
     if previous is None:
-        inserted = db.execute(_INSERT_RUN, (run.run_id, run.workflow, run.version,
-                                            run.definition_hash, run.state.value,
-                                            run.parent_run_id, run.created_at, run.updated_at,
-                                            finished, document, revision, run.tenant,
-                                            run.business_reference))
-        if inserted.rowcount != 1:
-            raise ConcurrentTransitionError(f"run '{run.run_id}' already exists")
+        check = (db.execute(_INSERT_RUN, (run.run_id, run.workflow, run.version,
+                                          run.definition_hash, run.state.value,
+                                          run.parent_run_id, run.created_at, run.updated_at,
+                                          finished, document, revision, run.tenant,
+                                          run.business_reference)),
+                 ConcurrentTransitionError(f"run '{run.run_id}' already exists"))
     else:
         expected = previous.revision
-        updated = db.execute(_UPDATE_RUN, (run.state.value, run.updated_at, finished, document,
-                                           revision, run.run_id, expected))
-        if updated.rowcount != 1:
-            raise ConcurrentTransitionError(
-                f"run '{run.run_id}' changed concurrently (expected revision {expected})")
+        check = (db.execute(_UPDATE_RUN, (run.state.value, run.updated_at, finished, document,
+                                          revision, run.run_id, expected)),
+                 ConcurrentTransitionError(f"run '{run.run_id}' changed concurrently "
+                                           f"(expected revision {expected})"))
     old = previous.steps if previous is not None else {}
     _many(db, _UPSERT_STEP, [_step_row(run, s) for step_id, s in run.steps.items()
                              if old.get(step_id) != s])
+    return check
 
 
-def _write_tasks(db: Connection, commit: Commit, at: float) -> None:
+def _write_tasks(db: Connection, commit: Commit, at: float) -> list[Check]:
     _many(db, _INSERT_TASK, [(t.task_id, t.tenant, t.run_id, t.step_id, t.attempt_id, t.reason,
                               t.assignee, t.status.value, t.created_at, t.closed_at, t.decision,
                               t.closed_by) for t in commit.open_tasks])
+    checks: list[Check] = []
     for closure in commit.close_tasks:
         closed = db.execute(_CLOSE_TASK, (closure.status.value, at, closure.decision,
                                           closure.closed_by, closure.task_id))
-        if closure.required and closed.rowcount != 1:
-            raise TaskConflictError(f"task '{closure.task_id}' is no longer open")
+        if closure.required:
+            checks.append((closed, TaskConflictError(
+                f"task '{closure.task_id}' is no longer open")))
+    return checks
 
 
-def _claim_key(db: Connection, run: Run, commit: Commit, at: float) -> None:
+def _claim_key(db: Connection, run: Run, commit: Commit, at: float) -> Check:
     claim = commit.idempotency
     assert claim is not None
-    inserted = db.execute("INSERT INTO idempotency_keys VALUES (%s, %s, %s, %s, %s) "
-                          "ON CONFLICT DO NOTHING",
-                          (run.tenant, claim.key, run.run_id, claim.request_hash, at))
-    if inserted.rowcount != 1:
-        raise IdempotencyKeyUsedError(run.tenant, claim.key)
+    return (db.execute("INSERT INTO idempotency_keys VALUES (%s, %s, %s, %s, %s) "
+                       "ON CONFLICT DO NOTHING",
+                       (run.tenant, claim.key, run.run_id, claim.request_hash, at)),
+            IdempotencyKeyUsedError(run.tenant, claim.key))
 
 
 def _run_filter(tenant: str, where: RunFilter) -> tuple[list[str], list[object]]:
