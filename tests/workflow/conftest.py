@@ -85,3 +85,16 @@ def postgres_store(server):
         store.close()
         with psycopg.connect(server.url, autocommit=True) as db:
             db.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def query_store(request, tmp_path):
+    """Each SQL store in turn (what the HTTP API reads: tenants, tasks, pages, audit)."""
+    if request.param == "postgres":
+        yield from postgres_store(request.getfixturevalue("pg_server"))
+        return
+    from workflow.sqlite_store import SqliteStore
+
+    sqlite = SqliteStore(tmp_path / "workflow.db")
+    yield sqlite
+    sqlite.close()
