@@ -10,6 +10,7 @@ install step cannot pass green.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -34,3 +35,8 @@ def pg_server() -> Iterator[PgServer]:
         raise  # not reached: skip_or_fail raises
     yield server
     server.stop()
+
+
+# test modules import these helpers as ``pg_testing`` (pytest's importlib mode has no
+# importable ``conftest``)
+sys.modules.setdefault("pg_testing", sys.modules[__name__])

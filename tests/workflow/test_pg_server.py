@@ -25,3 +25,14 @@ def test_the_server_answers_as_an_unprivileged_app_role(pg_server):
 def test_a_missing_package_names_what_to_install():
     with pytest.raises(PostgresMissingError, match="apt-get install -y postgresql"):
         find_bin_dir(["/nonexistent/bin"], path="")
+
+
+def test_under_ci_a_server_that_cannot_start_fails_instead_of_skipping(monkeypatch):
+    from pg_testing import skip_or_fail
+
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true, so this cannot be skipped"):
+        skip_or_fail("PostgreSQL tests need a server: not installed")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="not installed"):
+        skip_or_fail("PostgreSQL tests need a server: not installed")
