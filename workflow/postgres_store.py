@@ -73,6 +73,9 @@ LAZY = "SET LOCAL synchronous_commit TO off"
 one in a server crash only makes a row claimable (or applied) again, which the lease and
 idempotent transitions already allow, and the next transition's flush writes it anyway.
 Transitions themselves wait for the flush (``synchronous_commit`` as configured)."""
+FLUSH_BARRIER = "SELECT pg_current_xact_id()"
+"""A transaction with an id of its own: its commit waits (``synchronous_commit``) until the
+WAL is flushed past it, so past every commit before it on the connection."""
 STORED_LAYOUTS = 1000
 
 _CLAIM = """
@@ -159,6 +162,7 @@ class PostgresStore:
         self.schema = checked_schema(schema or url_schema)
         self.path = f"{_redacted(self.url)} (schema {self.schema})"
         self._claimed = threading.local()  # the run document read with this thread's claim
+        self._flush = threading.local()  # the connection whose transaction needs a barrier
         try:  # one direct connection first: a wrong URL fails at once with the server's word
             with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as first:
                 if migrate:
@@ -186,10 +190,15 @@ class PostgresStore:
     def _transaction(self, tenant: str) -> Iterator[Connection]:
         """One transaction that sees only ``tenant``'s rows (or all: :data:`ENGINE_SCOPE`),
         in pipeline mode: statements go out without waiting for each other's results."""
-        with self._pool.connection() as connection, connection.pipeline(), \
-                connection.transaction():
-            connection.execute("SELECT set_config('workflow.tenant', %s, true)", (tenant,))
-            yield connection
+        self._flush.connection = None
+        with self._pool.connection() as connection, connection.pipeline():
+            with connection.transaction():
+                connection.execute("SELECT set_config('workflow.tenant', %s, true)", (tenant,))
+                yield connection
+            if self._flush.connection is connection:  # see _sequenced
+                self._flush.connection = None
+                with connection.transaction():
+                    connection.execute(FLUSH_BARRIER)
 
     def _rows(self, sql: str, parameters: Iterable[object] = (), *,
               tenant: str = ENGINE_SCOPE, flush: bool = True) -> list[tuple[Any, ...]]:
@@ -287,16 +296,22 @@ class PostgresStore:
                 db.execute("DELETE FROM queue WHERE signal_id = ANY(%s)", (finished,))
             if any(s.due_at <= at for s in commit.enqueue):
                 db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.schema))
+            _verify(db, checks)  # one round trip; a refusal rolls it all back
             events = () if run is None else tuple(
                 (run.run_id, e.kind, e.step_id, e.detail, at, run.tenant) for e in commit.events)
-            self._sequenced(db, events, commit.audit)
-            _verify(db, checks)  # one round trip for all of it; a refusal rolls it all back
+            self._sequenced(db, events, commit.audit)  # goes out with the COMMIT
 
     def _sequenced(self, db: Connection, events: tuple[tuple[object, ...], ...],
                    audit: AuditEntry | None) -> None:
-        """The transaction's last writes: outbox and audit rows, numbered in commit order."""
+        """The transaction's last writes: outbox and audit rows, numbered in commit order
+        under a transaction lock. So that the lock is not held through the WAL flush (which
+        would serialize every commit's fsync), the transaction commits without waiting for
+        it and :data:`FLUSH_BARRIER` follows in the same batch: the caller returns only once
+        the commit is durable, while other writers' flushes group with it."""
         if not events and audit is None:
             return
+        db.execute(LAZY)
+        self._flush.connection = db
         db.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(self.schema, "sequence"),))
         _many(db, "INSERT INTO outbox (run_id, kind, step_id, detail, created_at, tenant) "
               "VALUES (%s, %s, %s, %s, %s, %s)", list(events))
