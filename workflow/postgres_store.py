@@ -501,7 +501,8 @@ class PostgresStore:
     def stranded_runs(self, *, idle_before: float, limit: int = 100
                       ) -> tuple[tuple[str, float], ...]:
         """(run id, updated_at) of unfinished runs not changed since ``idle_before`` that
-        have an active step run but no queue row (due or leased) and no open task."""
+        have an active step run but no queue row (due or leased), no open task and no
+        unfinished child run (whose end queues the parent's next signal)."""
         rows = self._rows("""
             SELECT r.run_id, r.updated_at FROM runs r
             WHERE r.finished_at IS NULL AND r.updated_at < %s
@@ -510,6 +511,8 @@ class PostgresStore:
               AND NOT EXISTS (SELECT 1 FROM queue q WHERE q.run_id = r.run_id)
               AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.run_id = r.run_id
                               AND t.status = 'open')
+              AND NOT EXISTS (SELECT 1 FROM runs c WHERE c.parent_run_id = r.run_id
+                              AND c.finished_at IS NULL)
             ORDER BY r.updated_at LIMIT %s""", (idle_before, limit))
         return tuple((run_id, updated) for run_id, updated in rows)
 

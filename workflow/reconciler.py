@@ -1,13 +1,14 @@
 """The reconciler: finds runs a lost signal would strand and gives them a way on.
 
 A run is *stranded* when it is unfinished, has not changed for ``grace_seconds``, has an
-active step run (Ready, Running or Waiting), and has no queue row (due, future or leased)
-and no open human task: nothing would ever move it again. By :class:`StrandedPolicy` the
-reconciler then queues, for each active attempt, the timer signal the engine itself would
-have queued (``requeue``: a Running attempt or a Human decision times out, so the step's
-retry and failure policy decide; a Timer step's delay fires at its due time; a retry
-backoff fires now), or cancels the run (``cancel``). Signal ids are the engine's own, so a
-row that turns up after all is not doubled, and applying a stale one changes nothing.
+active step run (Ready, Running or Waiting), and has no queue row (due, future or leased),
+no open human task and no unfinished child run: nothing would ever move it again. By
+:class:`StrandedPolicy` the reconciler then queues, for each active attempt, the timer
+signal the engine itself would have queued (``requeue``: a Running attempt or a Human
+decision times out, so the step's retry and failure policy decide; a Timer step's delay
+fires at its due time; a retry backoff fires now), or cancels the run (``cancel``). Signal
+ids are the engine's own, so a row that turns up after all is not doubled, and applying a
+stale one changes nothing.
 
 Several workers run it as a singleton job (:func:`workflow.stores.singleton`: PostgreSQL's
 advisory lock), so one of them at a time does.
@@ -85,9 +86,11 @@ def stranded_runs(engine: Engine, *, idle_before: float, limit: int) -> tuple[Ru
                                                               limit=limit)]
         return tuple(run for run in found if run is not None)
     queued = {signal.run_id for signal in store.pending()}
-    return tuple(run for run in store.list_runs()
+    runs = store.list_runs()
+    parents = {run.parent_run_id for run in runs if not run.state.is_finished}
+    return tuple(run for run in runs
                  if not run.state.is_finished and run.updated_at < idle_before
-                 and run.run_id not in queued and _active(run)
+                 and run.run_id not in queued and run.run_id not in parents and _active(run)
                  and not _waits_for_a_person(run))[:limit]
 
 

@@ -77,3 +77,21 @@ def test_a_run_with_its_rows_is_not_stranded(store, make_engine, clock):
     pump(engine)
     clock.now += GRACE_SECONDS + 1  # idle, but its timer row is queued
     assert reconcile(engine).stranded == ()
+
+
+PARENT = """
+workflow: parent
+version: 1.0.0
+steps:
+  - {id: child, kind: SubWorkflow, workflow: wait, version: 1.0.0}
+"""
+
+
+def test_a_parent_waiting_for_its_unfinished_child_is_not_stranded(store, make_engine, clock):
+    engine = make_engine(TIMER, PARENT, store=store, clock=clock)
+    run_id = engine.start("parent").run_id
+    pump(engine)  # the child waits for its 10-minute timer; the parent for the child
+    assert engine.run(run_id).steps["child"].waiting_for.value == "child"
+    assert not any(s.run_id == run_id for s in store.pending())  # the parent has no row
+    clock.now += GRACE_SECONDS + 1
+    assert reconcile(engine).stranded == ()
