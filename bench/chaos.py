@@ -169,6 +169,14 @@ class Workers:
         victim.wait()
         self.processes[index] = self._spawn()
 
+    def died(self) -> str | None:
+        """Why a worker ended by itself (a crash at start, say), if one did."""
+        for process in self.processes:
+            code = process.poll()
+            if code is not None:
+                return f"a worker exited by itself with code {code}"
+        return None
+
     def stop(self) -> None:
         """SIGTERM every worker and wait for it (SIGKILL after 20 s)."""
         for process in self.processes:
@@ -316,6 +324,10 @@ def run_chaos(args: argparse.Namespace, out: object = sys.stdout) -> int:
                 chaos.poisoned.add(run.run_id)
         next_kill = time.monotonic() + args.kill_every
         while chaos.unfinished() > 0 or (chaos.fixed and store.dead_letters()):
+            failure = workers.died()
+            if failure is not None:
+                print(f"chaos: {failure}", file=sys.stderr)
+                break
             if time.monotonic() - began > args.max_seconds:
                 print(f"chaos: gave up after {args.max_seconds:g} s", file=sys.stderr)
                 break
