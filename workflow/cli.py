@@ -64,6 +64,9 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     worker.add_argument("--reconcile-every", type=float, default=30.0, metavar="SECONDS",
                         help="how often the reconciler looks for stranded runs (one worker "
                              "of a shared store at a time; default 30; 0: never)")
+    worker.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
+                        help="every hour, purge runs finished more than DAYS ago (one worker "
+                             "of a shared store at a time; default 0: never)")
     database = _command(subparsers, "db", "the store's schema: `wfr db migrate` applies the "
                         "migrations it lacks (stores also apply them when they open)", db=True)
     database.add_argument("action", choices=["migrate"])

@@ -26,6 +26,7 @@ from workflow.stores import (
 from workflow.validation import InvalidDefinitionError, validate_definition
 
 Command = Callable[[argparse.Namespace], int]
+RETENTION_EVERY_SECONDS = 3600.0
 BAD_INPUT = (DslError, EngineError, UnknownWorkflowError, VersionConflictError,
              InvalidDefinitionError, LookupError, OSError, ValueError)
 
@@ -208,6 +209,13 @@ def worker_command(args: argparse.Namespace) -> int:
         from workflow.reconciler import reconcile_periodically
 
         reconcile_periodically(engine, stop, every=args.reconcile_every)
+    if args.retention_days > 0:
+        from workflow import jobs
+
+        def retention() -> None:
+            store.purge(before=time.time() - 86400.0 * args.retention_days)
+
+        jobs.every(store, "retention", RETENTION_EVERY_SECONDS, retention, stop)
     print(f"worker {os.getpid()} pumping {store.path} with {args.concurrency} thread(s); "
           f"executors: {', '.join(executors) or 'none'}"
           + (" (demo, fixed outputs)" if args.demo else ""), flush=True)

@@ -140,21 +140,12 @@ def reconcile_periodically(engine: Engine, stop: threading.Event, *, every: floa
                            policy: StrandedPolicy = StrandedPolicy.REQUEUE) -> threading.Thread:
     """A daemon thread running :func:`reconcile` every ``every`` seconds as the singleton
     job ``reconcile`` (one worker of a shared store at a time) until ``stop`` is set."""
-    from workflow.stores import singleton
+    from workflow import jobs
 
-    def loop() -> None:
-        while not stop.wait(every):
-            try:
-                with singleton(engine.store, "reconcile") as held:
-                    if held:
-                        done = reconcile(engine, policy=policy)
-                        if done.stranded:
-                            LOGGER.warning("reconciler: %d stranded run(s), %d signal(s) "
-                                           "queued: %s", len(done.stranded), done.queued,
-                                           ", ".join(done.stranded))
-            except Exception:  # the store failed; try again next time
-                LOGGER.exception("reconciler: the pass failed")
+    def run_pass() -> None:
+        done = reconcile(engine, policy=policy)
+        if done.stranded:
+            LOGGER.warning("reconciler: %d stranded run(s), %d signal(s) queued: %s",
+                           len(done.stranded), done.queued, ", ".join(done.stranded))
 
-    thread = threading.Thread(target=loop, name="reconciler", daemon=True)
-    thread.start()
-    return thread
+    return jobs.every(engine.store, "reconcile", every, run_pass, stop)

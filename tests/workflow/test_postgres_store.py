@@ -190,3 +190,32 @@ def test_a_singleton_job_runs_in_one_holder_at_a_time(pg, pg_server):
 def test_an_unreachable_server_is_a_clear_error():
     with pytest.raises(OSError, match="cannot open workflow store postgresql://"):
         PostgresStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=1")
+
+
+def test_a_periodic_singleton_job_never_runs_in_two_workers_at_once(pg, pg_server):
+    import time
+
+    from workflow import jobs
+
+    other = PostgresStore(pg_server.url, schema=pg.schema, max_connections=2)
+    running, most, passes, lock = [0], [0], [0], threading.Lock()
+
+    def run_pass():
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.1)
+        with lock:
+            running[0] -= 1
+            passes[0] += 1
+
+    stop = threading.Event()
+    threads = [jobs.every(store, "retention", 0.01, run_pass, stop) for store in (pg, other)]
+    deadline = time.monotonic() + 10
+    while passes[0] < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    for thread in threads:
+        thread.join(5.0)
+    other.close()
+    assert passes[0] >= 6 and most[0] == 1
