@@ -33,8 +33,8 @@ from workflow.dsl import Definition
 from workflow.engine import Engine, NotFoundError
 from workflow.model import Run
 from workflow.schema import MigrationError
-from workflow.sqlite_store import SqliteStore
 from workflow.store import QueuedSignal
+from workflow.stores import is_postgres, open_store, sqlite_path
 
 
 class RunDrawingError(ValueError):
@@ -82,11 +82,12 @@ def draw_stored_run(db: str | Path, run_id: str, fmt: OutputFormat, engine: str,
     if fmt not in GRAPH_FORMATS:
         known = ", ".join(f.value for f in GRAPH_FORMATS)
         raise RunDrawingError(f"a run is drawn as {known}, not {fmt.value}")
-    if not Path(db).is_file():  # SQLite would make a new, empty store
-        raise RunDrawingError(f"no workflow store at {db}")
+    target = str(db)
     try:
-        store = SqliteStore(db)
-    except (OSError, MigrationError) as error:
+        if not is_postgres(target) and not Path(sqlite_path(target)).is_file():
+            raise RunDrawingError(f"no workflow store at {db}")  # SQLite would make a new one
+        store = open_store(target)
+    except (OSError, ValueError, MigrationError) as error:
         raise RunDrawingError(str(error)) from None
     pool = WorkerPool(size=1)
     try:

@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2) from None
     print(banner(args.host, args.port, dev_secret_source=source,
                  studio_token=dev_studio_token(settings)), flush=True)
-    print(f"Workflow engine: store {settings.database}; {runtime.executors_note}", flush=True)
+    print(f"Workflow engine: store {runtime.store.path}; {runtime.executors_note}", flush=True)
     uvicorn.run(create_app(pool=pool, settings=settings, runtime=runtime), host=args.host,
                 port=args.port)
 

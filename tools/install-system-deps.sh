@@ -12,6 +12,8 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # the Studio's browser tests drive Debian's chromium through playwright (no browser download)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# the PostgreSQL store's tests start a throwaway server (initdb + pg_ctl, Debian keeps them here)
+compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || missing+=(postgresql)
 
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0

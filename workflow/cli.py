@@ -67,6 +67,15 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
                              "a crashed worker's rows are taken over after it; default 30)")
     worker.add_argument("--executors", metavar="FILE", default=None,
                         help="JSON file of executor name -> URL (default: $WFR_EXECUTORS_FILE)")
+    worker.add_argument("--reconcile-every", type=float, default=30.0, metavar="SECONDS",
+                        help="how often the reconciler looks for stranded runs (one worker "
+                             "of a shared store at a time; default 30; 0: never)")
+    worker.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
+                        help="every hour, purge runs finished more than DAYS ago (one worker "
+                             "of a shared store at a time; default 0: never)")
+    database = _command(subparsers, "db", "the store's schema: `wfr db migrate` applies the "
+                        "migrations it lacks (stores also apply them when they open)", db=True)
+    database.add_argument("action", choices=["migrate"])
     purge = _command(subparsers, "purge", "delete finished runs older than a time",
                      db=True)
     purge.add_argument("--before", type=float, default=None,
@@ -78,7 +87,10 @@ def _command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], na
     """A sub-command whose body is ``<name>_command`` in :data:`COMMANDS_MODULE`."""
     parser = subparsers.add_parser(name, help=help_text, description=help_text)
     if db:
-        parser.add_argument("--db", default="./workflow.db", help="SQLite file (./workflow.db)")
+        parser.add_argument("--db", default=None, metavar="FILE|URL",
+                            help="SQLite file, sqlite:///FILE or postgresql://USER@HOST/DB"
+                                 "[?schema=NAME] (default: $WFR_DATABASE_URL, else "
+                                 "./workflow.db)")
     parser.set_defaults(func=_lazy(name, name.replace("-", "_") + "_command"))
     return parser
 

@@ -19,11 +19,18 @@ from workflow.dsl import DslError, load_definition
 from workflow.engine import Engine, EngineError, RunConflictError
 from workflow.model import Effect, EmitEvent, Event, Json, Run, RunState
 from workflow.pump import pump
-from workflow.sqlite_store import SqliteStore
 from workflow.store import ConcurrentTransitionError
+from workflow.stores import (
+    is_postgres,
+    listen_for_signals,
+    open_store,
+    sqlite_path,
+    store_target,
+)
 from workflow.validation import InvalidDefinitionError, validate_definition
 
 Command = Callable[[argparse.Namespace], int]
+RETENTION_EVERY_SECONDS = 3600.0
 BAD_INPUT = (DslError, EngineError, UnknownWorkflowError, VersionConflictError,
              InvalidDefinitionError, LookupError, OSError, ValueError)
 CONFLICT_EXIT = 3
@@ -125,7 +132,7 @@ def _json_argument(text: str, name: str) -> Json:
 
 
 def _engine(args: argparse.Namespace) -> Engine:
-    store = SqliteStore(args.db, busy_timeout=busy_timeout())
+    store = open_store(store_target(args.db), busy_timeout=busy_timeout())
     return Engine(store, demo_executors(), clock=time.time, observer=_print_transition)
 
 
@@ -228,6 +235,31 @@ def purge_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def db_command(args: argparse.Namespace) -> int:
+    """``wfr db migrate``: apply the migrations the store lacks and list them."""
+    target = store_target(args.db)
+    if is_postgres(target):
+        from workflow.postgres_store import PostgresStore
+
+        store = PostgresStore(target, migrate=False, max_connections=1)
+        where, applied = store.path, store.migrate()
+        store.close()
+    else:
+        import sqlite3
+
+        from workflow.schema import apply_migrations
+
+        where = sqlite_path(target)
+        connection = sqlite3.connect(where, isolation_level=None)
+        try:
+            applied = apply_migrations(connection)
+        finally:
+            connection.close()
+    print(f"{where}: applied {len(applied)} migration(s)"
+          + (f": {', '.join(applied)}" if applied else "; it is up to date"))
+    return 0
+
+
 def worker_command(args: argparse.Namespace) -> int:
     """Pump until SIGINT or SIGTERM with ``--concurrency`` threads over one store."""
     import signal
@@ -243,7 +275,8 @@ def worker_command(args: argparse.Namespace) -> int:
     file = args.executors or os.environ.get(EXECUTORS_VARIABLE)
     executors = (demo_executors() if args.demo else
                  executors_from_file(file) if file else ExecutorRegistry())
-    store = SqliteStore(args.db, busy_timeout=busy_timeout())
+    store = open_store(store_target(args.db), max_connections=args.concurrency + 2,
+                       busy_timeout=busy_timeout())
     engine = Engine(store, executors, clock=time.time)
     stop = threading.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
@@ -253,8 +286,24 @@ def worker_command(args: argparse.Namespace) -> int:
              for i in range(args.concurrency)]
     for thread in pumps:
         thread.start()
-    _Stdout.say(f"worker {os.getpid()} pumping {args.db} with {args.concurrency} thread(s); "
-                f"executors: {', '.join(executors) or 'none'}"
+    def wake_all() -> None:
+        for thread in pumps:
+            thread.wake()
+
+    listen_for_signals(store, wake_all, stop)
+    if args.reconcile_every > 0:
+        from workflow.reconciler import reconcile_periodically
+
+        reconcile_periodically(engine, stop, every=args.reconcile_every)
+    if args.retention_days > 0:
+        from workflow import jobs
+
+        def retention() -> None:
+            store.purge(before=time.time() - 86400.0 * args.retention_days)
+
+        jobs.every(store, "retention", RETENTION_EVERY_SECONDS, retention, stop)
+    _Stdout.say(f"worker {os.getpid()} pumping {store.path} with {args.concurrency} "
+                f"thread(s); executors: {', '.join(executors) or 'none'}"
                 + (" (demo, fixed outputs)" if args.demo else ""))
     stop.wait()
     for thread in pumps:

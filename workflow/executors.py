@@ -29,6 +29,12 @@ class ExecutorError(RuntimeError):
     """An executor failed; the message becomes the attempt's error."""
 
 
+class DeliveryError(RuntimeError):
+    """An executor could not take the call at all: the dispatch is not an attempt that
+    failed but a delivery to retry; the pump releases its queue row and, past
+    ``MaxDeliveryAttempts``, dead-letters it (an operator replays it once fixed)."""
+
+
 @dataclass(frozen=True, slots=True)
 class HttpExecutor:
     """Posts the payload as JSON to ``url``; a 2xx JSON reply is the output."""
@@ -98,6 +104,8 @@ def execute(registry: ExecutorRegistry, effect: DispatchStep, *, at: float) -> S
         return _failed(effect, f"no executor named '{effect.executor}' is registered", at)
     try:
         output: Any = executor(effect.payload)
+    except DeliveryError:
+        raise
     except Exception as exc:  # an executor's failure is the attempt's failure, never a crash
         return _failed(effect, f"executor '{effect.executor}' failed: {exc}", at)
     return StepOutcome(effect.step_id, effect.attempt_id, True, at=at, output=output)

@@ -1,4 +1,5 @@
-"""A worker process: pumps one SQLite store's queue with the demo executors.
+"""A worker process: pumps one store's queue (SQLite file or PostgreSQL URL) with the demo
+executors.
 
 ``python -m workflow.worker --db FILE [--simulate-time] [--clock-offset SECONDS]
 [--lease-seconds SECONDS]``.
@@ -15,7 +16,7 @@ from workflow.config import DEFAULTS
 from workflow.demo import demo_executors
 from workflow.engine import Engine
 from workflow.pump import CrashHook, pump
-from workflow.sqlite_store import SqliteStore
+from workflow.stores import open_store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clock-offset", type=float, default=0.0)
     parser.add_argument("--lease-seconds", type=float, default=DEFAULTS.lease_seconds)
     args = parser.parse_args(argv)
-    store = SqliteStore(args.db)
+    store = open_store(args.db)
     engine = Engine(store, demo_executors(), clock=lambda: time.time() + args.clock_offset)
     handled = pump(engine, simulate_time=args.simulate_time, hook=CrashHook.from_environment(),
                    lease_seconds=args.lease_seconds)

@@ -27,8 +27,8 @@ from renderer.api.auth import Scope
 from renderer.api.gate import Gate
 from renderer.api.http import QueryError, parse_sequence, problem_response
 from renderer.api.views import event
-from workflow.sqlite_store import SqliteStore
 from workflow.store import OutboxEntry
+from workflow.stores import ServiceStore
 
 POLL_SECONDS = 0.2
 KEEP_ALIVE_SECONDS = 15.0
@@ -42,7 +42,7 @@ def sse_message(entry: OutboxEntry) -> str:
     return f"id: {entry.seq}\nevent: {entry.kind}\ndata: {data}\n\n"
 
 
-def event_stream(store: SqliteStore, gate: Callable[[], Gate]
+def event_stream(store: ServiceStore, gate: Callable[[], Gate]
                  ) -> Callable[[Request], Awaitable[Response]]:
     """The streaming endpoint (view scope)."""
 
@@ -67,7 +67,7 @@ def event_stream(store: SqliteStore, gate: Callable[[], Gate]
     return stream
 
 
-async def _messages(store: SqliteStore, tenant: str, after: int) -> AsyncIterator[str]:
+async def _messages(store: ServiceStore, tenant: str, after: int) -> AsyncIterator[str]:
     yield f"retry: {RECONNECT_MILLISECONDS}\n\n"
     idle = 0.0
     while True:

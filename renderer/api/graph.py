@@ -29,7 +29,7 @@ from renderer.run_graph import GRAPH_FORMATS
 from renderer.web import RequestProblem
 from renderer.writers import MEDIA_TYPES, OutputFormat
 from workflow.engine import Engine
-from workflow.sqlite_store import SqliteStore
+from workflow.stores import ServiceStore
 
 T = TypeVar("T")
 
@@ -38,7 +38,7 @@ CACHE_CONTROL = "private, no-cache"
 the run (clients revalidate with the ETag)."""
 
 
-def run_graph(engine: Engine, store: SqliteStore, drawer: GraphDrawer | None,
+def run_graph(engine: Engine, store: ServiceStore, drawer: GraphDrawer | None,
               call: Call) -> Response:
     """``GET /instances/{id}/graph``: another tenant's run is a 404 like a missing one."""
     fmt, layout_engine, options = _drawing_query(call)

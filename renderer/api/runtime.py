@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from workflow.dsl import load_definition
 from workflow.engine import Engine, Observer
 from workflow.executors import EXECUTORS_VARIABLE, ExecutorRegistry, executors_from_file
 from workflow.model import Run
-from workflow.sqlite_store import SqliteStore
+from workflow.stores import ServiceStore, listen_for_signals, open_store
 
 LOGGER = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ class WorkflowRuntime:
     """Store, engine, pump and routes of the workflow service."""
 
     settings: ServiceSettings
-    store: SqliteStore
+    store: ServiceStore
     engine: Engine
     verifier: TokenVerifier
     executors_note: str
@@ -73,6 +74,7 @@ class WorkflowRuntime:
     api: WorkflowApi = field(init=False)
     csrf_key: bytes = field(init=False)
     gate: Gate = field(init=False)
+    _stopping: threading.Event = field(init=False, default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         self.csrf_key = csrf_key(self.settings)
@@ -86,7 +88,7 @@ class WorkflowRuntime:
                executors: ExecutorRegistry | None = None) -> WorkflowRuntime:
         """Open the store and build the engine (nothing runs until :meth:`start`)."""
         found, note = executors_for(settings)
-        store = SqliteStore(settings.database)
+        store = open_store(settings.database_url or settings.database)
         engine = Engine(store, executors if executors is not None else found, clock=clock)
         return cls(settings, store, engine, TokenVerifier.from_settings(settings),
                    note if executors is None else "executors given by the caller",
@@ -116,9 +118,11 @@ class WorkflowRuntime:
             self.pump = PumpThread(self.engine, owner=f"service-{os.getpid()}")
             self.api.pump = self.pump
             self.pump.start()
+            listen_for_signals(self.store, self.pump.wake, self._stopping)
 
     def close(self) -> None:
         """Stop the pump and close the store."""
+        self._stopping.set()
         if self.pump is not None:
             self.pump.stop()
         self.store.close()
@@ -132,7 +136,7 @@ class WorkflowRuntime:
         try:
             self.store.check()
         except Exception as error:
-            return f"workflow store {self.settings.database} does not answer: {error}"
+            return f"workflow store {self.store.path} does not answer: {error}"
         if self.embedded_pump and (self.pump is None or not self.pump.alive):
             return "the embedded workflow pump is not running"
         return None

@@ -86,6 +86,9 @@ SETTING_TABLE: tuple[SettingSpec, ...] = (
                 "Dev mode: tokens are signed with a local secret kept in .wfr/dev.json."),
     SettingSpec("database", "WFR_DATABASE", Kind.TEXT, "./workflow.db",
                 "SQLite file of the workflow engine."),
+    SettingSpec("database_url", "WFR_DATABASE_URL", Kind.TEXT, None,
+                "Store URL, e.g. postgresql://USER@HOST/DB[?schema=NAME] to share one "
+                "PostgreSQL with other service and worker processes; wins over WFR_DATABASE."),
     SettingSpec("retention_days", "WFR_RETENTION_DAYS", Kind.DAYS, 30.0,
                 "Days a finished run is kept before it is purged."),
     SettingSpec("metrics_public", "WFR_METRICS_PUBLIC", Kind.FLAG, False,
@@ -117,6 +120,7 @@ metrics_public=False, render_requires_token=False, config_file=None)
     jwt_audience: str | None = None
     dev: bool = False
     database: str = "./workflow.db"
+    database_url: str | None = field(default=None, repr=False)  # may hold a password
     retention_days: float = 30.0
     metrics_public: bool = False
     render_requires_token: bool = False

@@ -58,7 +58,6 @@ from workflow.dsl import DslError
 from workflow.engine import Engine, NotFoundError
 from workflow.model import Cancel, Repair, Resume, Retry, Run, RunState
 from workflow.operations import OperatorEvent
-from workflow.sqlite_store import SqliteStore
 from workflow.store import (
     AuditEntry,
     ConcurrentTransitionError,
@@ -66,6 +65,7 @@ from workflow.store import (
     RunFilter,
     TaskStatus,
 )
+from workflow.stores import ServiceStore
 from workflow.validation import InvalidDefinitionError, validate_definition
 
 PREFIX = "/api/workflow"
@@ -88,7 +88,7 @@ class WorkflowApi:
     """The routes of ``/api/workflow`` over one engine and its SQLite store."""
 
     engine: Engine
-    store: SqliteStore
+    store: ServiceStore
     gate: Callable[[], Gate]
     retention_days: float
     pump: PumpThread | None = None

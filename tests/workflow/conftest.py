@@ -52,11 +52,46 @@ def clock() -> Clock:
     return Clock(1000.0)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request, tmp_path):
-    """Each store implementation in turn."""
+    """Each store implementation in turn (PostgreSQL: a fresh schema of the session's
+    throwaway server, dropped afterwards)."""
     if request.param == "memory":
         yield MemoryStore()
+        return
+    if request.param == "postgres":
+        yield from postgres_store(request.getfixturevalue("pg_server"))
+        return
+    from workflow.sqlite_store import SqliteStore
+
+    sqlite = SqliteStore(tmp_path / "workflow.db")
+    yield sqlite
+    sqlite.close()
+
+
+def postgres_store(server):
+    """A PostgresStore in a new schema of ``server`` (dropped when the generator ends)."""
+    import uuid
+
+    import psycopg
+
+    from workflow.postgres_store import PostgresStore
+
+    schema = f"test_{uuid.uuid4().hex[:12]}"
+    store = PostgresStore(server.url, schema=schema, max_connections=4)
+    try:
+        yield store
+    finally:
+        store.close()
+        with psycopg.connect(server.url, autocommit=True) as db:
+            db.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def query_store(request, tmp_path):
+    """Each SQL store in turn (what the HTTP API reads: tenants, tasks, pages, audit)."""
+    if request.param == "postgres":
+        yield from postgres_store(request.getfixturevalue("pg_server"))
         return
     from workflow.sqlite_store import SqliteStore
 
