@@ -31,12 +31,14 @@ class Shape(StrEnum):
     RECT = "rect"
     DIAMOND = "diamond"
     CIRCLE = "circle"
+    ELLIPSE = "ellipse"
 
 
 @dataclass(frozen=True, slots=True)
 class Node:
     """A node with a fixed size. ``circle`` nodes use ``min(width, height) / 2`` as radius
-    centred in their box; ``diamond`` nodes have their tips at the box's edge midpoints."""
+    centred in their box; ``ellipse`` nodes are the ellipse inscribed in their box;
+    ``diamond`` nodes have their tips at the box's edge midpoints."""
 
     id: str
     width: float
