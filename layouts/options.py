@@ -211,6 +211,16 @@ _NAME_LOOKUP: Mapping[str, str] = {
 }
 
 
+def canonical_option_name(name: str) -> str:
+    """The snake_case name of an option in any spelling; unknown names are returned as
+    they are.
+
+    >>> canonical_option_name("nodeSpacing"), canonical_option_name("time-budget")
+    ('node_spacing', 'time_budget')
+    """
+    return _NAME_LOOKUP.get(name, name)
+
+
 @dataclass(frozen=True, slots=True)
 class LayoutOptions:
     """Validated layout options; build them with :meth:`from_mapping` or the constructor."""

@@ -124,14 +124,17 @@ def _render_command(args: argparse.Namespace) -> int:
     pool = WorkerPool(size=1)
     pool.start(wait=False)  # the worker starts up while the input is read and measured
     try:
+        given = [name for name, value in values.items() if value is not None]
         rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
-                                 options=options, runner=pool.run)
+                                 options=options, runner=pool.run, given=given)
     except INPUT_ERRORS as error:  # name the file whose content is at fault
         name = "<stdin>" if args.file == STDIO else args.file
         raise CommandInputError(f"{name}: {one_line(str(error))}") from None
     finally:
         pool.close()
     _write_output(rendering.output, args.output)
+    for warning in rendering.warnings:
+        print(f"wfr render: warning: {one_line(warning)}", file=sys.stderr)
     if args.timings:
         _print_timings(rendering)
     return 0

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from layouts.graph import Graph
+from renderer.bpmn_model import BpmnModel
+from renderer.figures import EdgeFigure, Figure
 from workflow.model import StepState
 
 __all__ = ["Diagram", "EdgeState", "EdgeView", "NodeView", "StepKind", "StepState"]
@@ -53,6 +55,8 @@ class NodeView:
     subtitle: str | None = None
     state: StepState | None = None
     attempts: int | None = None
+    figure: Figure | None = None
+    """How a node from DOT or BPMN is drawn (``None``: from its step kind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +67,26 @@ class EdgeView:
     label: str | None = None
     state: EdgeState | None = None
     iterations: int | None = None
+    figure: EdgeFigure | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Diagram:
-    """A layout graph with the views of its nodes and edges, keyed by id."""
+    """A layout graph with the views of its nodes and edges, keyed by id.
+
+    ``layout_defaults`` are layout options the document asks for (DOT's ``rankdir``,
+    BPMN's left-to-right), by option name; options the caller gives win over them.
+    ``warnings`` name what the document asked for that cannot be shown. ``bpmn`` keeps
+    the BPMN XML the diagram was read from and its scopes (the ``bpmn`` writer writes it
+    back with new diagram interchange)."""
 
     name: str
     graph: Graph
     nodes: Mapping[str, NodeView] = field(default_factory=dict)
     edges: Mapping[str, EdgeView] = field(default_factory=dict)
+    layout_defaults: Mapping[str, object] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    bpmn: BpmnModel | None = None
 
     def node_view(self, node_id: str) -> NodeView:
         """The view of a node; plain nodes default to their label (or id) as title."""

@@ -1,15 +1,32 @@
 """DOT text -> :class:`Diagram`, read with pygraphviz (Graphviz's own parser).
 
-Node sizes come from ``width``/``height`` (inches, 72 px each) where given, else from the
-measured label (``\\N`` is the node name; ``\\n``, ``\\l``, ``\\r`` break lines). Shapes:
-``diamond``/``Mdiamond`` -> diamond, ``circle``/``doublecircle``/``Mcircle``/``point`` ->
-circle, anything else -> rect. Edge ids come from the ``id`` attribute (which must be
-unique), else ``"<tail>-><head>"`` (``#n`` appended for parallel edges); ``loopBack=true``
-marks a declared back edge. A syntax error names its line (taken from Graphviz's ``dot``).
+What a Graphviz user writes is kept where our drawing can show it:
 
->>> d = read_dot('digraph flow { a [shape=diamond, width=1]; a -> b [id=e1] }')
+- ``rankdir`` (TB, LR, BT, RL) becomes the diagram's default ``direction``; an option
+  the caller gives wins over it.
+- Shapes (:data:`DOT_OUTLINES`: box, ellipse, circle, doublecircle, diamond, plaintext,
+  plain, point, note, tab, folder, cylinder, hexagon, record, ...) are drawn as such;
+  the layout clips routes to ellipses, circles and diamonds, and to the box otherwise.
+- Sizes: ``width``/``height`` in inches (72 px each) are minimums, as in Graphviz,
+  exact with ``fixedsize=true``; ``width=0`` lets the label alone decide.
+- Labels: ``\\N``, ``\\G``, ``\\n``/``\\l``/``\\r`` escapes; HTML-like labels as their
+  text with line breaks; record labels as fields (:mod:`renderer.dot_labels`); ``xlabel``
+  next to the node; an edge's ``xlabel`` when it has no ``label``.
+- ``color``, ``fillcolor``, ``fontcolor``, ``penwidth`` and ``style`` (filled, dashed,
+  dotted, bold, rounded, invis), every colour validated (:mod:`renderer.colours`).
+- Undirected graphs and ``dir``/``arrowhead``/``arrowtail`` decide the arrowheads.
+
+Edge ids come from the ``id`` attribute (which must be unique), else ``"<tail>-><head>"``
+(``#n`` appended for parallel edges); ``loopBack=true`` marks a declared back edge.
+A syntax error names its line (from Graphviz's ``dot`` when it is installed; without it
+pygraphviz alone reads the file). What the drawing cannot show is listed in the
+diagram's ``warnings``.
+
+>>> d = read_dot('digraph flow { rankdir=LR; a [shape=diamond, width=2]; a -> b [id=e1] }')
 >>> d.name, d.graph.node("a").shape.value, d.graph.node("a").width, d.graph.edges[0].id
-('flow', 'diamond', 72.0, 'e1')
+('flow', 'diamond', 144.0, 'e1')
+>>> d.layout_defaults["direction"], d.graph.node("b").shape.value
+('LeftToRight', 'ellipse')
 """
 
 from __future__ import annotations
@@ -19,22 +36,78 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from layouts.graph import Edge, Graph, Node, Shape
+from layouts.errors import InvalidOptionError
+from layouts.graph import Edge, Graph, Node
+from layouts.options import parse_direction
+from renderer.colours import read_colour
 from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
-from renderer.from_definition import edge_label_size, node_size
+from renderer.dot_labels import (
+    HTML_MARK,
+    RecordSyntaxError,
+    html_text,
+    mark_html_strings,
+    parse_record,
+)
+from renderer.figures import (
+    LAYOUT_SHAPES,
+    Dash,
+    EdgeEnd,
+    EdgeFigure,
+    Figure,
+    Outline,
+    Paint,
+)
+from renderer.fonts import measure_text
+from renderer.from_definition import edge_label_size
+from renderer.record_layout import FIELD_PADDING_X, FIELD_PADDING_Y, natural_size
+from renderer.styles import DOT_LABEL_TEXT
 
 PIXELS_PER_INCH = 72.0
-DOT_SHAPES: Mapping[str, Shape] = {
-    "diamond": Shape.DIAMOND, "mdiamond": Shape.DIAMOND,
-    "circle": Shape.CIRCLE, "doublecircle": Shape.CIRCLE, "mcircle": Shape.CIRCLE,
-    "point": Shape.CIRCLE,
+DEFAULT_WIDTH = 0.75 * PIXELS_PER_INCH
+DEFAULT_HEIGHT = 0.5 * PIXELS_PER_INCH
+POINT_SIZE = 0.05 * PIXELS_PER_INCH
+PERIPHERY_GAP = 4.0
+MIN_SIZE = 1.0
+
+DOT_OUTLINES: Mapping[str, Outline] = {
+    "box": Outline.BOX, "rect": Outline.BOX, "rectangle": Outline.BOX,
+    "square": Outline.BOX, "plaintext": Outline.NONE, "plain": Outline.NONE,
+    "none": Outline.NONE, "underline": Outline.NONE,
+    "ellipse": Outline.ELLIPSE, "oval": Outline.ELLIPSE, "egg": Outline.ELLIPSE,
+    "circle": Outline.CIRCLE, "doublecircle": Outline.DOUBLE_CIRCLE,
+    "mcircle": Outline.CIRCLE, "point": Outline.POINT,
+    "diamond": Outline.DIAMOND, "mdiamond": Outline.DIAMOND,
+    "note": Outline.NOTE, "tab": Outline.TAB, "folder": Outline.FOLDER,
+    "cylinder": Outline.CYLINDER, "hexagon": Outline.HEXAGON,
+    "octagon": Outline.OCTAGON, "doubleoctagon": Outline.OCTAGON,
+    "tripleoctagon": Outline.OCTAGON, "triangle": Outline.TRIANGLE,
+    "invtriangle": Outline.INVERTED_TRIANGLE, "parallelogram": Outline.PARALLELOGRAM,
+    "trapezium": Outline.TRAPEZIUM, "invtrapezium": Outline.TRAPEZIUM,
+    "house": Outline.HOUSE, "invhouse": Outline.HOUSE, "box3d": Outline.BOX_3D,
+    "component": Outline.COMPONENT, "record": Outline.BOX, "mrecord": Outline.ROUNDED,
+    "msquare": Outline.BOX, "pentagon": Outline.HEXAGON, "septagon": Outline.OCTAGON,
+    "star": Outline.DIAMOND, "cds": Outline.BOX, "folder ": Outline.FOLDER,
 }
+"""Every Graphviz shape we draw, by its (lower-case) name; others draw as a box."""
+
+RANKDIR_DIRECTIONS: Mapping[str, str] = {
+    "TB": "TopToBottom", "LR": "LeftToRight", "BT": "BottomToTop", "RL": "RightToLeft"}
 TRUE_WORDS = frozenset({"true", "yes", "1"})
 SYNTAX_CHECK_SECONDS = 10.0
-NODE_ATTRIBUTES = ("label", "shape", "width", "height")
-EDGE_ATTRIBUTES = ("id", "label", "loopBack")
+NODE_ATTRIBUTES = ("label", "shape", "width", "height", "fixedsize", "xlabel", "color",
+                   "fillcolor", "fontcolor", "style", "penwidth", "peripheries")
+EDGE_ATTRIBUTES = ("id", "label", "xlabel", "loopBack", "color", "style", "penwidth", "dir",
+                   "arrowhead", "arrowtail", "tailport", "headport")
+_SQUARE_SHAPES = frozenset({"square", "msquare", "circle", "doublecircle", "mcircle",
+                            "point"})
+_DIAMOND_LIKE = frozenset({Outline.DIAMOND})
+_WIDENED = {Outline.ELLIPSE: math.sqrt(2), Outline.HEXAGON: 1.25, Outline.OCTAGON: 1.2,
+            Outline.TRIANGLE: 2.0, Outline.INVERTED_TRIANGLE: 2.0,
+            Outline.PARALLELOGRAM: 1.3, Outline.TRAPEZIUM: 1.3, Outline.HOUSE: 1.2}
+"""How much wider than the label box a shape must be for the label to fit inside."""
 
 
 class DotReadError(ValueError):
@@ -42,7 +115,7 @@ class DotReadError(ValueError):
 
 
 def read_dot(text: str, *, default_name: str = "graph") -> Diagram:
-    """A diagram of plain nodes from DOT text (positions in the text are ignored)."""
+    """A diagram from DOT text (positions in the text are ignored)."""
     return diagram_from_dot_graph(parse_dot(text), default_name=default_name)
 
 
@@ -51,20 +124,70 @@ def dot_counts(agraph: Any) -> tuple[int, int]:
     return int(agraph.number_of_nodes()), int(agraph.number_of_edges())
 
 
+@dataclass(frozen=True, slots=True)
+class _GraphContext:
+    """What every node and edge of one graph is read with."""
+
+    name: str
+    directed: bool
+    vertical_records: bool
+
+
 def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagram:
-    """A diagram of plain nodes from a graph parsed by :func:`parse_dot`."""
+    """A diagram from a graph parsed by :func:`parse_dot`."""
     name = agraph.name or default_name
+    defaults, warnings = _graph_defaults(agraph)
+    rankdir = str(agraph.graph_attr.get("rankdir") or "TB").upper()
+    context = _GraphContext(name, bool(agraph.is_directed()), rankdir in ("LR", "RL"))
     nodes, views = [], {}
     for node_name in _node_names(agraph):
         attributes = _attributes(agraph.get_node(node_name).attr, NODE_ATTRIBUTES)
-        node, view = _node(str(node_name), attributes, name)
+        node, view = _node(str(node_name), attributes, context)
         nodes.append(node)
         views[node.id] = view
-    edges = _edges(agraph, name)
+    edges, edge_views, ported = _edges(agraph, context)
+    if ported:
+        warnings.append(f"{ported} edge end(s) name a record port; they attach to the "
+                        "whole node")
     graph = Graph(tuple(nodes), tuple(edges))
     graph.validate()
-    edge_views = {e.id: EdgeView(e.label) for e in edges if e.label}
-    return Diagram(name, graph, views, edge_views)
+    return Diagram(name, graph, views, edge_views, layout_defaults=defaults,
+                   warnings=tuple(warnings + _subgraph_warnings(agraph)))
+
+
+def _graph_defaults(agraph: Any) -> tuple[dict[str, object], list[str]]:
+    """Layout options the graph asks for (``rankdir``) and what it asked for in vain."""
+    rankdir = str(agraph.graph_attr.get("rankdir") or "").strip().upper()
+    if not rankdir:
+        return {}, []
+    direction = RANKDIR_DIRECTIONS.get(rankdir)
+    if direction is None:
+        return {}, [f"rankdir={rankdir} is not TB, LR, BT or RL; drawn top to bottom"]
+    try:
+        parse_direction(direction)
+    except InvalidOptionError:
+        return {}, [f"rankdir={rankdir} needs the {direction} direction, which this build "
+                    "lacks; drawn top to bottom"]
+    return {"direction": direction}, []
+
+
+def _subgraph_warnings(agraph: Any) -> list[str]:
+    clusters, same_rank = 0, 0
+    stack = list(agraph.subgraphs())
+    while stack:
+        sub = stack.pop()
+        clusters += str(sub.name or "").startswith("cluster")
+        same_rank += str(sub.graph_attr.get("rank") or "") in ("same", "min", "max",
+                                                                 "source", "sink")
+        stack.extend(sub.subgraphs())
+    out = []
+    if clusters:
+        out.append(f"{clusters} cluster(s) drawn without their box: their nodes are laid "
+                   "out with the rest")
+    if same_rank:
+        out.append(f"{same_rank} rank=same/min/max subgraph(s) ignored: the engines here "
+                   "do not take rank constraints")
+    return out
 
 
 def _node_names(agraph: Any) -> list[str]:
@@ -77,7 +200,8 @@ def _node_names(agraph: Any) -> list[str]:
 
 
 def parse_dot(text: str) -> Any:
-    """The ``pygraphviz.AGraph`` of DOT text; :class:`DotReadError` names the problem."""
+    """The ``pygraphviz.AGraph`` of DOT text; :class:`DotReadError` names the problem.
+    HTML-like labels come back marked (see :func:`renderer.dot_labels.mark_html_strings`)."""
     try:
         import pygraphviz
     except ImportError:
@@ -89,7 +213,7 @@ def parse_dot(text: str) -> Any:
     if problem is not None:
         raise DotReadError(f"not valid DOT: {problem}")
     try:
-        return pygraphviz.AGraph(string=text)
+        return pygraphviz.AGraph(string=mark_html_strings(text))
     except (pygraphviz.DotError, ValueError, TypeError) as exc:
         raise DotReadError(f"not valid DOT: {exc}") from None
 
@@ -121,10 +245,12 @@ def _attributes(attr: Any, keys: tuple[str, ...]) -> dict[str, str]:
 
 
 def _label_text(raw: str | None, default: str, graph_name: str) -> str:
-    """A DOT label as plain text: escapes are read left to right, so ``\\\\n`` stays a
-    backslash followed by ``n``."""
+    """A DOT label as plain text: HTML-like labels as their text, escapes read left to
+    right (so ``\\\\n`` stays a backslash followed by ``n``)."""
     if raw is None or raw == "":
         return default
+    if raw.startswith(HTML_MARK):
+        return html_text(raw.removeprefix(HTML_MARK))
     replacements = {"N": default, "G": graph_name, "n": "\n", "l": "\n", "r": "\n",
                     "\\": "\\"}
     text = _ESCAPE.sub(lambda m: replacements.get(m.group(1), m.group(0)), raw)
@@ -132,6 +258,7 @@ def _label_text(raw: str | None, default: str, graph_name: str) -> str:
 
 
 def _inches(attributes: Mapping[str, str], key: str, where: str) -> float | None:
+    """A size in px from inches; ``width=0`` is allowed (the label decides)."""
     raw = attributes.get(key)
     if raw is None or raw == "":
         return None
@@ -139,20 +266,129 @@ def _inches(attributes: Mapping[str, str], key: str, where: str) -> float | None
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise DotReadError(f"{where} has {key}={raw!r}; it must be a number of inches > 0")
+    if not math.isfinite(value) or value < 0 or value > 10_000:
+        raise DotReadError(f"{where} has {key}={raw!r}; it must be a number of inches from "
+                           "0 to 10000")
     return value * PIXELS_PER_INCH
 
 
-def _node(node_id: str, attributes: Mapping[str, str], graph_name: str) -> tuple[Node, NodeView]:
-    title = _label_text(attributes.get("label"), node_id, graph_name)
-    shape = DOT_SHAPES.get(attributes.get("shape", "").lower(), Shape.RECT)
-    view = NodeView(StepKind.PLAIN, title)
-    measured_width, measured_height = node_size(view, shape)
-    where = f"node '{node_id}'"
-    width = _inches(attributes, "width", where) or measured_width
-    height = _inches(attributes, "height", where) or measured_height
-    return Node(node_id, width, height, shape, title), view
+def _styles(attributes: Mapping[str, str]) -> set[str]:
+    return {part.strip().lower().split("(")[0] for part in attributes.get("style", "").split(",")
+            if part.strip()}
+
+
+def _pen_width(attributes: Mapping[str, str], styles: set[str], default: float) -> float:
+    raw = attributes.get("penwidth")
+    try:
+        width = float(raw) if raw is not None else default
+    except ValueError:
+        width = default
+    width = width if math.isfinite(width) and 0 <= width <= 20 else default
+    return max(width, 2.0) if "bold" in styles else width
+
+
+def _dash(styles: set[str]) -> Dash:
+    if "dashed" in styles:
+        return Dash.DASHED
+    return Dash.DOTTED if "dotted" in styles else Dash.SOLID
+
+
+def _paint(attributes: Mapping[str, str], styles: set[str]) -> Paint:
+    stroke = read_colour(attributes.get("color"))
+    filled = bool(styles & {"filled", "radial", "striped", "wedged"})
+    fill = read_colour(attributes.get("fillcolor")) or (stroke if filled else None)
+    return Paint(fill=fill, stroke=stroke, text=read_colour(attributes.get("fontcolor")),
+                 stroke_width=_pen_width(attributes, styles, 1.2), dash=_dash(styles),
+                 filled=filled)
+
+
+def _outline(shape_name: str, styles: set[str]) -> Outline:
+    outline = DOT_OUTLINES.get(shape_name, Outline.BOX)
+    if outline is Outline.BOX and "rounded" in styles:
+        return Outline.ROUNDED
+    return outline
+
+
+def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext
+          ) -> tuple[Node, NodeView]:
+    shape_name = attributes.get("shape", "ellipse").strip().lower()
+    styles = _styles(attributes)
+    outline = _outline(shape_name, styles)
+    raw_label = attributes.get("label")
+    record = None
+    if shape_name in ("record", "mrecord") and not (raw_label or "").startswith(HTML_MARK):
+        try:
+            record = parse_record(raw_label if raw_label is not None else "\\N")
+        except RecordSyntaxError as exc:
+            raise DotReadError(f"node '{node_id}': {exc}") from None
+        record = _record_texts(record, node_id, context.name)
+        title = " | ".join(record.texts())
+    else:
+        title = _label_text(raw_label, node_id, context.name)
+    xlabel = _label_text(attributes.get("xlabel"), "", context.name) or None
+    figure = Figure(outline, _paint(attributes, styles), record=record,
+                    record_vertical=context.vertical_records, xlabel=xlabel,
+                    peripheries=2 if outline is Outline.DOUBLE_CIRCLE else 1,
+                    hidden="invis" in styles)
+    if outline is Outline.POINT:
+        title = ""
+    width, height = _node_size(figure, title, shape_name, attributes, f"node '{node_id}'")
+    view = NodeView(StepKind.PLAIN, title, figure=figure)
+    return Node(node_id, width, height, LAYOUT_SHAPES[outline], title), view
+
+
+def _record_texts(field: Any, node_id: str, graph_name: str) -> Any:
+    from dataclasses import replace
+
+    if not field.children:
+        return replace(field, text=_label_text(field.text, "", graph_name)
+                       if field.text != "\\N" else node_id)
+    return replace(field, children=tuple(_record_texts(c, node_id, graph_name)
+                                         for c in field.children))
+
+
+def _label_box(figure: Figure, title: str) -> tuple[float, float]:
+    """The box the label needs inside the node, padding included."""
+    if figure.record is not None:
+        return natural_size(figure.record, horizontal=not figure.record_vertical)
+    if not title:
+        return 0.0, 0.0
+    width, height = measure_text(title, DOT_LABEL_TEXT.size, bold=DOT_LABEL_TEXT.bold)
+    return width + 2 * FIELD_PADDING_X, height + 2 * FIELD_PADDING_Y
+
+
+def _node_size(figure: Figure, title: str, shape_name: str, attributes: Mapping[str, str],
+               where: str) -> tuple[float, float]:
+    """Graphviz's sizing: ``width``/``height`` (default 0.75 x 0.5 in) are minimums
+    around the label, exact with ``fixedsize``; circles and squares stay square."""
+    given_width = _inches(attributes, "width", where)
+    given_height = _inches(attributes, "height", where)
+    if figure.outline is Outline.POINT:
+        side = min(v for v in (given_width, given_height, POINT_SIZE) if v is not None)
+        return max(side, MIN_SIZE), max(side, MIN_SIZE)
+    plain = shape_name == "plain"
+    min_width = given_width if given_width is not None else (0.0 if plain else DEFAULT_WIDTH)
+    min_height = given_height if given_height is not None else (0.0 if plain else
+                                                                 DEFAULT_HEIGHT)
+    fixed = attributes.get("fixedsize", "").lower() in TRUE_WORDS | {"shape"}
+    label_width, label_height = _label_box(figure, title)
+    if figure.outline in (Outline.CIRCLE, Outline.DOUBLE_CIRCLE):
+        label_width = label_height = math.hypot(label_width, label_height)
+    elif figure.outline in _DIAMOND_LIKE:
+        label_width, label_height = 2 * label_width, 2 * label_height
+    else:
+        factor = _WIDENED.get(figure.outline, 1.0)
+        label_width *= factor
+        label_height *= math.sqrt(2) if figure.outline is Outline.ELLIPSE else 1.0
+    extra = 2 * PERIPHERY_GAP * (figure.peripheries - 1)
+    if fixed and (given_width is not None or given_height is not None):
+        width, height = min_width, min_height
+    else:
+        width = max(min_width, float(math.ceil(label_width + extra)))
+        height = max(min_height, float(math.ceil(label_height + extra)))
+    if shape_name in _SQUARE_SHAPES:
+        width = height = max(width, height)
+    return max(width, MIN_SIZE), max(height, MIN_SIZE)
 
 
 def _generated_id(base: str, seen: dict[str, int]) -> str:
@@ -162,16 +398,42 @@ def _generated_id(base: str, seen: dict[str, int]) -> str:
     return base if count == 0 else f"{base}#{count + 1}"
 
 
-def _edges(agraph: Any, graph_name: str) -> list[Edge]:
+_DIR_ENDS: Mapping[str, tuple[bool, bool]] = {
+    "forward": (True, False), "back": (False, True), "both": (True, True),
+    "none": (False, False)}
+"""(head, tail) arrowheads of each ``dir`` value."""
+
+
+def _edge_figure(attributes: Mapping[str, str], directed: bool) -> EdgeFigure:
+    styles = _styles(attributes)
+    default_dir = "forward" if directed else "none"
+    head, tail = _DIR_ENDS.get(attributes.get("dir", default_dir).lower(),
+                               _DIR_ENDS[default_dir])
+    head = head and attributes.get("arrowhead", "normal").lower() != "none"
+    tail = tail and attributes.get("arrowtail", "normal").lower() != "none"
+    return EdgeFigure(
+        stroke=read_colour(attributes.get("color")),
+        stroke_width=_pen_width(attributes, styles, 1.4), dash=_dash(styles),
+        head=EdgeEnd.ARROW if head else EdgeEnd.NONE,
+        tail=EdgeEnd.ARROW if tail else EdgeEnd.NONE, hidden="invis" in styles)
+
+
+def _edges(agraph: Any, context: _GraphContext) -> tuple[list[Edge], dict[str, EdgeView], int]:
     seen: dict[str, int] = {}
-    edges = []
+    edges, views, ported = [], {}, 0
     for edge in agraph.edges():
         tail, head = str(edge[0]), str(edge[1])
         attributes = _attributes(edge.attr, EDGE_ATTRIBUTES)
         edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen)
-        raw_label = attributes.get("label")
-        label = _label_text(raw_label, "", graph_name) if raw_label else None
+        raw_label = attributes.get("label") or attributes.get("xlabel")
+        label = _label_text(raw_label, "", context.name) if raw_label else None
         width, height = edge_label_size(label)
         loop_back = attributes.get("loopBack", "").lower() in TRUE_WORDS
         edges.append(Edge(edge_id, tail, head, label or None, loop_back, width, height))
-    return edges
+        views[edge_id] = EdgeView(label or None, figure=_edge_figure(attributes,
+                                                                     context.directed))
+        ported += sum(1 for key in ("tailport", "headport")
+                      if attributes.get(key, "").split(":")[0] not in ("", "_", "c", "n", "s",
+                                                                         "e", "w", "ne",
+                                                                         "nw", "se", "sw"))
+    return edges, views, ported

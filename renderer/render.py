@@ -15,8 +15,8 @@ True
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
 
 from layouts.errors import (
     InvalidGraphError,
@@ -27,8 +27,9 @@ from layouts.errors import (
     UnknownEngineError,
 )
 from layouts.graph import Graph
-from layouts.options import LayoutOptions
+from layouts.options import OPTION_SPECS, LayoutOptions, canonical_option_name
 from layouts.result import LayoutResult
+from renderer.bpmn_attach import attach_boundary_events
 from renderer.isolation import layout_isolated
 from renderer.readers import ReaderError, read_diagram
 from renderer.writers import OutputFormat, write_output
@@ -40,18 +41,42 @@ LayoutRunner = Callable[[Graph, str, LayoutOptions], LayoutResult]
 
 @dataclass(frozen=True, slots=True)
 class Rendering:
-    """The written bytes, the layout they came from and seconds per stage."""
+    """The written bytes, the layout they came from, seconds per stage and the
+    document's warnings (what it asked for that the drawing cannot show)."""
 
     output: bytes
     result: LayoutResult
     stages: tuple[tuple[str, float], ...]
+    warnings: tuple[str, ...] = ()
+
+
+def resolve_options(options: LayoutOptions, document: Mapping[str, object],
+                    given: Collection[str] | None = None) -> LayoutOptions:
+    """``options`` with the document's own layout options (DOT's ``rankdir``, BPMN's
+    left-to-right) filled in where the caller did not choose: query and CLI options
+    win over the document's. An option counts as chosen when ``given`` names it (any
+    spelling) or, without ``given``, when it differs from its default.
+
+    >>> lr = {"direction": "LeftToRight"}
+    >>> resolve_options(LayoutOptions(), lr).direction.value
+    'LeftToRight'
+    >>> resolve_options(LayoutOptions(), lr, given=["direction"]).direction.value
+    'TopToBottom'
+    """
+    chosen = ({canonical_option_name(name) for name in given} if given is not None else
+              {name for name, spec in OPTION_SPECS.items()
+               if getattr(options, name) != spec.default})
+    changes = {name: value for name, value in document.items() if name not in chosen}
+    return options.with_changes(**changes) if changes else options
 
 
 def render_timed(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
+    given: Collection[str] | None = None,
 ) -> Rendering:
-    """Like :func:`render_document`, also returning the layout and the stage timings.
+    """Like :func:`render_document`, also returning the layout, the stage timings and
+    the document's warnings (also in the result's ``diagnostics.notes``).
 
     >>> from renderer.writers import OutputFormat
     >>> text = '{"nodes": [{"id": "a", "width": 80, "height": 40}]}'
@@ -63,27 +88,33 @@ def render_timed(
     start = clock()
     diagram = read_diagram(data, filename=filename)
     read_done = clock()
-    result = runner(diagram.graph, engine, options)
+    effective = resolve_options(options, diagram.layout_defaults, given)
+    result = attach_boundary_events(diagram, runner(diagram.graph, engine, effective))
+    if diagram.warnings:
+        notes = (*result.diagnostics.notes, *diagram.warnings)
+        result = replace(result, diagnostics=replace(result.diagnostics, notes=notes))
     layout_done = clock()
     output = write_output(diagram, result, fmt)
     stages = (("read", read_done - start), ("layout", layout_done - read_done),
               ("write", clock() - layout_done))
-    return Rendering(output, result, stages)
+    return Rendering(output, result, stages, diagram.warnings)
 
 
 def render_document(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
+    given: Collection[str] | None = None,
 ) -> bytes:
     """Read a diagram (workflow DSL, ELK JSON, graph JSON or DOT), lay it out with ``engine``
     in a worker process under a hard time limit, and write it as ``fmt``.
 
     ``filename`` only helps to detect the input format. ``runner`` runs the layout (a fresh
-    worker process by default; the service passes its pool's ``run``). Raises the errors of
+    worker process by default; the service passes its pool's ``run``). ``given`` names
+    the options the caller chose (see :func:`resolve_options`). Raises the errors of
     :data:`PROBLEM_TABLE`; see :func:`classify_error`.
     """
     return render_timed(data, filename=filename, fmt=fmt, engine=engine, options=options,
-                        runner=runner).output
+                        runner=runner, given=given).output
 
 
 @dataclass(frozen=True, slots=True)
