@@ -2,9 +2,10 @@
 
 The layout graph has no boundary events: their outgoing flows leave the host instead, so
 the targets are placed after it. Here each event is centred on its host's bottom border
-(from the right end, one beside the other), and each of its flows is routed again as an
-orthogonal path from the event's bottom: straight down and across into the target's
-near side when the target lies lower, else down, across and up into its bottom.
+(first at the right end, then at the left end, then inwards, so a collapsed activity's
+``+`` in the middle stays free), and each of its flows is routed again as an orthogonal
+path from the event's bottom into the target's near side: down and across when the
+target lies lower, else down, across to a lane just before the target, up and in.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.result import Diagnostics, NodeBox
@@ -50,8 +51,10 @@ def attach_boundary_events(diagram: Diagram, result: LayoutResult) -> LayoutResu
         host = boxes[boundary.host_id]
         index = used.get(host.id, 0)
         used[host.id] = index + 1
-        right = host.x + host.width - BORDER_INSET - index * (boundary.width + EVENT_GAP)
-        x = max(host.x, right - boundary.width)
+        step = (index // 2) * (boundary.width + EVENT_GAP)
+        x = (host.x + host.width - boundary.width - step if index % 2 == 0
+             else host.x + step)
+        x = min(max(host.x, x), host.x + host.width - boundary.width)
         placed[boundary.event_id] = NodeBox(boundary.event_id, x,
                                             host.y + host.height - boundary.height / 2,
                                             boundary.width, boundary.height, Shape.CIRCLE)
@@ -83,10 +86,17 @@ def boundary_route(event: NodeBox, target: NodeBox) -> tuple[Point, ...]:
     """An orthogonal route from the bottom of ``event`` into ``target``."""
     start = Point(event.center.x, event.y + event.height)
     c = target.center
-    if c.y > start.y + CLEARANCE and not target.x <= start.x <= target.x + target.width:
-        side_x = target.x if c.x > start.x else target.x + target.width
-        return (start, Point(start.x, c.y), Point(side_x, c.y))
-    if c.y > start.y + CLEARANCE:
+    lower = c.y > start.y + CLEARANCE
+    if not target.x <= start.x <= target.x + target.width:
+        right = c.x > start.x
+        side_x = target.x if right else target.x + target.width
+        if lower:
+            return (start, Point(start.x, c.y), Point(side_x, c.y))
+        lane_x = side_x - CLEARANCE if right else side_x + CLEARANCE
+        below = start.y + CLEARANCE
+        return (start, Point(start.x, below), Point(lane_x, below), Point(lane_x, c.y),
+                Point(side_x, c.y))
+    if lower:
         return (start, Point(start.x, target.y))
     below = max(start.y, target.y + target.height) + CLEARANCE
     return (start, Point(start.x, below), Point(c.x, below),

@@ -30,6 +30,8 @@ from layouts.graph import Graph
 from layouts.options import OPTION_SPECS, LayoutOptions, canonical_option_name
 from layouts.result import LayoutResult
 from renderer.bpmn_attach import attach_boundary_events
+from renderer.bpmn_stack import stack_scopes
+from renderer.bpmn_writer import BpmnWriteError
 from renderer.isolation import layout_isolated
 from renderer.readers import ReaderError, read_diagram
 from renderer.writers import OutputFormat, write_output
@@ -88,8 +90,12 @@ def render_timed(
     start = clock()
     diagram = read_diagram(data, filename=filename)
     read_done = clock()
+    if fmt is OutputFormat.BPMN and diagram.bpmn is None:
+        raise BpmnWriteError("format bpmn needs BPMN input (a .bpmn file); this input is "
+                             "not BPMN")
     effective = resolve_options(options, diagram.layout_defaults, given)
-    result = attach_boundary_events(diagram, runner(diagram.graph, engine, effective))
+    result = runner(diagram.graph, engine, effective)
+    result = stack_scopes(diagram, attach_boundary_events(diagram, result))
     if diagram.warnings:
         notes = (*result.diagnostics.notes, *diagram.warnings)
         result = replace(result, diagnostics=replace(result.diagnostics, notes=notes))
@@ -131,6 +137,7 @@ PROBLEM_TABLE: tuple[tuple[type[Exception], int, int], ...] = (
     (InvalidGraphError, 422, 2),
     (ReaderError, 400, 2),
     (DslError, 400, 2),
+    (BpmnWriteError, 400, 2),
     (InvalidOptionError, 400, 2),
     (UnknownEngineError, 400, 2),
     (ProviderUnavailableError, 503, 2),

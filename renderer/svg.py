@@ -117,6 +117,7 @@ class _Scene:
     def of(cls, diagram: Diagram) -> _Scene:
         views = {n.id: diagram.nodes.get(n.id) or NodeView(StepKind.PLAIN, n.label or n.id)
                  for n in diagram.graph.nodes}
+        views.update({key: view for key, view in diagram.nodes.items() if key not in views})
         edge_views = {e.id: diagram.edge_view(e.id) for e in diagram.graph.edges}
         return cls(diagram, views, edge_views, edge_labels(diagram),
                    frozenset(e.id for e in diagram.graph.edges if e.loop_back))
