@@ -9,11 +9,19 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from layouts.elk_options import unhonoured
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
-from layouts.registry import DEFAULT_ENGINE, Availability, get_provider, provider_names
+from layouts.registry import (
+    DEFAULT_ENGINE,
+    Availability,
+    LayoutProvider,
+    get_provider,
+    provider_names,
+    require_features,
+)
 from layouts.result import LayoutResult
 
 
@@ -30,14 +38,31 @@ def layout(
     :data:`layouts.options.OPTION_TABLE`). Raises :class:`InvalidGraphError`,
     :class:`InvalidOptionError`, :class:`UnknownEngineError`,
     :class:`ProviderUnavailableError` or :class:`LayoutTimeoutError`; never falls back
-    to another engine. The caller's graph is never changed.
+    to another engine. A graph with ports or compound nodes given to an engine that lacks
+    them is an :class:`UnsupportedFeatureError` naming the engines that have them.
+    The caller's graph is never changed.
     """
     graph.validate()
     base = options or LayoutOptions()
     resolved = base.with_changes(**option_values) if option_values else base
     provider = get_provider(engine)
+    require_features(graph, engine, provider)
     provider.availability().require(engine)
-    return provider.layout(graph, resolved)
+    return with_option_warnings(graph, engine, provider, provider.layout(graph, resolved))
+
+
+def with_option_warnings(graph: Graph, engine: str, provider: LayoutProvider,
+                         result: LayoutResult) -> LayoutResult:
+    """``result`` with a warning for each engine option of ``graph`` (ELK's
+    ``layoutOptions``) the provider cannot honour, unless it reads them itself
+    (``reads_elk_options``, as elkjs does)."""
+    if getattr(provider, "reads_elk_options", False):
+        return result
+    lines = unhonoured(graph, engine)
+    if not lines:
+        return result
+    diagnostics = replace(result.diagnostics, warnings=result.diagnostics.warnings + lines)
+    return replace(result, diagnostics=diagnostics, _index={})
 
 
 @dataclass(frozen=True, slots=True)

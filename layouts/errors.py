@@ -22,6 +22,23 @@ class InvalidGraphError(LayoutError, ValueError):
         self.offending_id = offending_id
 
 
+class UnsupportedFeatureError(InvalidGraphError):
+    """The graph uses a feature (ports, compound nodes) the chosen engine cannot lay out;
+    the message names the feature and the engines that can.
+
+    >>> str(UnsupportedFeatureError("ports", "layered", ("elkjs", "graphviz")))
+    "layout engine 'layered' does not support ports yet; use --engine elkjs or graphviz"
+    """
+
+    def __init__(self, feature: str, engine: str, supported_by: tuple[str, ...]) -> None:
+        hint = (f"use --engine {' or '.join(supported_by)}" if supported_by
+                else "no installed engine supports it")
+        super().__init__(f"layout engine '{engine}' does not support {feature} yet; {hint}")
+        self.feature = feature
+        self.engine = engine
+        self.supported_by = supported_by
+
+
 class InvalidOptionError(LayoutError, ValueError):
     """A layout option has an unknown name or a value outside its declared range."""
 

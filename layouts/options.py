@@ -29,6 +29,8 @@ class Direction(StrEnum):
 
     TOP_TO_BOTTOM = "TopToBottom"
     LEFT_TO_RIGHT = "LeftToRight"
+    BOTTOM_TO_TOP = "BottomToTop"
+    RIGHT_TO_LEFT = "RightToLeft"
 
 
 class Effort(StrEnum):
@@ -53,21 +55,29 @@ DIRECTION_ALIASES: Mapping[str, Direction] = {
     "lefttoright": Direction.LEFT_TO_RIGHT,
     "lr": Direction.LEFT_TO_RIGHT,
     "right": Direction.LEFT_TO_RIGHT,
+    "bottomtotop": Direction.BOTTOM_TO_TOP,
+    "bt": Direction.BOTTOM_TO_TOP,
+    "up": Direction.BOTTOM_TO_TOP,
+    "righttoleft": Direction.RIGHT_TO_LEFT,
+    "rl": Direction.RIGHT_TO_LEFT,
+    "left": Direction.RIGHT_TO_LEFT,
 }
 
 
 def parse_direction(value: object) -> Direction:
-    """Accept ``TopToBottom|LeftToRight`` and ``TB|LR|DOWN|RIGHT``, case-insensitively.
+    """Accept ``TopToBottom|LeftToRight|BottomToTop|RightToLeft``, Graphviz's
+    ``TB|LR|BT|RL`` and ELK's ``DOWN|RIGHT|UP|LEFT``, case-insensitively.
 
-    >>> parse_direction("down")
-    <Direction.TOP_TO_BOTTOM: 'TopToBottom'>
+    >>> parse_direction("down"), parse_direction("UP").value
+    (<Direction.TOP_TO_BOTTOM: 'TopToBottom'>, 'BottomToTop')
     """
     if isinstance(value, Direction):
         return value
     key = str(value).strip().lower().replace("_", "").replace("-", "")
     if key not in DIRECTION_ALIASES:
         raise InvalidOptionError(
-            f"direction {value!r} is not one of TopToBottom, LeftToRight, TB, LR, DOWN, RIGHT",
+            f"direction {value!r} is not one of TopToBottom, LeftToRight, BottomToTop, "
+            "RightToLeft, TB, LR, BT, RL, DOWN, RIGHT, UP, LEFT",
             option="direction",
         )
     return DIRECTION_ALIASES[key]
@@ -160,7 +170,8 @@ def _integer(spec_name: str, minimum: int, maximum: int) -> Callable[[object], i
 
 OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("direction", "string", Direction.TOP_TO_BOTTOM,
-               "Main flow direction; aliases TB, LR, DOWN, RIGHT are accepted.",
+               "Main flow direction; aliases TB, LR, BT, RL and DOWN, RIGHT, UP, LEFT are "
+               "accepted.",
                choices=tuple(d.value for d in Direction), parse=parse_direction),
     OptionSpec("effort", "string", Effort.BALANCED,
                "Amount of fixed, deterministic optimisation work.",
@@ -211,14 +222,14 @@ _NAME_LOOKUP: Mapping[str, str] = {
 }
 
 
-def canonical_option_name(name: str) -> str:
-    """The snake_case name of an option in any spelling; unknown names are returned as
-    they are.
+def given_names(values: Mapping[str, object]) -> frozenset[str]:
+    """The table names of the options ``values`` sets (any spelling; ``None`` sets none).
 
-    >>> canonical_option_name("nodeSpacing"), canonical_option_name("time-budget")
-    ('node_spacing', 'time_budget')
+    >>> sorted(given_names({"nodeSpacing": 3, "layer-spacing": 4, "seed": None, "x": 1}))
+    ['layer_spacing', 'node_spacing']
     """
-    return _NAME_LOOKUP.get(name, name)
+    return frozenset(_NAME_LOOKUP[name] for name, value in values.items()
+                     if value is not None and name in _NAME_LOOKUP)
 
 
 @dataclass(frozen=True, slots=True)

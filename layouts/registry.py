@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
-from layouts.errors import ProviderUnavailableError, UnknownEngineError
-from layouts.graph import Graph
+from layouts.errors import ProviderUnavailableError, UnknownEngineError, UnsupportedFeatureError
+from layouts.graph import Graph, GraphFeature
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
 
@@ -141,3 +141,50 @@ def get_provider(name: str) -> LayoutProvider:
     provider = factory()
     _instances[name] = provider
     return provider
+
+
+def provider_features(provider: LayoutProvider) -> frozenset[GraphFeature]:
+    """The graph features a provider lays out, from its optional ``features`` attribute
+    (a provider without one supports flat graphs only).
+
+    >>> sorted(provider_features(get_provider("grandalf")))
+    []
+    """
+    declared: frozenset[str] = getattr(provider, "features", frozenset())
+    return frozenset(GraphFeature(f) for f in declared)
+
+
+def require_features(graph: Graph, engine: str, provider: LayoutProvider) -> None:
+    """Raise :class:`UnsupportedFeatureError` (an invalid-graph error: HTTP 422, exit code
+    2) when ``graph`` uses a feature ``provider`` lacks, naming the engines that have it.
+
+    >>> from layouts.graph import Node
+    >>> flat = Graph((Node("a", 9, 9),))
+    >>> require_features(flat, "grandalf", get_provider("grandalf"))
+    >>> nested = Graph((Node("g", 9, 9, children=(Node("a", 9, 9),)),))
+    >>> require_features(nested, "grandalf", get_provider("grandalf"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    layouts.errors.UnsupportedFeatureError: layout engine 'grandalf' does not support \
+compound nodes (children) yet; ...
+    """
+    missing = sorted(graph.features() - provider_features(provider))
+    if not missing:
+        return
+    feature = missing[0]
+    supported = tuple(name for name in provider_names() if name != engine
+                      and feature in _features_of(name))
+    raise UnsupportedFeatureError(FEATURE_NAMES[feature], engine, supported)
+
+
+FEATURE_NAMES: dict[GraphFeature, str] = {
+    GraphFeature.PORTS: "ports",
+    GraphFeature.COMPOUND: "compound nodes (children)",
+}
+
+
+def _features_of(name: str) -> frozenset[GraphFeature]:
+    try:
+        return provider_features(get_provider(name))
+    except Exception:  # a broken third-party provider supports nothing here
+        return frozenset()

@@ -4,6 +4,14 @@ Coordinates are pixels with the origin at the top-left of the drawing and y grow
 downwards. Node boxes are given by their top-left corner. Every edge route runs from a
 point on its source node's outline to a point on its target node's outline.
 
+Compound graphs and ports: every coordinate here is **absolute** (relative to the
+drawing's origin), at every level of the hierarchy, so checkers and writers need no
+transform. ``nodes`` lists every node of the hierarchy, parents before their children,
+each with its ``parent`` (``None`` at the root); ``ports`` gives each port's box with its
+``node``. Writers that need ELK's parent-relative coordinates (a node relative to its
+parent, an edge relative to its container) subtract the parent's corner
+(:meth:`LayoutResult.offset_of`).
+
 >>> r = LayoutResult(
 ...     nodes=(NodeBox("a", 0, 0, 10, 10, Shape.RECT),),
 ...     edges=(),
@@ -76,10 +84,42 @@ class NodeBox:
     width: float
     height: float
     shape: Shape = Shape.RECT
+    parent: str | None = None
+    label_box: Box | None = None
+    """Where the engine put the node's label (absolute), when it places labels."""
+
+    def __repr__(self) -> str:
+        """The dataclass repr, with ``parent`` and ``label_box`` only when set."""
+        text = (f"NodeBox(id={self.id!r}, x={self.x!r}, y={self.y!r}, width={self.width!r}, "
+                f"height={self.height!r}, shape={self.shape!r}")
+        if self.parent is not None:
+            text += f", parent={self.parent!r}"
+        if self.label_box is not None:
+            text += f", label_box={self.label_box!r}"
+        return text + ")"
 
     @property
     def box(self) -> Box:
         return Box(self.x, self.y, self.width, self.height)
+
+    @property
+    def center(self) -> Point:
+        return Point(self.x + self.width / 2, self.y + self.height / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class PortBox:
+    """A placed port of node ``node``: its top-left corner (absolute) and size; ``side``
+    is the face it ended up on."""
+
+    id: str
+    node: str
+    x: float
+    y: float
+    width: float = 0.0
+    height: float = 0.0
+    side: Side | None = None
+    label_box: Box | None = None
 
     @property
     def center(self) -> Point:
@@ -108,6 +148,10 @@ class EdgeRoute:
     target_end: EdgeEnd = EdgeEnd()
     label_box: Box | None = None
     loop_back: bool = False
+    source_port: str | None = None
+    target_port: str | None = None
+    junction_points: tuple[Point, ...] = ()
+    """Where edges that share a segment split (ELK's ``junctionPoints``), absolute."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +166,9 @@ class Diagnostics:
     budget_exhausted: bool = False
     phases: tuple[tuple[str, float], ...] = ()
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """What the engine could not honour (an option or feature it ignored), one line each;
+    the service returns them as the response's ``warnings``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +180,7 @@ class LayoutResult:
     width: float
     height: float
     diagnostics: Diagnostics
+    ports: tuple[PortBox, ...] = ()
     _index: dict[str, NodeBox] = field(default_factory=dict, compare=False, repr=False)
 
     def node(self, node_id: str) -> NodeBox:
@@ -141,19 +189,31 @@ class LayoutResult:
             self._index.update({n.id: n for n in self.nodes})
         return self._index[node_id]
 
+    def port(self, port_id: str) -> PortBox:
+        """The placed port with ``port_id``; ``KeyError`` if absent."""
+        for p in self.ports:
+            if p.id == port_id:
+                return p
+        raise KeyError(port_id)
+
+    def offset_of(self, node_id: str | None) -> Point:
+        """The absolute top-left corner of node ``node_id`` (the origin for ``None``): what
+        to subtract to make a coordinate relative to that node, as ELK JSON wants."""
+        if node_id is None:
+            return Point(0.0, 0.0)
+        n = self.node(node_id)
+        return Point(n.x, n.y)
+
     def to_dict(self, *, timings: bool = False) -> dict[str, Any]:
         """Our JSON result schema. Numbers are rounded to 3 decimals; timings are left
         out unless asked for, so the same input gives byte-identical JSON."""
         return {
             "width": _num(self.width),
             "height": _num(self.height),
-            "nodes": [
-                {"id": n.id, "x": _num(n.x), "y": _num(n.y), "width": _num(n.width),
-                 "height": _num(n.height), "shape": n.shape.value}
-                for n in self.nodes
-            ],
+            "nodes": [_node_to_dict(n) for n in self.nodes],
             "edges": [_edge_to_dict(e) for e in self.edges],
             "diagnostics": _diagnostics_to_dict(self.diagnostics, timings),
+            **({"ports": [_port_to_dict(p) for p in self.ports]} if self.ports else {}),
         }
 
     def to_json(self, *, timings: bool = False) -> str:
@@ -188,6 +248,36 @@ def _num(value: float) -> float | int:
     return int(rounded) if rounded.is_integer() else rounded
 
 
+def _node_to_dict(n: NodeBox) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": n.id, "x": _num(n.x), "y": _num(n.y), "width": _num(n.width),
+                           "height": _num(n.height), "shape": n.shape.value}
+    if n.parent is not None:
+        out["parent"] = n.parent
+    if n.label_box is not None:
+        out["labelBox"] = _box_to_dict(n.label_box)
+    return out
+
+
+def _box_to_dict(box: Box) -> dict[str, Any]:
+    return {"x": _num(box.x), "y": _num(box.y), "width": _num(box.width),
+            "height": _num(box.height)}
+
+
+def _box_from_dict(box: Mapping[str, Any] | None) -> Box | None:
+    if box is None:
+        return None
+    return Box(float(box["x"]), float(box["y"]), float(box["width"]), float(box["height"]))
+
+
+def _port_to_dict(p: PortBox) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": p.id, "node": p.node, "x": _num(p.x), "y": _num(p.y),
+                           "width": _num(p.width), "height": _num(p.height),
+                           "side": None if p.side is None else p.side.value}
+    if p.label_box is not None:
+        out["labelBox"] = _box_to_dict(p.label_box)
+    return out
+
+
 def _end_to_dict(end: EdgeEnd) -> dict[str, Any]:
     return {"side": None if end.side is None else end.side.value, "slot": end.slot}
 
@@ -200,11 +290,12 @@ def _edge_to_dict(e: EdgeRoute) -> dict[str, Any]:
         "points": [{"x": _num(p.x), "y": _num(p.y)} for p in e.points],
         "sourceEnd": _end_to_dict(e.source_end),
         "targetEnd": _end_to_dict(e.target_end),
-        "labelBox": None if e.label_box is None else {
-            "x": _num(e.label_box.x), "y": _num(e.label_box.y),
-            "width": _num(e.label_box.width), "height": _num(e.label_box.height),
-        },
+        "labelBox": None if e.label_box is None else _box_to_dict(e.label_box),
         "loopBack": e.loop_back,
+        **({"sourcePort": e.source_port} if e.source_port is not None else {}),
+        **({"targetPort": e.target_port} if e.target_port is not None else {}),
+        **({"junctionPoints": [{"x": _num(p.x), "y": _num(p.y)} for p in e.junction_points]}
+           if e.junction_points else {}),
     }
 
 
@@ -216,6 +307,8 @@ def _diagnostics_to_dict(d: Diagnostics, timings: bool) -> dict[str, Any]:
         "budgetExhausted": d.budget_exhausted,
         "notes": list(d.notes),
     }
+    if d.warnings:
+        out["warnings"] = list(d.warnings)
     if timings:
         out["seconds"] = round(d.seconds, 6)
         out["phases"] = [{"name": n, "seconds": round(s, 6)} for n, s in d.phases]
@@ -227,10 +320,21 @@ def _result_from_dict(data: Mapping[str, Any]) -> LayoutResult:
     is the one an error names."""
     width, height = float(data["width"]), float(data["height"])
     nodes = tuple(NodeBox(str(n["id"]), float(n["x"]), float(n["y"]), float(n["width"]),
-                          float(n["height"]), Shape(n["shape"])) for n in data["nodes"])
+                          float(n["height"]), Shape(n["shape"]),
+                          _optional_text(n.get("parent")), _box_from_dict(n.get("labelBox")))
+                  for n in data["nodes"])
     edges = tuple(_edge_from_dict(e) for e in data["edges"])
+    ports = tuple(PortBox(str(p["id"]), str(p["node"]), float(p["x"]), float(p["y"]),
+                          float(p["width"]), float(p["height"]),
+                          None if p["side"] is None else Side(p["side"]),
+                          _box_from_dict(p.get("labelBox")))
+                  for p in data.get("ports", ()))
     return LayoutResult(nodes, edges, width, height,
-                        _diagnostics_from_dict(data["diagnostics"]))
+                        _diagnostics_from_dict(data["diagnostics"]), ports)
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def _end_from_dict(data: Mapping[str, Any]) -> EdgeEnd:
@@ -239,14 +343,15 @@ def _end_from_dict(data: Mapping[str, Any]) -> EdgeEnd:
 
 
 def _edge_from_dict(data: Mapping[str, Any]) -> EdgeRoute:
-    box = data["labelBox"]
+    box = _box_from_dict(data["labelBox"])
     return EdgeRoute(
         str(data["id"]), str(data["source"]), str(data["target"]),
         tuple(Point(float(p["x"]), float(p["y"])) for p in data["points"]),
         _end_from_dict(data["sourceEnd"]), _end_from_dict(data["targetEnd"]),
-        None if box is None else Box(float(box["x"]), float(box["y"]), float(box["width"]),
-                                     float(box["height"])),
+        box,
         _boolean(data["loopBack"], "loopBack"),
+        _optional_text(data.get("sourcePort")), _optional_text(data.get("targetPort")),
+        tuple(Point(float(p["x"]), float(p["y"])) for p in data.get("junctionPoints", ())),
     )
 
 
@@ -257,6 +362,7 @@ def _diagnostics_from_dict(data: Mapping[str, Any]) -> Diagnostics:
         float(data.get("seconds", 0.0)), _boolean(data["budgetExhausted"], "budgetExhausted"),
         tuple((str(p["name"]), float(p["seconds"])) for p in data.get("phases", ())),
         tuple(str(note) for note in data["notes"]),
+        tuple(str(warning) for warning in data.get("warnings", ())),
     )
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from layouts.graph import Shape
+from layouts.graph import PortConstraints, PortSide, Shape
 from layouts.options import Direction, Effort, options_json_schema
 from layouts.result import Side
 
@@ -34,6 +34,14 @@ _POSITIVE = {"type": "number", "exclusiveMinimum": 0}
 _NON_NEGATIVE = {"type": "number", "minimum": 0}
 _NUMBER = {"type": "number"}
 _SHAPE = {"enum": [s.value for s in Shape]}
+_ENGINE_OPTIONS = {
+    "type": "object",
+    "additionalProperties": {"type": ["string", "number", "boolean"]},
+    "description": "Options in an engine's own names (ELK's layoutOptions), passed unchanged "
+                   "to engines that read them; other engines warn about each one they "
+                   "cannot honour.",
+}
+_LABEL_SIZE = {**_NON_NEGATIVE, "default": 0, "description": "Measured label size in px."}
 
 
 def graph_json_schema() -> dict[str, Any]:
@@ -42,6 +50,29 @@ def graph_json_schema() -> dict[str, Any]:
     >>> graph_json_schema()["required"]
     ['nodes']
     """
+    port = {
+        "type": "object",
+        "properties": {
+            "id": _ID,
+            "side": {"enum": [side.value for side in PortSide],
+                     "default": PortSide.FREE.value,
+                     "description": "north = top, east = right, south = bottom, west = "
+                                    "left; free: the engine chooses."},
+            "order": {"type": "integer", "minimum": 0, "maximum": 1_000_000,
+                      "description": "Place among the ports of its side, clockwise around "
+                                     "the node as ELK counts elk.port.index."},
+            "x": {**_NUMBER, "description": "Fixed left, relative to the node (with y)."},
+            "y": {**_NUMBER, "description": "Fixed top, relative to the node (with x)."},
+            "width": {**_NON_NEGATIVE, "default": 0},
+            "height": {**_NON_NEGATIVE, "default": 0},
+            "label": {"type": ["string", "number", "boolean"], "default": ""},
+            "labelWidth": _LABEL_SIZE,
+            "labelHeight": _LABEL_SIZE,
+            "layoutOptions": _ENGINE_OPTIONS,
+        },
+        "required": ["id"],
+        "dependentRequired": {"x": ["y"], "y": ["x"]},
+    }
     node = {
         "type": "object",
         "properties": {
@@ -51,6 +82,19 @@ def graph_json_schema() -> dict[str, Any]:
             "shape": {**_SHAPE, "default": Shape.RECT.value},
             "label": {"type": ["string", "number", "boolean"], "default": "",
                       "description": "Text of the node; numbers and booleans are read as text."},
+            "ports": {"type": "array", "items": port, "default": [],
+                      "description": "Connection points on the node's boundary."},
+            "portConstraints": {"enum": [c.value for c in PortConstraints],
+                                "default": PortConstraints.UNDEFINED.value,
+                                "description": "How freely an engine may move the ports "
+                                               "(ELK's elk.portConstraints)."},
+            "children": {"type": "array", "items": {"$ref": "#/properties/nodes/items"},
+                         "default": [],
+                         "description": "Nested nodes: a node with children is a compound "
+                                        "node whose width/height are its smallest size."},
+            "labelWidth": _LABEL_SIZE,
+            "labelHeight": _LABEL_SIZE,
+            "layoutOptions": _ENGINE_OPTIONS,
         },
         "required": ["id", "width", "height"],
     }
@@ -60,24 +104,30 @@ def graph_json_schema() -> dict[str, Any]:
             "id": {**_ID, "description": "Defaults to 'e<index>' when left out."},
             "source": _ID,
             "target": _ID,
+            "sourcePort": {**_ID, "description": "A port of the source node."},
+            "targetPort": {**_ID, "description": "A port of the target node."},
             "label": {"type": ["string", "number", "boolean", "null"],
                       "description": "Guard or label text; null or absent means none."},
             "labelWidth": {**_NON_NEGATIVE, "default": 0},
             "labelHeight": {**_NON_NEGATIVE, "default": 0},
             "loopBack": {"type": "boolean", "default": False,
                          "description": "A declared back edge (drawn against the flow)."},
+            "layoutOptions": _ENGINE_OPTIONS,
         },
         "required": ["source", "target"],
     }
     return {
         "$schema": DRAFT,
         "title": "Graph",
-        "description": "Nodes with fixed sizes and directed edges, in model order. Node ids "
-                       "are unique and edges name existing nodes (checked by the reader).",
+        "description": "Nodes with fixed sizes (optionally with ports and nested children) "
+                       "and directed edges between nodes at any level, in model order. Node "
+                       "and port ids are unique across the hierarchy and edges name existing "
+                       "nodes and ports of those nodes (checked by the reader).",
         "type": "object",
         "properties": {
             "nodes": {"type": "array", "items": node},
             "edges": {"type": "array", "items": edge, "default": []},
+            "layoutOptions": _ENGINE_OPTIONS,
         },
         "required": ["nodes"],
     }
@@ -107,14 +157,21 @@ def result_json_schema() -> dict[str, Any]:
         "slot": {"type": ["integer", "null"], "minimum": 0},
     })
     node = _closed({"id": _ID, "x": _NUMBER, "y": _NUMBER, "width": _NON_NEGATIVE,
-                    "height": _NON_NEGATIVE, "shape": _SHAPE})
+                    "height": _NON_NEGATIVE, "shape": _SHAPE, "parent": _ID,
+                    "labelBox": box}, optional=("parent", "labelBox"))
+    port = _closed({"id": _ID, "node": _ID, "x": _NUMBER, "y": _NUMBER,
+                    "width": _NON_NEGATIVE, "height": _NON_NEGATIVE,
+                    "side": {"enum": [*(s.value for s in Side), None]}, "labelBox": box},
+                   optional=("labelBox",))
     edge = _closed({
         "id": _ID, "source": _ID, "target": _ID,
         "points": {"type": "array", "items": point, "minItems": 2},
         "sourceEnd": end, "targetEnd": end,
         "labelBox": {"anyOf": [box, {"type": "null"}]},
         "loopBack": {"type": "boolean"},
-    })
+        "sourcePort": _ID, "targetPort": _ID,
+        "junctionPoints": {"type": "array", "items": point, "minItems": 1},
+    }, optional=("sourcePort", "targetPort", "junctionPoints"))
     phase = _closed({"name": {"type": "string"}, "seconds": _NON_NEGATIVE})
     diagnostics = _closed({
         "engine": _ID,
@@ -122,20 +179,24 @@ def result_json_schema() -> dict[str, Any]:
         "direction": {"enum": [d.value for d in Direction]},
         "budgetExhausted": {"type": "boolean"},
         "notes": {"type": "array", "items": {"type": "string"}},
+        "warnings": {"type": "array", "items": {"type": "string"}, "minItems": 1},
         "seconds": _NON_NEGATIVE,
         "phases": {"type": "array", "items": phase},
-    }, optional=("seconds", "phases"))
+    }, optional=("warnings", "seconds", "phases"))
     return {
         "$schema": DRAFT,
         "title": "LayoutResult",
         "description": "Placed nodes (top-left corner and size, y down) and, per edge, the "
-                       "polyline from the source outline to the target outline.",
+                       "polyline from the source outline to the target outline. Every "
+                       "coordinate is absolute, nested nodes and ports included; a nested "
+                       "node names its parent.",
         **_closed({
             "width": _NON_NEGATIVE, "height": _NON_NEGATIVE,
             "nodes": {"type": "array", "items": node},
             "edges": {"type": "array", "items": edge},
             "diagnostics": diagnostics,
-        }),
+            "ports": {"type": "array", "items": port, "minItems": 1},
+        }, optional=("ports",)),
     }
 
 

@@ -17,7 +17,7 @@ expansion ("billion laughs") and external entities; elements nest at most
 ...   <process id="p"><startEvent id="s"/><userTask id="t" name="Check"/>
 ...     <sequenceFlow id="f" sourceRef="s" targetRef="t"/></process></definitions>'''
 >>> d = read_bpmn(xml)
->>> [n.id for n in d.graph.nodes], d.graph.edges[0].id, d.layout_defaults["direction"]
+>>> [n.id for n in d.graph.nodes], d.graph.edges[0].id, d.option_values["direction"]
 (['s', 't'], 'f', 'LeftToRight')
 """
 
@@ -216,7 +216,7 @@ def read_bpmn(data: bytes, *, default_name: str = "process") -> Diagram:
     name = root.get("name") or next((s.name for s in main_scopes if s.name), default_name)
     views = {**reading.views}
     return Diagram(name, graph, views, reading.edge_views,
-                   layout_defaults={"direction": "LeftToRight"},
+                   option_values={"direction": "LeftToRight"},
                    warnings=_warnings(reading), bpmn=model)
 
 

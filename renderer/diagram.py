@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from layouts.graph import Graph
 from renderer.bpmn_model import BpmnModel
@@ -74,17 +75,20 @@ class EdgeView:
 class Diagram:
     """A layout graph with the views of its nodes and edges, keyed by id.
 
-    ``layout_defaults`` are layout options the document asks for (DOT's ``rankdir``,
-    BPMN's left-to-right), by option name; options the caller gives win over them.
-    ``warnings`` name what the document asked for that cannot be shown. ``bpmn`` keeps
-    the BPMN XML the diagram was read from and its scopes (the ``bpmn`` writer writes it
-    back with new diagram interchange)."""
+    ``option_values`` are the layout options the document itself asks for (our option
+    names; query and CLI options win over them, see :func:`renderer.render.render_timed`);
+    ``elk_source`` is the ELK JSON document it was read from, which the ELK writer echoes
+    with every field it had.
+    ``warnings`` name what the document asked for that the drawing cannot show; ``bpmn``
+    keeps the BPMN XML it was read from and its scopes (the ``bpmn`` writer writes it back
+    with new diagram interchange)."""
 
     name: str
     graph: Graph
     nodes: Mapping[str, NodeView] = field(default_factory=dict)
     edges: Mapping[str, EdgeView] = field(default_factory=dict)
-    layout_defaults: Mapping[str, object] = field(default_factory=dict)
+    option_values: Mapping[str, object] = field(default_factory=dict)
+    elk_source: Mapping[str, Any] | None = None
     warnings: tuple[str, ...] = ()
     bpmn: BpmnModel | None = None
 

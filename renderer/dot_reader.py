@@ -25,7 +25,7 @@ diagram's ``warnings``.
 >>> d = read_dot('digraph flow { rankdir=LR; a [shape=diamond, width=2]; a -> b [id=e1] }')
 >>> d.name, d.graph.node("a").shape.value, d.graph.node("a").width, d.graph.edges[0].id
 ('flow', 'diamond', 144.0, 'e1')
->>> d.layout_defaults["direction"], d.graph.node("b").shape.value
+>>> d.option_values["direction"], d.graph.node("b").shape.value
 ('LeftToRight', 'ellipse')
 """
 
@@ -151,7 +151,7 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
                         "whole node")
     graph = Graph(tuple(nodes), tuple(edges))
     graph.validate()
-    return Diagram(name, graph, views, edge_views, layout_defaults=defaults,
+    return Diagram(name, graph, views, edge_views, option_values=defaults,
                    warnings=tuple(warnings + _subgraph_warnings(agraph)))
 
 

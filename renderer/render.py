@@ -14,8 +14,9 @@ True
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from layouts.errors import (
@@ -27,11 +28,12 @@ from layouts.errors import (
     UnknownEngineError,
 )
 from layouts.graph import Graph
-from layouts.options import OPTION_SPECS, LayoutOptions, canonical_option_name
+from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
 from renderer.bpmn_attach import attach_boundary_events
 from renderer.bpmn_stack import stack_scopes
 from renderer.bpmn_writer import BpmnWriteError
+from renderer.diagram import Diagram
 from renderer.isolation import layout_isolated
 from renderer.readers import ReaderError, read_diagram
 from renderer.writers import OutputFormat, write_output
@@ -43,42 +45,61 @@ LayoutRunner = Callable[[Graph, str, LayoutOptions], LayoutResult]
 
 @dataclass(frozen=True, slots=True)
 class Rendering:
-    """The written bytes, the layout they came from, seconds per stage and the
-    document's warnings (what it asked for that the drawing cannot show)."""
+    """The written bytes, the layout they came from and seconds per stage (the
+    document's and the engine's warnings are in ``result.diagnostics.warnings``)."""
 
     output: bytes
     result: LayoutResult
     stages: tuple[tuple[str, float], ...]
-    warnings: tuple[str, ...] = ()
 
 
-def resolve_options(options: LayoutOptions, document: Mapping[str, object],
-                    given: Collection[str] | None = None) -> LayoutOptions:
-    """``options`` with the document's own layout options (DOT's ``rankdir``, BPMN's
-    left-to-right) filled in where the caller did not choose: query and CLI options
-    win over the document's. An option counts as chosen when ``given`` names it (any
-    spelling) or, without ``given``, when it differs from its default.
+def resolve_options(diagram: Diagram, options: LayoutOptions,
+                    given: frozenset[str] | None) -> LayoutOptions:
+    """``options`` with the document's own options (:attr:`Diagram.option_values`, e.g. an
+    ELK JSON root's ``layoutOptions``) for every option the caller did not give: query and
+    CLI options win over the document's. ``given`` ``None`` means the caller gave all.
 
-    >>> lr = {"direction": "LeftToRight"}
-    >>> resolve_options(LayoutOptions(), lr).direction.value
-    'LeftToRight'
-    >>> resolve_options(LayoutOptions(), lr, given=["direction"]).direction.value
-    'TopToBottom'
+    >>> from layouts.graph import Graph, Node
+    >>> d = Diagram("d", Graph((Node("a", 9, 9),)),
+    ...             option_values={"direction": "BottomToTop", "node_spacing": 25.0})
+    >>> o = resolve_options(d, LayoutOptions(node_spacing=30), frozenset({"node_spacing"}))
+    >>> o.direction.value, o.node_spacing
+    ('BottomToTop', 30.0)
     """
-    chosen = ({canonical_option_name(name) for name in given} if given is not None else
-              {name for name, spec in OPTION_SPECS.items()
-               if getattr(options, name) != spec.default})
-    changes = {name: value for name, value in document.items() if name not in chosen}
-    return options.with_changes(**changes) if changes else options
+    if given is None or not diagram.option_values:
+        return options
+    from_document = {k: v for k, v in diagram.option_values.items() if k not in given}
+    if not from_document:
+        return options
+    try:
+        return options.with_changes(**from_document)
+    except InvalidOptionError as error:
+        raise InvalidOptionError(f"the document's layout option: {error}",
+                                 option=error.option) from None
+
+
+WARNINGS_HEADER = "x-layout-warnings"
+
+
+def warning_headers(warnings: tuple[str, ...]) -> dict[str, str]:
+    """The response's ``warnings``: a JSON list of lines (ASCII, so any header carries it)
+    in :data:`WARNINGS_HEADER`; JSON results also have them in ``diagnostics.warnings``.
+
+    >>> warning_headers(("option x is not honoured",))
+    {'x-layout-warnings': '["option x is not honoured"]'}
+    >>> warning_headers(())
+    {}
+    """
+    return {WARNINGS_HEADER: json.dumps(list(warnings))} if warnings else {}
 
 
 def render_timed(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
-    given: Collection[str] | None = None,
+    given_options: frozenset[str] | None = None,
 ) -> Rendering:
-    """Like :func:`render_document`, also returning the layout, the stage timings and
-    the document's warnings (also in the result's ``diagnostics.notes``).
+    """Like :func:`render_document`, also returning the layout and the stage timings.
+    ``given_options`` names the options the caller set (see :func:`resolve_options`).
 
     >>> from renderer.writers import OutputFormat
     >>> text = '{"nodes": [{"id": "a", "width": 80, "height": 40}]}'
@@ -93,34 +114,33 @@ def render_timed(
     if fmt is OutputFormat.BPMN and diagram.bpmn is None:
         raise BpmnWriteError("format bpmn needs BPMN input (a .bpmn file); this input is "
                              "not BPMN")
-    effective = resolve_options(options, diagram.layout_defaults, given)
-    result = runner(diagram.graph, engine, effective)
+    result = runner(diagram.graph, engine, resolve_options(diagram, options, given_options))
     result = stack_scopes(diagram, attach_boundary_events(diagram, result))
     if diagram.warnings:
-        notes = (*result.diagnostics.notes, *diagram.warnings)
-        result = replace(result, diagnostics=replace(result.diagnostics, notes=notes))
+        warnings = (*result.diagnostics.warnings, *diagram.warnings)
+        result = replace(result, diagnostics=replace(result.diagnostics, warnings=warnings))
     layout_done = clock()
     output = write_output(diagram, result, fmt)
     stages = (("read", read_done - start), ("layout", layout_done - read_done),
               ("write", clock() - layout_done))
-    return Rendering(output, result, stages, diagram.warnings)
+    return Rendering(output, result, stages)
 
 
 def render_document(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
-    given: Collection[str] | None = None,
+    given_options: frozenset[str] | None = None,
 ) -> bytes:
     """Read a diagram (workflow DSL, ELK JSON, graph JSON or DOT), lay it out with ``engine``
     in a worker process under a hard time limit, and write it as ``fmt``.
 
     ``filename`` only helps to detect the input format. ``runner`` runs the layout (a fresh
-    worker process by default; the service passes its pool's ``run``). ``given`` names
-    the options the caller chose (see :func:`resolve_options`). Raises the errors of
+    worker process by default; the service passes its pool's ``run``). ``given_options``
+    names the options the caller chose (see :func:`resolve_options`). Raises the errors of
     :data:`PROBLEM_TABLE`; see :func:`classify_error`.
     """
     return render_timed(data, filename=filename, fmt=fmt, engine=engine, options=options,
-                        runner=runner, given=given).output
+                        runner=runner, given_options=given_options).output
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from layouts.api import engines
+from layouts.options import given_names
 from layouts.registry import DEFAULT_ENGINE, get_provider
 from renderer.api.auth import AuthError, Scope
 from renderer.api.metrics import Metrics
@@ -38,8 +39,8 @@ from renderer.api.runtime import WorkflowRuntime
 from renderer.api.settings import ServiceSettings
 from renderer.isolation import WorkerPool
 from renderer.openapi import openapi_document
-from renderer.query import RESERVED_QUERY_NAMES, drawing_query
-from renderer.render import classify_error, one_line, render_timed
+from renderer.query import drawing_query
+from renderer.render import classify_error, one_line, render_timed, warning_headers
 from renderer.studio import studio_routes
 from renderer.web import RequestProblem, error_response, read_body
 from renderer.writers import MEDIA_TYPES, OutputFormat
@@ -80,23 +81,6 @@ def guarded(endpoint: Endpoint) -> Endpoint:
             return error_response(500, one_line(f"internal error: {type(error).__name__}"))
 
     return wrapper
-
-
-WARNINGS_HEADER = "x-wfr-warnings"
-"""The document's warnings (what the drawing cannot show), joined by ``"; "``."""
-
-
-def warning_headers(warnings: tuple[str, ...]) -> dict[str, str]:
-    """The warnings header, ASCII only (other characters become ``?``); none without
-    warnings.
-
-    >>> warning_headers(("a", "b"))
-    {'x-wfr-warnings': 'a; b'}
-    """
-    if not warnings:
-        return {}
-    text = "; ".join(one_line(w) for w in warnings)
-    return {WARNINGS_HEADER: text.encode("ascii", "replace").decode("ascii")[:2000]}
 
 
 def check_media_type(request: Request) -> None:
@@ -166,15 +150,14 @@ class Service:
         self, data: bytes, filename: str | None, query: Mapping[str, str]
     ) -> Response:
         fmt, engine, options = drawing_query(query)
-        given = [name for name in query if name not in RESERVED_QUERY_NAMES]
         call = functools.partial(render_timed, data, filename=filename, fmt=fmt,
                                  engine=engine, options=options, runner=self.pool.run,
-                                 given=given)
+                                 given_options=given_names(query))
         started = time.perf_counter()
         rendering = await anyio.to_thread.run_sync(call)
         self.metrics.observe_render(engine, fmt.value, time.perf_counter() - started)
         return Response(rendering.output, media_type=MEDIA_TYPES[fmt],
-                        headers=warning_headers(rendering.warnings))
+                        headers=warning_headers(rendering.result.diagnostics.warnings))
 
     async def render(self, request: Request) -> Response:
         check_media_type(request)

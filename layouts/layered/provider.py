@@ -13,10 +13,13 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from layouts.graph import Graph
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
+from layouts.mirror import base_direction, mirror_result
 from layouts.options import LayoutOptions
-from layouts.registry import Availability
+from layouts.registry import Availability, require_features
 from layouts.result import LayoutResult
 
 
@@ -32,6 +35,11 @@ class LayeredProvider:
 
     def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         """Validate ``graph`` (typed :class:`InvalidGraphError` on bad input) and lay it
-        out; the caller's graph is never changed."""
+        out; the caller's graph is never changed. Ports and compound nodes are an
+        :class:`UnsupportedFeatureError` until the engine lays them out (issue 14).
+        BottomToTop and RightToLeft are mirror images of TopToBottom and LeftToRight
+        (:mod:`layouts.mirror`)."""
         graph.validate()
-        return run_layout(graph, options)
+        require_features(graph, self.name, self)
+        base = replace(options, direction=base_direction(options.direction))
+        return mirror_result(run_layout(graph, base), options.direction)

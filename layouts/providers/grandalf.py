@@ -35,10 +35,11 @@ from __future__ import annotations
 import importlib.util
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from layouts.graph import Edge, Graph, Node
+from layouts.mirror import base_direction, mirror_result
 from layouts.options import Direction, Effort, LayoutOptions
 from layouts.providers._common import RawRoute, assemble_result, self_loop_points, transpose
 from layouts.registry import Availability
@@ -235,7 +236,12 @@ class GrandalfProvider:
         return Availability(True)
 
     def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
-        """Lay ``graph`` out with grandalf within ``options.time_budget`` (cooperative)."""
+        """Lay ``graph`` out with grandalf within ``options.time_budget`` (cooperative);
+        BottomToTop and RightToLeft are mirror images (:mod:`layouts.mirror`)."""
+        base = replace(options, direction=base_direction(options.direction))
+        return mirror_result(self._layout(graph, base), options.direction)
+
+    def _layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         self.availability().require(self.name)
         start = self.clock()
         deadline = start + options.time_budget

@@ -60,6 +60,14 @@ DOT_SHAPES: dict[Shape, str] = {Shape.RECT: "box", Shape.DIAMOND: "diamond",
                                 Shape.CIRCLE: "ellipse", Shape.ELLIPSE: "ellipse"}
 
 
+RANKDIR: dict[Direction, str] = {
+    Direction.TOP_TO_BOTTOM: "TB",
+    Direction.LEFT_TO_RIGHT: "LR",
+    Direction.BOTTOM_TO_TOP: "BT",
+    Direction.RIGHT_TO_LEFT: "RL",
+}
+
+
 def _inches(px: float) -> str:
     return f"{px / POINTS_PER_INCH:.6f}"
 
@@ -78,7 +86,7 @@ def dot_graph_attributes(options: LayoutOptions) -> dict[str, str]:
     ('1.000000', 'LR', 'polyline')
     """
     return {
-        "rankdir": "LR" if options.direction == Direction.LEFT_TO_RIGHT else "TB",
+        "rankdir": RANKDIR[options.direction],
         "nodesep": _inches(options.node_spacing),
         "ranksep": _inches(options.layer_spacing),
         "splines": "polyline",

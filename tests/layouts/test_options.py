@@ -38,7 +38,7 @@ def test_from_mapping_accepts_camel_and_kebab_names() -> None:
 
 @pytest.mark.parametrize(
     ("values", "option"),
-    [({"direction": "up"}, "direction"), ({"effort": "max"}, "effort"),
+    [({"direction": "sideways"}, "direction"), ({"effort": "max"}, "effort"),
      ({"node_spacing": -1}, "node_spacing"), ({"time_budget": "nan"}, "time_budget"),
      ({"seed": 1.5}, "seed"), ({"bogus": 1}, "bogus"), ({"clearance": True}, "clearance")],
 )

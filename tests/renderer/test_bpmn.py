@@ -52,7 +52,8 @@ def _direct(graph: Graph, engine: str, options: LayoutOptions) -> LayoutResult:
 
 def _render(path: Path, fmt: OutputFormat, engine: str = "layered") -> bytes:
     return render_timed(path.read_bytes(), filename=path.name, fmt=fmt, engine=engine,
-                        options=LayoutOptions(), runner=_direct).output
+                        options=LayoutOptions(), runner=_direct,
+                        given_options=frozenset()).output
 
 
 def _local(tag: str) -> str:
@@ -99,7 +100,7 @@ def test_order_handling_reads_every_node_flow_and_marker() -> None:
     # the gateway's default flow gets BPMN's slash; a gateway's condition no diamond
     assert diagram.edges["reject"].figure.tail is EdgeEnd.SLASH  # type: ignore[union-attr]
     assert diagram.edges["f3"].figure.tail is EdgeEnd.NONE  # type: ignore[union-attr]
-    assert diagram.layout_defaults == {"direction": "LeftToRight"}
+    assert diagram.option_values == {"direction": "LeftToRight"}
 
 
 def test_collaboration_reads_both_pools_message_flows_and_names_the_lanes() -> None:
@@ -131,7 +132,8 @@ def test_sub_process_and_boundary_events() -> None:
 def test_boundary_events_sit_on_their_host_border() -> None:
     path = FILES / "claim-with-timer.bpmn"
     rendering = render_timed(path.read_bytes(), filename=path.name, fmt=OutputFormat.JSON,
-                             engine="layered", options=LayoutOptions(), runner=_direct)
+                             engine="layered", options=LayoutOptions(), runner=_direct,
+                             given_options=frozenset())
     host = rendering.result.node("Assess")
     for event_id in ("TooLong", "Fraud"):
         event = rendering.result.node(event_id)
@@ -312,7 +314,7 @@ def test_service_renders_bpmn_as_svg_and_bpmn(client: TestClient) -> None:
     svg = client.post("/api/render", content=body, headers={"content-type": "application/xml"})
     assert svg.status_code == 200, svg.text
     assert svg.headers["content-type"].startswith("image/svg+xml")
-    assert "lane(s) not drawn" in svg.headers["x-wfr-warnings"]
+    assert "lane(s) not drawn" in svg.headers["x-layout-warnings"]
     bpmn = client.post("/api/render?format=bpmn", content=body)
     assert bpmn.status_code == 200 and b"BPMNShape" in bpmn.content
 

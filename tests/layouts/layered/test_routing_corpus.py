@@ -15,13 +15,14 @@ import pytest
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.contracts import check_layout
 from layouts.layered.pipeline import run_layout
-from layouts.options import Direction, Effort, LayoutOptions, LoopBackRoute
+from layouts.mirror import BASE_DIRECTIONS
+from layouts.options import Effort, LayoutOptions, LoopBackRoute
 from renderer.from_definition import diagram_from_definition
 from renderer.readers import read_diagram_file
 from workflow.generate import generate_definition
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
-OPTIONS = [LayoutOptions(direction=d, effort=e) for d in Direction for e in Effort]
+OPTIONS = [LayoutOptions(direction=d, effort=e) for d in BASE_DIRECTIONS for e in Effort]
 OPTION_IDS = [f"{o.direction.value}-{o.effort.value}" for o in OPTIONS]
 
 
@@ -102,7 +103,7 @@ def random_graph(rng: random.Random, max_nodes: int) -> Graph:
 
 def random_options(rng: random.Random) -> LayoutOptions:
     return LayoutOptions(
-        effort=rng.choice(list(Effort)), direction=rng.choice(list(Direction)),
+        effort=rng.choice(list(Effort)), direction=rng.choice(list(BASE_DIRECTIONS)),
         node_spacing=rng.choice([30, 40, 60, 100]), layer_spacing=rng.choice([20, 40, 60, 100]),
         edge_spacing=rng.choice([5, 12, 20]), clearance=rng.choice([0, 12, 20]),
         loop_back_route=rng.choice(list(LoopBackRoute)))
