@@ -91,6 +91,9 @@ class Diagram:
     elk_source: Mapping[str, Any] | None = None
     warnings: tuple[str, ...] = ()
     bpmn: BpmnModel | None = None
+    flat_fallback: Graph | None = None
+    """The graph without compound nodes, for engines that lay out only flat graphs (DOT's
+    clusters are grouping that a flat drawing can do without; ELK's children are not)."""
 
     def node_view(self, node_id: str) -> NodeView:
         """The view of a node; plain nodes default to their label (or id) as title."""

@@ -15,6 +15,10 @@ What a Graphviz user writes is kept where our drawing can show it:
 - ``color``, ``fillcolor``, ``fontcolor``, ``penwidth`` and ``style`` (filled, dashed,
   dotted, bold, rounded, invis), every colour validated (:mod:`renderer.colours`).
 - Undirected graphs and ``dir``/``arrowhead``/``arrowtail`` decide the arrowheads.
+- Clusters (``subgraph cluster_*``, nested to any depth) become compound nodes, drawn
+  as boxes with their ``label`` by engines that lay out compound nodes (elkjs); for the
+  others the diagram carries a flat fallback graph and a warning (see
+  :attr:`Diagram.flat_fallback`). A node in two clusters belongs to the first.
 
 Edge ids come from the ``id`` attribute (which must be unique), else ``"<tail>-><head>"``
 (``#n`` appended for parallel edges); ``loopBack=true`` marks a declared back edge.
@@ -149,10 +153,100 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     if ported:
         warnings.append(f"{ported} edge end(s) name a record port; they attach to the "
                         "whole node")
-    graph = Graph(tuple(nodes), tuple(edges))
+    flat = Graph(tuple(nodes), tuple(edges))
+    flat.validate()
+    tree = _clusters(agraph, {n.id for n in nodes}, context)
+    if not tree:
+        return Diagram(name, flat, views, edge_views, option_values=defaults,
+                       warnings=tuple(warnings + _subgraph_warnings(agraph)))
+    views.update({cluster.id: cluster.view for cluster in _walk(tree)})
+    graph = Graph(_nest(tree, nodes), tuple(edges))
     graph.validate()
     return Diagram(name, graph, views, edge_views, option_values=defaults,
-                   warnings=tuple(warnings + _subgraph_warnings(agraph)))
+                   warnings=tuple(warnings + _subgraph_warnings(agraph)), flat_fallback=flat)
+
+
+@dataclass(frozen=True, slots=True)
+class _Cluster:
+    """A cluster subgraph: its compound node's id and view, the ids of the nodes that
+    belong to it directly, and its sub-clusters."""
+
+    id: str
+    view: NodeView
+    label_size: tuple[float, float]
+    members: tuple[str, ...]
+    children: tuple[_Cluster, ...]
+
+
+def _walk(tree: tuple[_Cluster, ...]) -> list[_Cluster]:
+    out: list[_Cluster] = []
+    stack = list(reversed(tree))
+    while stack:
+        cluster = stack.pop()
+        out.append(cluster)
+        stack.extend(reversed(cluster.children))
+    return out
+
+
+def _clusters(agraph: Any, node_ids: set[str], context: _GraphContext) -> tuple[_Cluster, ...]:
+    """The cluster tree, each node in the first (deepest) cluster that has it."""
+    taken: set[str] = set()
+    used_ids = set(node_ids)
+
+    def visit(graph: Any) -> tuple[_Cluster, ...]:
+        found: list[_Cluster] = []
+        for sub in graph.subgraphs():
+            name = str(sub.name or "")
+            inner = visit(sub)
+            if not name.startswith("cluster"):
+                found.extend(inner)
+                continue
+            members = tuple(str(n) for n in sub.nodes() if str(n) not in taken)
+            taken.update(members)
+            cluster_id = name
+            while cluster_id in used_ids:
+                cluster_id += "_"
+            used_ids.add(cluster_id)
+            found.append(_cluster(sub, cluster_id, members, inner, context))
+        return tuple(found)
+
+    return visit(agraph)
+
+
+def _cluster(sub: Any, cluster_id: str, members: tuple[str, ...],
+             inner: tuple[_Cluster, ...], context: _GraphContext) -> _Cluster:
+    attributes = _attributes(sub.graph_attr, ("label", "color", "fillcolor", "bgcolor",
+                                              "fontcolor", "style", "penwidth"))
+    if "fillcolor" not in attributes and "bgcolor" in attributes:
+        attributes = {**attributes, "fillcolor": attributes["bgcolor"], "style":
+                      attributes.get("style", "") + ",filled"}
+    title = _label_text(attributes.get("label"), "", context.name)
+    styles = _styles(attributes)
+    figure = Figure(Outline.CLUSTER, _paint(attributes, styles), hidden="invis" in styles)
+    width, height = measure_text(title, DOT_LABEL_TEXT.size) if title else (0.0, 0.0)
+    view = NodeView(StepKind.PLAIN, title, figure=figure)
+    return _Cluster(cluster_id, view, (math.ceil(width) + 16.0, math.ceil(height) + 8.0)
+                    if title else (0.0, 0.0), members, inner)
+
+
+def _nest(tree: tuple[_Cluster, ...], nodes: list[Node]) -> tuple[Node, ...]:
+    """The root's nodes: the clusters (as compound nodes) and the nodes of no cluster,
+    in the order the nodes were declared."""
+    by_id = {n.id: n for n in nodes}
+    home: dict[str, _Cluster] = {}
+    for cluster in _walk(tree):
+        home.update({member: cluster for member in cluster.members})
+
+    def compound(cluster: _Cluster) -> Node:
+        children = [by_id[m] for m in cluster.members if m in by_id and home[m] is cluster]
+        children += [compound(c) for c in cluster.children]
+        width, height = cluster.label_size
+        return Node(cluster.id, max(width, MIN_SIZE), max(height, MIN_SIZE), label=
+                    cluster.view.title, children=tuple(children), label_width=width,
+                    label_height=height)
+
+    roots = [compound(c) for c in tree]
+    return (*roots, *(n for n in nodes if n.id not in home))
 
 
 def _graph_defaults(agraph: Any) -> tuple[dict[str, object], list[str]]:
@@ -172,18 +266,14 @@ def _graph_defaults(agraph: Any) -> tuple[dict[str, object], list[str]]:
 
 
 def _subgraph_warnings(agraph: Any) -> list[str]:
-    clusters, same_rank = 0, 0
+    same_rank = 0
     stack = list(agraph.subgraphs())
     while stack:
         sub = stack.pop()
-        clusters += str(sub.name or "").startswith("cluster")
         same_rank += str(sub.graph_attr.get("rank") or "") in ("same", "min", "max",
                                                                  "source", "sink")
         stack.extend(sub.subgraphs())
     out = []
-    if clusters:
-        out.append(f"{clusters} cluster(s) drawn without their box: their nodes are laid "
-                   "out with the rest")
     if same_rank:
         out.append(f"{same_rank} rank=same/min/max subgraph(s) ignored: the engines here "
                    "do not take rank constraints")

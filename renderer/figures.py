@@ -45,6 +45,8 @@ class Outline(StrEnum):
     BOX_3D = "box3d"
     COMPONENT = "component"
     RECORD = "record"
+    CLUSTER = "cluster"
+    """A DOT cluster: a labelled box around its nodes (a compound node)."""
     BPMN_EVENT = "bpmn-event"
     BPMN_GATEWAY = "bpmn-gateway"
     BPMN_ACTIVITY = "bpmn-activity"

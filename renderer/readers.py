@@ -73,6 +73,7 @@ DOT_EXTENSIONS = (".dot", ".gv", ".dot.gz", ".gv.gz")
 BPMN_EXTENSIONS = (".bpmn", ".bpmn.gz", ".bpmn2", ".bpmn20.xml")
 GZIP_MAGIC = b"\x1f\x8b"
 _CHARSET = re.compile(rb"\bcharset\s*=\s*\"?([A-Za-z0-9_.:-]+)")
+_CHARSET_TEXT = re.compile(r"\bcharset\s*=\s*(\"[^\"]*\"|[A-Za-z0-9_.:-]+)")
 _XML_START = re.compile(r"\A\s*<")
 _DOT_START = re.compile(r"(strict\s+)?(di)?graph\b(?!\s*:)", re.IGNORECASE)
 """DOT's first keyword, but not a YAML key such as ``graph:``."""
@@ -194,10 +195,13 @@ def _decode_dot(data: bytes, filename: str | None) -> str:
         raise ReaderError(f"DOT input declares charset={charset!r}, which is not an encoding "
                           "this reader knows") from None
     try:
-        return _decode(data) if codec.name == "utf-8" else data.decode(codec.name)
+        text = _decode(data) if codec.name == "utf-8" else data.decode(codec.name)
     except UnicodeDecodeError as exc:
         raise ReaderError(f"input is not {charset} text (bad byte at offset "
                           f"{exc.start})") from None
+    # the text is Unicode now, and is handed on as UTF-8: say so, or pygraphviz would
+    # decode its attribute values in the declared charset once more
+    return _CHARSET_TEXT.sub('charset="UTF-8"', text)
 
 
 def _looks_like_bpmn(data: bytes | str, filename: str | None) -> bool:

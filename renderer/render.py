@@ -27,8 +27,9 @@ from layouts.errors import (
     ProviderUnavailableError,
     UnknownEngineError,
 )
-from layouts.graph import Graph
+from layouts.graph import Graph, GraphFeature
 from layouts.options import LayoutOptions
+from layouts.registry import get_provider, provider_features
 from layouts.result import LayoutResult
 from renderer.bpmn_attach import attach_boundary_events
 from renderer.bpmn_stack import stack_scopes
@@ -93,6 +94,33 @@ def warning_headers(warnings: tuple[str, ...]) -> dict[str, str]:
     return {WARNINGS_HEADER: json.dumps(list(warnings))} if warnings else {}
 
 
+def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
+    """``diagram`` with its flat fallback graph (DOT without its clusters) when ``engine``
+    does not lay out compound nodes, and a warning saying so; unchanged otherwise (an
+    unknown engine is left for the layout to report).
+
+    >>> from layouts.graph import Graph, Node
+    >>> nested = Graph((Node("c", 9, 9, children=(Node("a", 9, 9),)),))
+    >>> d = Diagram("d", nested, flat_fallback=Graph((Node("a", 9, 9),)))
+    >>> [n.id for n in flat_if_needed(d, "grandalf").graph.nodes]
+    ['a']
+    >>> flat_if_needed(d, "elkjs").graph is nested
+    True
+    """
+    if diagram.flat_fallback is None:
+        return diagram
+    try:
+        features = provider_features(get_provider(engine))
+    except UnknownEngineError:
+        return diagram
+    if GraphFeature.COMPOUND in features:
+        return diagram
+    clusters = sum(1 for n in diagram.graph.all_nodes() if n.children)
+    note = (f"{clusters} cluster(s) drawn without their box: engine '{engine}' does not lay "
+            "out compound nodes (elkjs does)")
+    return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, note))
+
+
 def render_timed(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
@@ -114,6 +142,7 @@ def render_timed(
     if fmt is OutputFormat.BPMN and diagram.bpmn is None:
         raise BpmnWriteError("format bpmn needs BPMN input (a .bpmn file); this input is "
                              "not BPMN")
+    diagram = flat_if_needed(diagram, engine)
     result = runner(diagram.graph, engine, resolve_options(diagram, options, given_options))
     result = stack_scopes(diagram, attach_boundary_events(diagram, result))
     if diagram.warnings:

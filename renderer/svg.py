@@ -86,11 +86,19 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
                              fill="#ffffff", id="background"))
     if scope_frames:
         drawing.add(_frames(drawing, scope_frames))
+    parents = {n.parent for n in result.nodes if n.parent is not None}
+    if parents:  # compound nodes under the edges that run into them
+        compounds = drawing.add(drawing.g(id="compound-nodes"))
+        for node in result.nodes:
+            if node.id in parents:
+                compounds.add(_any_node(drawing, node, scene.view(node.id)))
     edges = drawing.add(drawing.g(id="edges"))
     for route in result.edges:
         edges.add(_edge(drawing, scene, route))
     nodes = drawing.add(drawing.g(id="nodes"))
     for node in result.nodes:
+        if node.id in parents:
+            continue
         view = scene.view(node.id)
         nodes.add(draw_node(drawing, node, view) if view.figure is None
                   else draw_figure_node(drawing, node, view))
@@ -124,6 +132,11 @@ class _Scene:
 
     def view(self, node_id: str) -> NodeView:
         return self.node_views.get(node_id) or NodeView(StepKind.PLAIN, node_id)
+
+
+def _any_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group:
+    return draw_node(drawing, node, view) if view.figure is None else draw_figure_node(
+        drawing, node, view)
 
 
 def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:

@@ -231,6 +231,9 @@ def draw_figure_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -
     if figure.record is not None:
         for element in _record(drawing, box, figure, text_colour):
             group.add(element)
+    elif figure.outline is Outline.CLUSTER:
+        if view.title:
+            group.add(text_lines(drawing, view.title, box.center.x, box.y + 4, text_colour))
     elif figure.text_below:
         if view.title:
             group.add(text_lines(drawing, view.title, box.center.x,
