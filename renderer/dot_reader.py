@@ -40,12 +40,13 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from layouts.errors import InvalidOptionError
-from layouts.graph import Edge, Graph, Node
+from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide
 from layouts.options import parse_direction
+from layouts.result import Box
 from renderer.colours import read_colour
 from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
 from renderer.dot_labels import (
@@ -66,7 +67,7 @@ from renderer.figures import (
 )
 from renderer.fonts import measure_text
 from renderer.from_definition import edge_label_size
-from renderer.record_layout import FIELD_PADDING_X, FIELD_PADDING_Y, natural_size
+from renderer.record_layout import FIELD_PADDING_X, FIELD_PADDING_Y, field_boxes, natural_size
 from renderer.styles import DOT_LABEL_TEXT
 
 PIXELS_PER_INCH = 72.0
@@ -130,11 +131,19 @@ def dot_counts(agraph: Any) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class _GraphContext:
-    """What every node and edge of one graph is read with."""
+    """What every node and edge of one graph is read with: ``flow_sides`` are the sides
+    edges enter and leave a node by along ``rankdir`` (record ports sit there)."""
 
     name: str
     directed: bool
     vertical_records: bool
+    flow_sides: tuple[PortSide, PortSide] = (PortSide.NORTH, PortSide.SOUTH)
+
+
+FLOW_SIDES: Mapping[str, tuple[PortSide, PortSide]] = {
+    "TB": (PortSide.NORTH, PortSide.SOUTH), "BT": (PortSide.SOUTH, PortSide.NORTH),
+    "LR": (PortSide.WEST, PortSide.EAST), "RL": (PortSide.EAST, PortSide.WEST)}
+"""(entry, exit) side of every node for each ``rankdir``."""
 
 
 def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagram:
@@ -142,26 +151,30 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     name = agraph.name or default_name
     defaults, warnings = _graph_defaults(agraph)
     rankdir = str(agraph.graph_attr.get("rankdir") or "TB").upper()
-    context = _GraphContext(name, bool(agraph.is_directed()), rankdir in ("LR", "RL"))
+    context = _GraphContext(name, bool(agraph.is_directed()), rankdir in ("LR", "RL"),
+                            FLOW_SIDES.get(rankdir, FLOW_SIDES["TB"]))
     nodes, views = [], {}
     for node_name in _node_names(agraph):
         attributes = _attributes(agraph.get_node(node_name).attr, NODE_ATTRIBUTES)
         node, view = _node(str(node_name), attributes, context)
         nodes.append(node)
         views[node.id] = view
-    edges, edge_views, ported = _edges(agraph, context)
-    if ported:
-        warnings.append(f"{ported} edge end(s) name a record port; they attach to the "
-                        "whole node")
-    flat = Graph(tuple(nodes), tuple(edges))
+    ports = {p.id for n in nodes for p in n.ports}
+    edges, edge_views, unknown = _edges(agraph, context, ports)
+    if unknown:
+        warnings.append(f"{unknown} edge end(s) name a port that is not a record field; "
+                        "they attach to the whole node")
+    flat = Graph(tuple(replace(n, ports=(), port_constraints=PortConstraints.UNDEFINED)
+                       for n in nodes),
+                 tuple(replace(e, source_port=None, target_port=None) for e in edges))
     flat.validate()
     tree = _clusters(agraph, {n.id for n in nodes}, context)
-    if not tree:
+    views.update({cluster.id: cluster.view for cluster in _walk(tree)})
+    graph = Graph(_nest(tree, nodes) if tree else tuple(nodes), tuple(edges))
+    graph.validate()
+    if graph.is_flat():
         return Diagram(name, flat, views, edge_views, option_values=defaults,
                        warnings=tuple(warnings + _subgraph_warnings(agraph)))
-    views.update({cluster.id: cluster.view for cluster in _walk(tree)})
-    graph = Graph(_nest(tree, nodes), tuple(edges))
-    graph.validate()
     return Diagram(name, graph, views, edge_views, option_values=defaults,
                    warnings=tuple(warnings + _subgraph_warnings(agraph)), flat_fallback=flat)
 
@@ -309,7 +322,8 @@ def parse_dot(text: str) -> Any:
 
 
 def _syntax_problem(text: str) -> str | None:
-    """Graphviz's own message (with its line number) for text that failed to parse."""
+    """Graphviz's own message (with its line number) for text that failed to parse;
+    ``None`` when it parses (or dot is not installed: pygraphviz then reports alone)."""
     dot = shutil.which("dot")
     if dot is None:
         return None
@@ -321,7 +335,11 @@ def _syntax_problem(text: str) -> str | None:
     if done.returncode == 0:
         return None
     message = done.stderr.decode("utf-8", "replace").strip().replace("<stdin>: ", "")
-    return message.removeprefix("Error: ").splitlines()[0] if message else "dot rejected it"
+    lines = [line.removeprefix("Error: ") for line in message.splitlines()]
+    syntax = [line for line in lines if "syntax error" in line]
+    # only a parse error counts: dot also fails on what its own drawing needs (an <IMG>
+    # file that is not there), which our drawing never reads
+    return syntax[0] if syntax else None
 
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -424,7 +442,39 @@ def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext
         title = ""
     width, height = _node_size(figure, title, shape_name, attributes, f"node '{node_id}'")
     view = NodeView(StepKind.PLAIN, title, figure=figure)
-    return Node(node_id, width, height, LAYOUT_SHAPES[outline], title), view
+    ports = _record_ports(node_id, figure, width, height, context) if record else ()
+    constraints = PortConstraints.FIXED_POS if ports else PortConstraints.UNDEFINED
+    return Node(node_id, width, height, LAYOUT_SHAPES[outline], title, ports=ports,
+                port_constraints=constraints), view
+
+
+def record_port_id(node_id: str, field: str, exit_side: bool) -> str:
+    """The id of a record field's port: one where edges enter, one where they leave.
+
+    >>> record_port_id("s", "f0", True)
+    's:f0:out'
+    """
+    return f"{node_id}:{field}:{'out' if exit_side else 'in'}"
+
+
+def _record_ports(node_id: str, figure: Figure, width: float, height: float,
+                  context: _GraphContext) -> tuple[Port, ...]:
+    """Two ports per named field, on the node's entry and exit sides across from the
+    field's centre (Graphviz clips an edge to its field; a layered drawing enters and
+    leaves a node along the flow)."""
+    assert figure.record is not None
+    ports: list[Port] = []
+    seen: set[str] = set()
+    for box, leaf in field_boxes(figure.record, Box(0, 0, width, height),
+                                 not figure.record_vertical):
+        if leaf.port is None or leaf.port in seen:
+            continue
+        seen.add(leaf.port)
+        for exit_side, side in ((False, context.flow_sides[0]), (True, context.flow_sides[1])):
+            x = {PortSide.WEST: 0.0, PortSide.EAST: width}.get(side, box.center.x)
+            y = {PortSide.NORTH: 0.0, PortSide.SOUTH: height}.get(side, box.center.y)
+            ports.append(Port(record_port_id(node_id, leaf.port, exit_side), side, x=x, y=y))
+    return tuple(ports)
 
 
 def _record_texts(field: Any, node_id: str, graph_name: str) -> Any:
@@ -508,9 +558,21 @@ def _edge_figure(attributes: Mapping[str, str], directed: bool) -> EdgeFigure:
         tail=EdgeEnd.ARROW if tail else EdgeEnd.NONE, hidden="invis" in styles)
 
 
-def _edges(agraph: Any, context: _GraphContext) -> tuple[list[Edge], dict[str, EdgeView], int]:
+def _edge_port(node_id: str, raw: str | None, exit_side: bool, ports: set[str]
+               ) -> tuple[str | None, bool]:
+    """The port id an edge end names (``field`` or ``field:compass``), and whether the
+    end named a field that is not a port of the node."""
+    field = (raw or "").split(":")[0].strip()
+    if field in ("", "_", "c", "n", "s", "e", "w", "ne", "nw", "se", "sw"):
+        return None, False
+    port = record_port_id(node_id, field, exit_side)
+    return (port, False) if port in ports else (None, True)
+
+
+def _edges(agraph: Any, context: _GraphContext, ports: set[str]
+           ) -> tuple[list[Edge], dict[str, EdgeView], int]:
     seen: dict[str, int] = {}
-    edges, views, ported = [], {}, 0
+    edges, views, unknown = [], {}, 0
     for edge in agraph.edges():
         tail, head = str(edge[0]), str(edge[1])
         attributes = _attributes(edge.attr, EDGE_ATTRIBUTES)
@@ -519,11 +581,11 @@ def _edges(agraph: Any, context: _GraphContext) -> tuple[list[Edge], dict[str, E
         label = _label_text(raw_label, "", context.name) if raw_label else None
         width, height = edge_label_size(label)
         loop_back = attributes.get("loopBack", "").lower() in TRUE_WORDS
-        edges.append(Edge(edge_id, tail, head, label or None, loop_back, width, height))
+        source_port, bad_tail = _edge_port(tail, attributes.get("tailport"), True, ports)
+        target_port, bad_head = _edge_port(head, attributes.get("headport"), False, ports)
+        unknown += bad_tail + bad_head
+        edges.append(Edge(edge_id, tail, head, label or None, loop_back, width, height,
+                          source_port=source_port, target_port=target_port))
         views[edge_id] = EdgeView(label or None, figure=_edge_figure(attributes,
                                                                      context.directed))
-        ported += sum(1 for key in ("tailport", "headport")
-                      if attributes.get(key, "").split(":")[0] not in ("", "_", "c", "n", "s",
-                                                                         "e", "w", "ne",
-                                                                         "nw", "se", "sw"))
-    return edges, views, ported
+    return edges, views, unknown

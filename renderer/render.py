@@ -95,8 +95,9 @@ def warning_headers(warnings: tuple[str, ...]) -> dict[str, str]:
 
 
 def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
-    """``diagram`` with its flat fallback graph (DOT without its clusters) when ``engine``
-    does not lay out compound nodes, and a warning saying so; unchanged otherwise (an
+    """``diagram`` with its flat fallback graph (DOT without clusters and record ports)
+    when ``engine`` lacks a feature the graph uses, and a warning saying so; unchanged
+    otherwise (an
     unknown engine is left for the layout to report).
 
     >>> from layouts.graph import Graph, Node
@@ -113,12 +114,20 @@ def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
         features = provider_features(get_provider(engine))
     except UnknownEngineError:
         return diagram
-    if GraphFeature.COMPOUND in features:
+    needs = diagram.graph.features()
+    if needs <= features:
         return diagram
-    clusters = sum(1 for n in diagram.graph.all_nodes() if n.children)
-    note = (f"{clusters} cluster(s) drawn without their box: engine '{engine}' does not lay "
-            "out compound nodes (elkjs does)")
-    return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, note))
+    notes = []
+    if GraphFeature.COMPOUND in needs - features:
+        clusters = sum(1 for n in diagram.graph.all_nodes() if n.children)
+        notes.append(f"{clusters} cluster(s) drawn without their box: engine '{engine}' "
+                     "does not lay out compound nodes (elkjs does)")
+    if GraphFeature.PORTS in needs - features:
+        ends = sum((e.source_port is not None) + (e.target_port is not None)
+                   for e in diagram.graph.edges)
+        notes.append(f"{ends} edge end(s) at a record field attach to the whole node: "
+                     f"engine '{engine}' does not lay out ports (elkjs does)")
+    return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, *notes))
 
 
 def render_timed(

@@ -21,6 +21,7 @@ from renderer import dot_reader
 from renderer.dot_reader import DOT_OUTLINES
 from renderer.fonts import measure_text
 from renderer.readers import INPUT_LIMITS, ReaderError, read_diagram, read_diagram_file
+from renderer.record_layout import field_boxes
 from renderer.render import render_timed
 from renderer.writers import OutputFormat
 
@@ -125,10 +126,29 @@ def test_record_fields_are_drawn_and_ports_named() -> None:
     assert figure is not None and figure.record is not None
     assert figure.record.ports() == ["in", "l", "r"]
     assert figure.record.texts() == ["input", "left", "right", "out"]
-    svg, _ = _render(text)
+    svg, result = _render(text)
     for field in ("input", "left", "right", "out"):
         assert f">{field}</text>".encode() in svg
-    assert any("record port" in w for w in diagram.warnings)
+    assert any("2 edge end(s) at a record field attach to the whole node" in w
+               for w in result.diagnostics.warnings)  # layered lays out no ports
+
+
+def test_record_fields_are_ports_where_the_engine_has_ports() -> None:
+    _skip_without("elkjs")
+    text = ('digraph { node [shape=record]; s [label="<in> input|<mid> middle|<out> output"];'
+            " t; u; s:out -> t; u -> s:in }")
+    _, result = _render(text, OutputFormat.JSON, "elkjs")
+    s = result.node("s")
+    figure = read_diagram(text).nodes["s"].figure
+    assert figure is not None and figure.record is not None
+    centres = {leaf.port: box.center.x for box, leaf in field_boxes(figure.record, s.box, True)}
+    out_edge = next(e for e in result.edges if e.id == "s->t")
+    in_edge = next(e for e in result.edges if e.id == "u->s")
+    # leaves from under the "output" field, enters above the "input" field
+    assert math.isclose(out_edge.points[0].x, centres["out"], abs_tol=0.01)
+    assert math.isclose(out_edge.points[0].y, s.y + s.height, abs_tol=0.01)
+    assert math.isclose(in_edge.points[-1].x, centres["in"], abs_tol=0.01)
+    assert not result.diagnostics.warnings
 
 
 def test_xlabel_is_drawn_beside_the_node_and_edge_xlabel_labels_the_edge() -> None:
