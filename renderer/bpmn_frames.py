@@ -36,6 +36,7 @@ class Frame:
 def scope_frame(scope: Scope, boxes: Mapping[str, NodeBox]) -> Frame | None:
     """The frame of ``scope`` around its placed nodes; ``None`` when none is placed."""
     placed = [boxes[i] for i in scope.node_ids if i in boxes]
+    placed += [b for b in boxes.values() if b.parent in scope.node_ids]  # expanded content
     if not placed:
         return None
     band = NAME_BAND if scope.kind is ScopeKind.PARTICIPANT else 0.0

@@ -15,9 +15,11 @@ host's border after the layout.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+from layouts.graph import Node
 
 
 class ScopeKind(StrEnum):
@@ -71,3 +73,12 @@ class BpmnModel:
     """Source and target element of every sequence and message flow drawn, by flow id
     (the layout graph has a boundary event's host in its place)."""
     label_sizes: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def expanded_ids(graph_nodes: Iterable[Node]) -> frozenset[str]:
+    """The sub-processes laid out expanded: the compound nodes of the graph drawn.
+
+    >>> expanded_ids([Node("s", 9, 9, children=(Node("a", 9, 9),)), Node("b", 9, 9)])
+    frozenset({'s'})
+    """
+    return frozenset(n.id for n in graph_nodes if n.children)

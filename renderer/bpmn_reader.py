@@ -1,5 +1,9 @@
 """BPMN 2.0 XML -> :class:`Diagram`, parsed with defusedxml.
 
+Sub-processes are expanded (compound nodes holding their content) for engines that lay
+out compound nodes (elkjs); for the others the diagram's flat fallback draws each one
+collapsed, with its content in a frame of its own (see :mod:`renderer.bpmn_model`).
+
 Read: every process (each participant's of a collaboration), tasks of every type, call
 activities, sub-processes (transactions, ad-hoc and event sub-processes too), start,
 intermediate, end and boundary events with their event definitions, every gateway type,
@@ -205,8 +209,9 @@ def read_bpmn(data: bytes, *, default_name: str = "process") -> Diagram:
             raise BpmnReadError(f"boundary event {event_id!r} is attached to {host_id!r}, "
                                 "which is not an activity of the document")
     layout_edges = tuple(_hosted(e, boundary_hosts) for e in reading.edges)
-    graph = Graph(tuple(n for n in reading.nodes if n.id not in boundary_hosts), layout_edges)
-    graph.validate()
+    flat = Graph(tuple(n for n in reading.nodes if n.id not in boundary_hosts), layout_edges)
+    flat.validate()
+    graph = _expanded(flat, main_scopes, reading.sub_scopes, set(boundary_hosts))
     model = BpmnModel(
         source=data, main_scopes=main_scopes, sub_scopes=tuple(reading.sub_scopes),
         boundaries=tuple(reading.boundaries),
@@ -217,7 +222,35 @@ def read_bpmn(data: bytes, *, default_name: str = "process") -> Diagram:
     views = {**reading.views}
     return Diagram(name, graph, views, reading.edge_views,
                    option_values={"direction": "LeftToRight"},
-                   warnings=_warnings(reading), bpmn=model)
+                   warnings=_warnings(reading), bpmn=model,
+                   flat_fallback=flat if graph is not flat else None)
+
+
+def _expanded(flat: Graph, main_scopes: tuple[Scope, ...], sub_scopes: list[Scope],
+              boundaries: set[str]) -> Graph:
+    """The graph with every sub-process expanded: a compound node holding its content
+    (for engines that lay out compound nodes); ``flat`` itself when there is none."""
+    if not sub_scopes:
+        return flat
+    by_id = {n.id: n for n in flat.nodes}
+    content = {s.id: s.node_ids for s in sub_scopes}
+
+    def node(node_id: str) -> Node:
+        base = by_id[node_id]
+        if node_id not in content:
+            return base
+        from dataclasses import replace
+
+        children = tuple(node(i) for i in content[node_id] if i not in boundaries)
+        width, height = measure_text(base.label or " ", DOT_LABEL_TEXT.size)
+        return replace(base, children=children, label_width=float(math.ceil(width)) + 12,
+                       label_height=float(math.ceil(height)) + 8)
+
+    roots = tuple(node(i) for scope in main_scopes for i in scope.node_ids
+                  if i not in boundaries)
+    graph = Graph(roots, flat.edges)
+    graph.validate()
+    return graph
 
 
 def _hosted(edge: Edge, hosts: Mapping[str, str]) -> Edge:

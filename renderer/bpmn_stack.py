@@ -30,6 +30,7 @@ from layouts.geometry import side_of
 from layouts.providers._common import label_box
 from layouts.result import Box, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.bpmn_frames import scope_frame
+from renderer.bpmn_model import expanded_ids
 from renderer.diagram import Diagram
 
 SCOPE_GAP = 40.0
@@ -40,11 +41,19 @@ def stack_scopes(diagram: Diagram, result: LayoutResult) -> LayoutResult:
     model = diagram.bpmn
     if model is None:
         return result
-    scopes = (*model.main_scopes, *model.sub_scopes)
+    expanded = expanded_ids(diagram.graph.all_nodes())
+    scopes = (*model.main_scopes, *(s for s in model.sub_scopes if s.id not in expanded))
     if len(scopes) < 2:
         return result
-    boxes = {n.id: n for n in result.nodes}
     scope_of = {node_id: i for i, s in enumerate(scopes) for node_id in s.node_ids}
+    parents = {n.id: n.parent for n in result.nodes}
+    for node_id in parents:  # an expanded sub-process's content moves with its scope
+        ancestor = node_id
+        while ancestor not in scope_of and parents.get(ancestor) is not None:
+            ancestor = str(parents[ancestor])
+        if ancestor in scope_of:
+            scope_of[node_id] = scope_of[ancestor]
+    boxes = {n.id: n for n in result.nodes}
     moves: dict[int, Point] = {}
     frames: dict[int, Box] = {}
     left, top = None, 0.0

@@ -32,7 +32,7 @@ import defusedxml.ElementTree as SafeET
 
 from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.bpmn_frames import frames
-from renderer.bpmn_model import BpmnModel, Scope
+from renderer.bpmn_model import BpmnModel, Scope, expanded_ids
 from renderer.diagram import Diagram
 from renderer.svg import edge_label_box, edge_labels
 
@@ -65,25 +65,40 @@ def write_bpmn(diagram: Diagram, result: LayoutResult) -> bytes:
         raise BpmnWriteError("format bpmn needs BPMN input (a .bpmn file); this input is "
                              "not BPMN")
     boxes = {n.id: n for n in result.nodes}
+    expanded = expanded_ids(diagram.graph.all_nodes())
     shift = _shift(model, boxes, result)
     used_ids = {m.decode("utf-8", "replace") for m in _ID_ATTRIBUTE.findall(model.source)}
     labels = edge_labels(diagram)
     routes = {r.id: r for r in result.edges}
     blocks = []
-    for index, plane in enumerate(_planes(model)):
-        blocks.append(_diagram_xml(plane, index, model, boxes, routes, labels, shift, used_ids))
+    for index, plane in enumerate(_planes(model, expanded)):
+        blocks.append(_diagram_xml(plane, index, model, boxes, routes, labels, shift, used_ids,
+                                   expanded))
     output = _splice(model.source, "\n".join(blocks))
     SafeET.fromstring(output, forbid_dtd=True)  # must parse: a bug here is not a user error
     return output
 
 
-def _planes(model: BpmnModel) -> list[_Plane]:
+def _planes(model: BpmnModel, expanded: frozenset[str]) -> list[_Plane]:
+    """One plane per process (or one for the collaboration) and one per collapsed
+    sub-process; an expanded sub-process's content is drawn in its parent's plane."""
+    content = {s.id: s.node_ids for s in model.sub_scopes if s.id in expanded}
+
+    def with_content(ids: tuple[str, ...]) -> tuple[str, ...]:
+        out: list[str] = []
+        for i in ids:
+            out.append(i)
+            out += with_content(content.get(i, ()))
+        return tuple(out)
+
     if model.collaboration_id is not None:
-        ids = tuple(i for scope in model.main_scopes for i in scope.node_ids)
+        ids = with_content(tuple(i for scope in model.main_scopes for i in scope.node_ids))
         planes = [_Plane(model.collaboration_id, model.main_scopes, ids)]
     else:
-        planes = [_Plane(scope.id, (), scope.node_ids) for scope in model.main_scopes]
-    planes += [_Plane(scope.id, (), scope.node_ids) for scope in model.sub_scopes]
+        planes = [_Plane(scope.id, (), with_content(scope.node_ids))
+                  for scope in model.main_scopes]
+    planes += [_Plane(scope.id, (), with_content(scope.node_ids))
+               for scope in model.sub_scopes if scope.id not in expanded]
     return planes
 
 
@@ -117,7 +132,7 @@ def _bounds(box: Box, shift: Point) -> str:
 
 def _diagram_xml(plane: _Plane, index: int, model: BpmnModel, boxes: Mapping[str, NodeBox],
                  routes: Mapping[str, EdgeRoute], labels: Mapping[str, str], shift: Point,
-                 used: set[str]) -> str:
+                 used: set[str], expanded: frozenset[str]) -> str:
     diagram_id = _unique(f"BPMNDiagram_wfr_{index + 1}", used)
     plane_id = _unique(f"BPMNPlane_wfr_{index + 1}", used)
     lines = [f'  <bpmndi:BPMNDiagram xmlns:bpmndi="{DI}" xmlns:dc="{DC}" xmlns:di="{DD_DI}" '
@@ -132,7 +147,9 @@ def _diagram_xml(plane: _Plane, index: int, model: BpmnModel, boxes: Mapping[str
         box = boxes.get(node_id)
         if box is None:
             continue
-        extra = ' isExpanded="false"' if node_id in sub_processes else ""
+        extra = ""
+        if node_id in sub_processes:
+            extra = f' isExpanded="{"true" if node_id in expanded else "false"}"'
         label = _outside_label(node_id, box, model)
         lines.append(_shape(node_id, box.box, shift, used, extra=extra, label=label))
     for flow_id, (source, _) in model.flow_ends.items():

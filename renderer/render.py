@@ -119,9 +119,11 @@ def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
         return diagram
     notes = []
     if GraphFeature.COMPOUND in needs - features:
-        clusters = sum(1 for n in diagram.graph.all_nodes() if n.children)
-        notes.append(f"{clusters} cluster(s) drawn without their box: engine '{engine}' "
-                     "does not lay out compound nodes (elkjs does)")
+        count = sum(1 for n in diagram.graph.all_nodes() if n.children)
+        what = ("sub-process(es) drawn collapsed, their content in a frame of its own"
+                if diagram.bpmn is not None else "cluster(s) drawn without their box")
+        notes.append(f"{count} {what}: engine '{engine}' does not lay out compound nodes "
+                     "(elkjs does)")
     if GraphFeature.PORTS in needs - features:
         ends = sum((e.source_port is not None) + (e.target_port is not None)
                    for e in diagram.graph.edges)

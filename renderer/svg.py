@@ -37,6 +37,7 @@ from svgwrite.container import Group
 
 from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.bpmn_frames import Frame, frames
+from renderer.bpmn_model import expanded_ids
 from renderer.diagram import Diagram, EdgeState, EdgeView, NodeView, StepKind
 from renderer.figures import DASH_ARRAYS, EdgeEnd, EdgeFigure
 from renderer.fonts import measure_text
@@ -91,7 +92,7 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
         compounds = drawing.add(drawing.g(id="compound-nodes"))
         for node in result.nodes:
             if node.id in parents:
-                compounds.add(_any_node(drawing, node, scene.view(node.id)))
+                compounds.add(_any_node(drawing, node, scene.view(node.id), compound=True))
     edges = drawing.add(drawing.g(id="edges"))
     for route in result.edges:
         edges.add(_edge(drawing, scene, route))
@@ -134,9 +135,11 @@ class _Scene:
         return self.node_views.get(node_id) or NodeView(StepKind.PLAIN, node_id)
 
 
-def _any_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group:
-    return draw_node(drawing, node, view) if view.figure is None else draw_figure_node(
-        drawing, node, view)
+def _any_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView,
+              *, compound: bool = False) -> Group:
+    if view.figure is None:
+        return draw_node(drawing, node, view)
+    return draw_figure_node(drawing, node, view, compound=compound)
 
 
 def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:
@@ -146,7 +149,8 @@ def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:
         return []
     boxes = {n.id: n for n in result.nodes}
     pools = model.main_scopes if model.collaboration_id is not None else ()
-    return frames((*pools, *model.sub_scopes), boxes)
+    expanded = expanded_ids(diagram.graph.all_nodes())
+    return frames((*pools, *(s for s in model.sub_scopes if s.id not in expanded)), boxes)
 
 
 def _frames(drawing: svgwrite.Drawing, scope_frames: list[Frame]) -> Group:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import svgwrite
@@ -205,10 +206,15 @@ def _paint_attributes(figure: Figure) -> dict[str, str]:
     return out
 
 
-def draw_figure_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group:
-    """The ``<g>`` of a node with a figure: outline, record fields, marker and text."""
+def draw_figure_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView,
+                     *, compound: bool = False) -> Group:
+    """The ``<g>`` of a node with a figure: outline, record fields, marker and text. A
+    ``compound`` node (a cluster, an expanded sub-process) has its title at the top."""
     figure = view.figure
     assert figure is not None
+    if compound and figure.bpmn is not None:
+        figure = replace(figure, bpmn=replace(figure.bpmn, collapsed=False,
+                                              marker=BpmnMarker.NONE))
     group = drawing.g(id=xml_safe(f"node-{node.id}"),
                       class_=f"node figure-{figure.outline.value}")
     group["data-step-id"] = xml_safe(node.id)
@@ -234,6 +240,10 @@ def draw_figure_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -
     elif figure.outline is Outline.CLUSTER:
         if view.title:
             group.add(text_lines(drawing, view.title, box.center.x, box.y + 4, text_colour))
+    elif compound:  # an expanded sub-process: its name in the top-left corner, one line
+        if view.title:
+            group.add(text_lines(drawing, " ".join(view.title.split()), box.x + 8,
+                                 box.y + 6, text_colour, anchor="start"))
     elif figure.text_below:
         if view.title:
             group.add(text_lines(drawing, view.title, box.center.x,

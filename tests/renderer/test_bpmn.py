@@ -324,3 +324,31 @@ def test_service_refuses_entity_attacks_with_400(client: TestClient) -> None:
                            headers={"content-type": "application/xml"})
     assert response.status_code == 400
     assert "DTD" in response.json()["error"]
+
+
+def test_sub_process_is_expanded_where_the_engine_lays_out_compound_nodes() -> None:
+    _engine_available("elkjs")
+    path = FILES / "claim-with-timer.bpmn"
+    rendering = render_timed(path.read_bytes(), filename=path.name, fmt=OutputFormat.JSON,
+                             engine="elkjs", options=LayoutOptions(), runner=_direct,
+                             given_options=frozenset())
+    assess = rendering.result.node("Assess")
+    for inner in ("AssessStart", "Review", "WaitFor", "AssessEnd"):
+        box = rendering.result.node(inner)
+        assert box.parent == "Assess"
+        assert assess.x <= box.x and box.x + box.width <= assess.x + assess.width
+    root = ET.fromstring(_render(path, OutputFormat.BPMN, "elkjs"))
+    planes = [p.get("bpmnElement") for p in root.iter(f"{{{DI}}}BPMNPlane")]
+    assert planes == ["Claim"]  # the content is in the process's plane
+    shape = next(s for s in root.iter(f"{{{DI}}}BPMNShape") if s.get("bpmnElement") == "Assess")
+    assert shape.get("isExpanded") == "true"
+
+
+def test_engines_without_compound_nodes_draw_sub_processes_collapsed_with_a_warning() -> None:
+    path = FILES / "claim-with-timer.bpmn"
+    rendering = render_timed(path.read_bytes(), filename=path.name, fmt=OutputFormat.JSON,
+                             engine="layered", options=LayoutOptions(), runner=_direct,
+                             given_options=frozenset())
+    assert rendering.result.node("Review").parent is None
+    assert any("1 sub-process(es) drawn collapsed" in w
+               for w in rendering.result.diagnostics.warnings)
