@@ -58,7 +58,7 @@ def stack_scopes(diagram: Diagram, result: LayoutResult) -> LayoutResult:
     frames: dict[int, Box] = {}
     left, top = None, 0.0
     for i, scope in enumerate(scopes):
-        frame = scope_frame(scope, boxes)
+        frame = scope_frame(scope, boxes, result.edges)
         if frame is None:
             continue
         left = frame.box.x if left is None else left

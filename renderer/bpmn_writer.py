@@ -104,8 +104,9 @@ def _planes(model: BpmnModel, expanded: frozenset[str]) -> list[_Plane]:
 
 def _shift(model: BpmnModel, boxes: Mapping[str, NodeBox], result: LayoutResult) -> Point:
     scopes = model.main_scopes if model.collaboration_id is not None else ()
-    xs = [b.x for b in boxes.values()] + [f.box.x for f in frames(scopes, boxes)]
-    ys = [b.y for b in boxes.values()] + [f.box.y for f in frames(scopes, boxes)]
+    found = frames(scopes, boxes, result.edges)
+    xs = [b.x for b in boxes.values()] + [f.box.x for f in found]
+    ys = [b.y for b in boxes.values()] + [f.box.y for f in found]
     xs += [p.x for r in result.edges for p in r.points]
     ys += [p.y for r in result.edges for p in r.points]
     return Point(ORIGIN_MARGIN - min(xs, default=0.0), ORIGIN_MARGIN - min(ys, default=0.0))
@@ -138,7 +139,7 @@ def _diagram_xml(plane: _Plane, index: int, model: BpmnModel, boxes: Mapping[str
     lines = [f'  <bpmndi:BPMNDiagram xmlns:bpmndi="{DI}" xmlns:dc="{DC}" xmlns:di="{DD_DI}" '
              f'id="{diagram_id}">',
              f'    <bpmndi:BPMNPlane id="{plane_id}" bpmnElement={quoteattr(plane.element)}>']
-    for frame in frames(plane.pools, boxes):
+    for frame in frames(plane.pools, boxes, routes.values()):
         lines.append(_shape(frame.scope.id, frame.box, shift, used,
                             extra=' isHorizontal="true"'))
     sub_processes = {s.id for s in model.sub_scopes}

@@ -150,7 +150,8 @@ def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:
     boxes = {n.id: n for n in result.nodes}
     pools = model.main_scopes if model.collaboration_id is not None else ()
     expanded = expanded_ids(diagram.graph.all_nodes())
-    return frames((*pools, *(s for s in model.sub_scopes if s.id not in expanded)), boxes)
+    return frames((*pools, *(s for s in model.sub_scopes if s.id not in expanded)), boxes,
+                  result.edges)
 
 
 def _frames(drawing: svgwrite.Drawing, scope_frames: list[Frame]) -> Group:

@@ -352,3 +352,28 @@ def test_engines_without_compound_nodes_draw_sub_processes_collapsed_with_a_warn
     assert rendering.result.node("Review").parent is None
     assert any("1 sub-process(es) drawn collapsed" in w
                for w in rendering.result.diagnostics.warnings)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_flow_inside_a_pool_stays_inside_its_pool(engine: str) -> None:
+    _engine_available(engine)
+    root = ET.fromstring(_render(FILES / "two-pools.bpmn", OutputFormat.BPMN, engine))
+    bounds = {s.get("bpmnElement"): s.find(f"{{{DC}}}Bounds")
+              for s in root.iter(f"{{{DI}}}BPMNShape")}
+    pools = {"Customer": {"Hungry", "SendOrder", "InvoiceArrived", "Pay", "Paid"}}
+    pools["Shop"] = {"OrderArrived", "Price", "Extras", "Wrap", "Insure", "ExtrasDone",
+                     "SendInvoice", "Invoiced"}
+    flows = {f.get("id"): (f.get("sourceRef"), f.get("targetRef"))
+             for f in root.iter(f"{{{MODEL}}}sequenceFlow")}
+    for edge in root.iter(f"{{{DI}}}BPMNEdge"):
+        ends = flows.get(edge.get("bpmnElement"))
+        if ends is None:
+            continue
+        pool = next(name for name, members in pools.items() if ends[0] in members)
+        box = bounds[pool]
+        assert box is not None
+        x0, y0 = float(box.get("x", 0)), float(box.get("y", 0))
+        x1, y1 = x0 + float(box.get("width", 0)), y0 + float(box.get("height", 0))
+        for p in edge.iter(f"{{{DD_DI}}}waypoint"):
+            x, y = float(p.get("x", 0)), float(p.get("y", 0))
+            assert x0 <= x <= x1 and y0 <= y <= y1, (edge.get("bpmnElement"), x, y, pool)
