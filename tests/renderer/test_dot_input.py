@@ -278,6 +278,9 @@ def test_clusters_are_compound_nodes_drawn_as_labelled_boxes_with_elkjs() -> Non
     assert parents["cluster_inner"] == "cluster_front" and parents["ship"] is None
     front, take = result.node("cluster_front"), result.node("take")
     assert front.x <= take.x and take.x + take.width <= front.x + front.width
+    # room for the label at the top: one 12 px line plus its 4 px padding above and below
+    _, line = measure_text("Front office", 12.0)
+    assert take.y >= front.y + line + 8
     assert b">Front office</text>" in svg and b'class="node figure-cluster"' in svg
 
 
