@@ -2,8 +2,9 @@
 
 What a Graphviz user writes is kept where our drawing can show it:
 
-- ``rankdir`` (TB, LR, BT, RL) becomes the diagram's default ``direction``; an option
-  the caller gives wins over it.
+- ``rankdir`` (TB, LR, BT, RL) becomes the diagram's ``direction``, ``nodesep`` and
+  ``ranksep`` (inches) its ``node_spacing`` and ``layer_spacing``; an option the caller
+  gives wins over them.
 - Shapes (:data:`DOT_OUTLINES`: box, ellipse, circle, doublecircle, diamond, plaintext,
   plain, point, note, tab, folder, cylinder, hexagon, record, ...) are drawn as such;
   the layout clips routes to ellipses, circles and diamonds, and to the box otherwise.
@@ -267,20 +268,43 @@ def _nest(tree: tuple[_Cluster, ...], nodes: list[Node]) -> tuple[Node, ...]:
     return (*roots, *(n for n in nodes if n.id not in home))
 
 
+SPACING_ATTRIBUTES: Mapping[str, str] = {"nodesep": "node_spacing",
+                                         "ranksep": "layer_spacing"}
+"""Graph attributes in inches and the layout option each one sets (in px)."""
+
+
 def _graph_defaults(agraph: Any) -> tuple[dict[str, object], list[str]]:
-    """Layout options the graph asks for (``rankdir``) and what it asked for in vain."""
+    """Layout options the graph asks for (``rankdir``, ``nodesep``, ``ranksep``) and what
+    it asked for in vain.
+
+    >>> _graph_defaults(parse_dot("digraph { ranksep=1; nodesep=0.25; rankdir=RL }"))
+    ({'direction': 'RightToLeft', 'node_spacing': 18.0, 'layer_spacing': 72.0}, [])
+    """
+    values: dict[str, object] = {}
+    warnings: list[str] = []
     rankdir = str(agraph.graph_attr.get("rankdir") or "").strip().upper()
-    if not rankdir:
-        return {}, []
     direction = RANKDIR_DIRECTIONS.get(rankdir)
-    if direction is None:
-        return {}, [f"rankdir={rankdir} is not TB, LR, BT or RL; drawn top to bottom"]
-    try:
-        parse_direction(direction)
-    except InvalidOptionError:
-        return {}, [f"rankdir={rankdir} needs the {direction} direction, which this build "
-                    "lacks; drawn top to bottom"]
-    return {"direction": direction}, []
+    if rankdir and direction is None:
+        warnings.append(f"rankdir={rankdir} is not TB, LR, BT or RL; drawn top to bottom")
+    elif direction is not None:
+        try:
+            parse_direction(direction)
+            values["direction"] = direction
+        except InvalidOptionError:
+            warnings.append(f"rankdir={rankdir} needs the {direction} direction, which this "
+                            "build lacks; drawn top to bottom")
+    for attribute, option in SPACING_ATTRIBUTES.items():
+        raw = str(agraph.graph_attr.get(attribute) or "").split()
+        try:
+            inches = float(raw[0]) if raw else math.nan
+        except ValueError:
+            inches = math.nan
+        if math.isfinite(inches) and 0.02 <= inches <= 10:
+            values[option] = round(inches * PIXELS_PER_INCH, 2)
+        elif raw:
+            warnings.append(f"{attribute}={' '.join(raw)} is not a number of inches from "
+                            "0.02 to 10; ignored")
+    return values, warnings
 
 
 def _subgraph_warnings(agraph: Any) -> list[str]:

@@ -72,6 +72,13 @@ def test_the_callers_direction_wins_over_rankdir() -> None:
     assert result.node("b").y > result.node("a").y
 
 
+def test_ranksep_and_nodesep_set_the_spacings() -> None:
+    _skip_without("graphviz")
+    _, result = _render("digraph { ranksep=1; a -> b }", OutputFormat.JSON, "graphviz")
+    a, b = result.node("a"), result.node("b")
+    assert math.isclose(b.y, a.y + a.height + 72, abs_tol=0.01)  # 1 in = 72 px between ranks
+
+
 def test_unknown_rankdir_is_a_warning() -> None:
     diagram = read_diagram("digraph { rankdir=XY; a -> b }")
     assert diagram.option_values == {}
