@@ -97,6 +97,9 @@ def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
     if _looks_like_bpmn(raw, filename):
         from renderer.bpmn_reader import BpmnReadError, read_bpmn
 
+        size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+        if size > INPUT_LIMITS.max_bytes:
+            raise ReaderError(f"input has {size} bytes; the limit is {INPUT_LIMITS.max_bytes}")
         try:
             diagram = read_bpmn(raw.encode("utf-8") if isinstance(raw, str) else raw,
                                 default_name=name)

@@ -251,6 +251,15 @@ def test_entity_attacks_are_refused(data: bytes) -> None:
         read_diagram(data, filename="attack.bpmn")
 
 
+def test_oversized_bpmn_is_refused_before_parsing() -> None:
+    from renderer.readers import INPUT_LIMITS
+
+    huge = (b'<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">'
+            + b" " * INPUT_LIMITS.max_bytes + b"</definitions>")
+    with pytest.raises(ReaderError, match="the limit is 20000000"):
+        read_diagram(huge)
+
+
 def test_deep_nesting_is_refused() -> None:
     deep = (b'<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">'
             + b"<extensionElements>" * 150 + b"</extensionElements>" * 150 + b"</definitions>")
