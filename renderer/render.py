@@ -29,7 +29,7 @@ from layouts.errors import (
 )
 from layouts.graph import Graph, GraphFeature
 from layouts.options import LayoutOptions
-from layouts.registry import get_provider, provider_features
+from layouts.registry import get_provider, provider_features, provider_names
 from layouts.result import LayoutResult
 from renderer.bpmn_attach import attach_boundary_events
 from renderer.bpmn_stack import stack_scopes
@@ -118,18 +118,28 @@ def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
     if needs <= features:
         return diagram
     notes = []
+    able = {feature: ", ".join(name for name in provider_names()
+                               if feature in _features(name)) or "none here"
+            for feature in needs - features}
     if GraphFeature.COMPOUND in needs - features:
         count = sum(1 for n in diagram.graph.all_nodes() if n.children)
         what = ("sub-process(es) drawn collapsed, their content in a frame of its own"
                 if diagram.bpmn is not None else "cluster(s) drawn without their box")
         notes.append(f"{count} {what}: engine '{engine}' does not lay out compound nodes "
-                     "(elkjs does)")
+                     f"({able[GraphFeature.COMPOUND]} do)")
     if GraphFeature.PORTS in needs - features:
         ends = sum((e.source_port is not None) + (e.target_port is not None)
                    for e in diagram.graph.edges)
         notes.append(f"{ends} edge end(s) at a record field attach to the whole node: "
-                     f"engine '{engine}' does not lay out ports (elkjs does)")
+                     f"engine '{engine}' does not lay out ports ({able[GraphFeature.PORTS]} do)")
     return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, *notes))
+
+
+def _features(engine: str) -> frozenset[GraphFeature]:
+    try:
+        return provider_features(get_provider(engine))
+    except Exception:  # a broken third-party provider supports nothing here
+        return frozenset()
 
 
 def render_timed(

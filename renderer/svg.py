@@ -49,6 +49,7 @@ from renderer.styles import (
     LOOP_BACK_DASH,
     EdgeStyle,
 )
+from renderer.svg_compound import draw_compound, draw_port
 from renderer.svg_figures import DEFAULT_STROKE, draw_figure_node, text_lines
 from renderer.svg_nodes import draw_node, draw_text, xml_safe
 from renderer.svg_nodes import format_number as _n
@@ -87,22 +88,29 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
                              fill="#ffffff", id="background"))
     if scope_frames:
         drawing.add(_frames(drawing, scope_frames))
-    parents = {n.parent for n in result.nodes if n.parent is not None}
-    if parents:  # compound nodes under the edges that run into them
-        compounds = drawing.add(drawing.g(id="compound-nodes"))
+    compound = {n.id for n in diagram.graph.all_nodes() if n.children}
+    if compound:  # behind the edges and nodes they hold, outer ones first
+        groups = drawing.add(drawing.g(id="compound-nodes"))
         for node in result.nodes:
-            if node.id in parents:
-                compounds.add(_any_node(drawing, node, scene.view(node.id), compound=True))
+            if node.id in compound:
+                view = scene.view(node.id)
+                groups.add(draw_compound(drawing, node, view.title) if view.figure is None
+                           else draw_figure_node(drawing, node, view, compound=True))
     edges = drawing.add(drawing.g(id="edges"))
     for route in result.edges:
         edges.add(_edge(drawing, scene, route))
     nodes = drawing.add(drawing.g(id="nodes"))
     for node in result.nodes:
-        if node.id in parents:
+        if node.id in compound:
             continue
         view = scene.view(node.id)
         nodes.add(draw_node(drawing, node, view) if view.figure is None
                   else draw_figure_node(drawing, node, view))
+    shown_ports = [p for p in result.ports if scene.view(p.node).figure is None]
+    if shown_ports:  # a DOT record's ports are its fields, drawn with it
+        ports = drawing.add(drawing.g(id="ports"))
+        for port in shown_ports:
+            ports.add(draw_port(drawing, port))
     labels = drawing.add(drawing.g(id="edge-labels"))
     for route in result.edges:
         label = _edge_label(drawing, scene, route)
@@ -125,7 +133,7 @@ class _Scene:
     @classmethod
     def of(cls, diagram: Diagram) -> _Scene:
         views = {n.id: diagram.nodes.get(n.id) or NodeView(StepKind.PLAIN, n.label or n.id)
-                 for n in diagram.graph.nodes}
+                 for n in diagram.graph.all_nodes()}
         views.update({key: view for key, view in diagram.nodes.items() if key not in views})
         edge_views = {e.id: diagram.edge_view(e.id) for e in diagram.graph.edges}
         return cls(diagram, views, edge_views, edge_labels(diagram),
@@ -133,13 +141,6 @@ class _Scene:
 
     def view(self, node_id: str) -> NodeView:
         return self.node_views.get(node_id) or NodeView(StepKind.PLAIN, node_id)
-
-
-def _any_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView,
-              *, compound: bool = False) -> Group:
-    if view.figure is None:
-        return draw_node(drawing, node, view)
-    return draw_figure_node(drawing, node, view, compound=compound)
 
 
 def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:

@@ -277,9 +277,10 @@ CLUSTERS = """digraph {
   check -> check2 -> ship; ship [shape=box] }"""
 
 
-def test_clusters_are_compound_nodes_drawn_as_labelled_boxes_with_elkjs() -> None:
-    _skip_without("elkjs")
-    svg, result = _render(CLUSTERS, OutputFormat.SVG, "elkjs")
+@pytest.mark.parametrize("engine", ["elkjs", "graphviz"])
+def test_clusters_are_compound_nodes_drawn_as_labelled_boxes(engine: str) -> None:
+    _skip_without(engine)
+    svg, result = _render(CLUSTERS, OutputFormat.SVG, engine)
     parents = {n.id: n.parent for n in result.nodes}
     assert parents["take"] == "cluster_front" and parents["check2"] == "cluster_inner"
     assert parents["cluster_inner"] == "cluster_front" and parents["ship"] is None
@@ -291,7 +292,7 @@ def test_clusters_are_compound_nodes_drawn_as_labelled_boxes_with_elkjs() -> Non
     assert b">Front office</text>" in svg and b'class="node figure-cluster"' in svg
 
 
-@pytest.mark.parametrize("engine", ["layered", "graphviz", "grandalf"])
+@pytest.mark.parametrize("engine", ["layered", "grandalf"])
 def test_engines_without_compound_nodes_draw_the_clusters_flat_with_a_warning(
         engine: str) -> None:
     _skip_without(engine)
