@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import defusedxml
 import defusedxml.ElementTree as SafeET
@@ -239,8 +239,6 @@ def _expanded(flat: Graph, main_scopes: tuple[Scope, ...], sub_scopes: list[Scop
         base = by_id[node_id]
         if node_id not in content:
             return base
-        from dataclasses import replace
-
         children = tuple(node(i) for i in content[node_id] if i not in boundaries)
         width, height = measure_text(base.label or " ", DOT_LABEL_TEXT.size)
         return replace(base, children=children, label_width=float(math.ceil(width)) + 12,
@@ -257,8 +255,6 @@ def _expanded(flat: Graph, main_scopes: tuple[Scope, ...], sub_scopes: list[Scop
 def _hosted(edge: Edge, hosts: Mapping[str, str]) -> Edge:
     """A flow out of a boundary event is laid out as leaving the event's host."""
     if edge.source in hosts or edge.target in hosts:
-        from dataclasses import replace
-
         return replace(edge, source=hosts.get(edge.source, edge.source),
                        target=hosts.get(edge.target, edge.target))
     return edge
@@ -393,9 +389,8 @@ def _condition(flow: ET.Element) -> str | None:
 
 
 def _read_flows(container: ET.Element, reading: _Reading, defaults: set[str | None]) -> None:
-    gateways = {n.id for n in reading.nodes
-                if reading.views[n.id].figure is not None
-                and reading.views[n.id].figure.outline is Outline.BPMN_GATEWAY}  # type: ignore[union-attr]
+    gateways = {node_id for node_id, view in reading.views.items()
+                if view.figure is not None and view.figure.outline is Outline.BPMN_GATEWAY}
     for name, flow in _model_children(container):
         if name != "sequenceFlow":
             continue

@@ -52,6 +52,7 @@ from renderer.colours import read_colour
 from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
 from renderer.dot_labels import (
     HTML_MARK,
+    RecordField,
     RecordSyntaxError,
     html_text,
     mark_html_strings,
@@ -506,9 +507,8 @@ def _record_ports(node_id: str, figure: Figure, width: float, height: float,
     return tuple(ports)
 
 
-def _record_texts(field: Any, node_id: str, graph_name: str) -> Any:
-    from dataclasses import replace
-
+def _record_texts(field: RecordField, node_id: str, graph_name: str) -> RecordField:
+    """The record with every field's escapes read (a lone ``\\N`` is the node's name)."""
     if not field.children:
         return replace(field, text=_label_text(field.text, "", graph_name)
                        if field.text != "\\N" else node_id)
