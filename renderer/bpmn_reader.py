@@ -242,8 +242,7 @@ def _expanded(flat: Graph, main_scopes: tuple[Scope, ...], sub_scopes: list[Scop
         children = tuple(node(i) for i in content[node_id] if i not in boundaries)
         width, height = measure_text(base.label or " ", DOT_LABEL_TEXT.size)
         return replace(base, children=children, label_width=float(math.ceil(width)) + 12,
-                       label_height=float(math.ceil(height)) + 8,
-                       layout_options=(("elk.nodeLabels.placement", "[H_LEFT, V_TOP, INSIDE]"),))
+                       label_height=float(math.ceil(height)) + 8)
 
     roots = tuple(node(i) for scope in main_scopes for i in scope.node_ids
                   if i not in boundaries)

@@ -117,11 +117,6 @@ _WIDENED = {Outline.ELLIPSE: math.sqrt(2), Outline.HEXAGON: 1.25, Outline.OCTAGO
 """How much wider than the label box a shape must be for the label to fit inside."""
 
 
-COMPOUND_LABEL_OPTIONS = (("elk.nodeLabels.placement", "[H_CENTER, V_TOP, INSIDE]"),)
-"""A cluster's label sits inside its box at the top, with room kept for it (ELK's
-names: only the compound graph carries them, and only elkjs lays that out)."""
-
-
 class DotReadError(ValueError):
     """The text is not DOT that can be read, or pygraphviz is missing."""
 
@@ -263,7 +258,7 @@ def _nest(tree: tuple[_Cluster, ...], nodes: list[Node]) -> tuple[Node, ...]:
         width, height = cluster.label_size
         return Node(cluster.id, max(width, MIN_SIZE), max(height, MIN_SIZE), label=
                     cluster.view.title, children=tuple(children), label_width=width,
-                    label_height=height, layout_options=COMPOUND_LABEL_OPTIONS)
+                    label_height=height)
 
     roots = [compound(c) for c in tree]
     return (*roots, *(n for n in nodes if n.id not in home))

@@ -27,7 +27,7 @@ from layouts.errors import (
     ProviderUnavailableError,
     UnknownEngineError,
 )
-from layouts.graph import Graph, GraphFeature
+from layouts.graph import Graph, GraphFeature, Node
 from layouts.options import LayoutOptions
 from layouts.registry import get_provider, provider_features, provider_names
 from layouts.result import LayoutResult
@@ -135,6 +135,32 @@ def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
     return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, *notes))
 
 
+INSIDE_TOP_LABEL = ("elk.nodeLabels.placement", "[H_CENTER, V_TOP, INSIDE]")
+"""Where a DOT cluster's or an expanded sub-process's name goes: inside the top of its
+box, with room kept for it (without it ELK draws the name over the first child)."""
+
+
+def labels_inside(graph: Graph) -> Graph:
+    """``graph`` with :data:`INSIDE_TOP_LABEL` on every labelled compound node that names
+    no label placement of its own (for elkjs; other engines keep the room themselves).
+
+    >>> from layouts.graph import Node
+    >>> g = labels_inside(Graph((Node("c", 9, 9, "rect", "C", children=(Node("a", 9, 9),),
+    ...                              label_width=9, label_height=9),)))
+    >>> g.nodes[0].layout_options
+    (('elk.nodeLabels.placement', '[H_CENTER, V_TOP, INSIDE]'),)
+    """
+    def placed(node: Node) -> Node:
+        children = tuple(placed(child) for child in node.children)
+        options = node.layout_options
+        if children and node.label and not any("nodeLabels.placement" in key
+                                                for key, _ in options):
+            options = (*options, INSIDE_TOP_LABEL)
+        return replace(node, children=children, layout_options=options)
+
+    return replace(graph, nodes=tuple(placed(n) for n in graph.nodes))
+
+
 def _features(engine: str) -> frozenset[GraphFeature]:
     try:
         return provider_features(get_provider(engine))
@@ -164,6 +190,8 @@ def render_timed(
         raise BpmnWriteError("format bpmn needs BPMN input (a .bpmn file); this input is "
                              "not BPMN")
     diagram = flat_if_needed(diagram, engine)
+    if engine == "elkjs" and (diagram.bpmn is not None or diagram.flat_fallback is not None):
+        diagram = replace(diagram, graph=labels_inside(diagram.graph))
     result = runner(diagram.graph, engine, resolve_options(diagram, options, given_options))
     result = stack_scopes(diagram, attach_boundary_events(diagram, result))
     if diagram.warnings:

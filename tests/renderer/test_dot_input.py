@@ -290,6 +290,7 @@ def test_clusters_are_compound_nodes_drawn_as_labelled_boxes(engine: str) -> Non
     _, line = measure_text("Front office", 12.0)
     assert take.y >= front.y + line + 8
     assert b">Front office</text>" in svg and b'class="node figure-cluster"' in svg
+    assert not result.diagnostics.warnings  # no ELK-only option reaches graphviz
 
 
 @pytest.mark.parametrize("engine", ["layered", "grandalf"])
