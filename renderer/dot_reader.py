@@ -346,24 +346,33 @@ def parse_dot(text: str) -> Any:
         raise DotReadError(f"not valid DOT: {exc}") from None
 
 
+def syntax_check_command() -> list[str] | None:
+    """Graphviz's parse-only ``gc`` (it counts nodes and edges), else ``dot -Tcanon``
+    (which lays the graph out as well: 3.3 s instead of 0.2 s for 3,000 record nodes);
+    ``None`` without Graphviz's tools."""
+    gc, dot = shutil.which("gc"), shutil.which("dot")
+    if gc is not None:
+        return [gc]
+    return [dot, "-Tcanon"] if dot is not None else None
+
+
 def _syntax_problem(text: str) -> str | None:
     """Graphviz's own message (with its line number) for text that failed to parse;
-    ``None`` when it parses (or dot is not installed: pygraphviz then reports alone)."""
-    dot = shutil.which("dot")
-    if dot is None:
+    ``None`` when it parses (or Graphviz's tools are not installed: pygraphviz then
+    reports alone)."""
+    command = syntax_check_command()
+    if command is None:
         return None
     try:
-        done = subprocess.run([dot, "-Tcanon"], input=text.encode("utf-8"),
+        done = subprocess.run(command, input=text.encode("utf-8"),
                               capture_output=True, timeout=SYNTAX_CHECK_SECONDS, check=False)
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode == 0:
         return None
     message = done.stderr.decode("utf-8", "replace").strip().replace("<stdin>: ", "")
     lines = [line.removeprefix("Error: ") for line in message.splitlines()]
     syntax = [line for line in lines if "syntax error" in line]
-    # only a parse error counts: dot also fails on what its own drawing needs (an <IMG>
-    # file that is not there), which our drawing never reads
+    # only a parse error counts (gc exits 0 even then): dot also fails on what its own
+    # drawing needs (an <IMG> file that is not there), which our drawing never reads
     return syntax[0] if syntax else None
 
 

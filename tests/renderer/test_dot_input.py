@@ -327,3 +327,15 @@ def test_service_refuses_a_gzip_bomb_with_400(client: TestClient) -> None:
     response = client.post("/api/render", content=bomb)
     assert response.status_code == 400
     assert "decompresses to more than" in response.json()["error"]
+
+
+@pytest.mark.parametrize("hidden", ["", "gc"])
+def test_syntax_errors_name_their_line_with_gc_or_dot(monkeypatch: pytest.MonkeyPatch,
+                                                      hidden: str) -> None:
+    if shutil.which("dot") is None:
+        pytest.skip("needs Graphviz's tools")
+    real_which = shutil.which
+    monkeypatch.setattr(dot_reader.shutil, "which",
+                        lambda name: None if name == hidden else real_which(name))
+    with pytest.raises(ReaderError, match="syntax error in line 3"):
+        read_diagram("digraph {\n  a ->\n}\n")
