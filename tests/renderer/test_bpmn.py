@@ -386,3 +386,9 @@ def test_every_flow_inside_a_pool_stays_inside_its_pool(engine: str) -> None:
         for p in edge.iter(f"{{{DD_DI}}}waypoint"):
             x, y = float(p.get("x", 0)), float(p.get("y", 0))
             assert x0 <= x <= x1 and y0 <= y <= y1, (edge.get("bpmnElement"), x, y, pool)
+
+
+@pytest.mark.parametrize("fmt", [OutputFormat.SVG, OutputFormat.BPMN])
+def test_same_input_gives_the_same_bytes(fmt: OutputFormat) -> None:
+    path = FILES / "claim-with-timer.bpmn"
+    assert _render(path, fmt) == _render(path, fmt)

@@ -339,3 +339,9 @@ def test_syntax_errors_name_their_line_with_gc_or_dot(monkeypatch: pytest.Monkey
                         lambda name: None if name == hidden else real_which(name))
     with pytest.raises(ReaderError, match="syntax error in line 3"):
         read_diagram("digraph {\n  a ->\n}\n")
+
+
+def test_same_dot_gives_the_same_svg() -> None:
+    text = ('digraph { rankdir=LR; node [shape=record]; s [label="<a> x|{y|<b> z}"];'
+            ' subgraph cluster_c { label=C; t; u } s:a -> t; s:b -> u; t -> u [color=red] }')
+    assert _render(text)[0] == _render(text)[0]
