@@ -140,11 +140,12 @@ def test_record_fields_are_drawn_and_ports_named() -> None:
                for w in result.diagnostics.warnings)  # layered lays out no ports
 
 
-def test_record_fields_are_ports_where_the_engine_has_ports() -> None:
-    _skip_without("elkjs")
+@pytest.mark.parametrize("engine", ["elkjs", "graphviz"])
+def test_record_fields_are_ports_where_the_engine_has_ports(engine: str) -> None:
+    _skip_without(engine)
     text = ('digraph { node [shape=record]; s [label="<in> input|<mid> middle|<out> output"];'
             " t; u; s:out -> t; u -> s:in }")
-    _, result = _render(text, OutputFormat.JSON, "elkjs")
+    _, result = _render(text, OutputFormat.JSON, engine)
     s = result.node("s")
     figure = read_diagram(text).nodes["s"].figure
     assert figure is not None and figure.record is not None
