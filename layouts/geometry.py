@@ -1,7 +1,8 @@
 """Outline geometry shared by providers, metrics and writers.
 
 Node outlines: ``rect`` is its box; ``diamond`` has its four tips at the midpoints of the
-box's sides; ``circle`` is centred in the box with radius ``min(width, height) / 2``.
+box's sides; ``circle`` is centred in the box with radius ``min(width, height) / 2``;
+``ellipse`` is inscribed in the box (semi-axes ``width / 2`` and ``height / 2``).
 
 >>> from layouts.graph import Shape
 >>> d = NodeBox("d", 0, 0, 40, 40, Shape.DIAMOND)
@@ -27,6 +28,40 @@ def _diamond_level(node: NodeBox, p: Point) -> float:
     return abs(p.x - c.x) / (node.width / 2) + abs(p.y - c.y) / (node.height / 2)
 
 
+def _ellipse_level(node: NodeBox, p: Point) -> float:
+    """(dx/a)^2 + (dy/b)^2: 1 on the ellipse outline, < 1 inside."""
+    c = node.center
+    return ((p.x - c.x) / (node.width / 2)) ** 2 + ((p.y - c.y) / (node.height / 2)) ** 2
+
+
+ELLIPSE_ITERATIONS = 6
+
+
+def _ellipse_distance(node: NodeBox, p: Point) -> float:
+    """Euclidean distance to the ellipse outline: the nearest outline point is found in
+    the first quadrant (by symmetry) with the evolute iteration of C. Chou, "Distance
+    to an ellipse" (2017), which converges to below 1e-9 px in a few steps.
+
+    >>> e = NodeBox("e", 0, 0, 80, 40, Shape.ELLIPSE)
+    >>> _ellipse_distance(e, Point(40, 0)), round(_ellipse_distance(e, Point(40, -10)), 9)
+    (0.0, 10.0)
+    """
+    a, b = node.width / 2, node.height / 2
+    px, py = abs(p.x - node.center.x), abs(p.y - node.center.y)
+    tx = ty = math.sqrt(0.5)
+    for _ in range(ELLIPSE_ITERATIONS):
+        ex, ey = (a * a - b * b) * tx ** 3 / a, (b * b - a * a) * ty ** 3 / b
+        r = math.hypot(a * tx - ex, b * ty - ey)
+        q = math.hypot(px - ex, py - ey)
+        if q == 0:
+            break
+        tx = min(1.0, max(0.0, ((px - ex) * r / q + ex) / a))
+        ty = min(1.0, max(0.0, ((py - ey) * r / q + ey) / b))
+        norm = math.hypot(tx, ty)
+        tx, ty = tx / norm, ty / norm
+    return math.hypot(px - a * tx, py - b * ty)
+
+
 def radius(node: NodeBox) -> float:
     """Radius of a circle node."""
     return min(node.width, node.height) / 2
@@ -37,6 +72,8 @@ def distance_to_outline(node: NodeBox, p: Point) -> float:
     c = node.center
     if node.shape is Shape.CIRCLE:
         return abs(math.hypot(p.x - c.x, p.y - c.y) - radius(node))
+    if node.shape is Shape.ELLIPSE:
+        return _ellipse_distance(node, p)
     if node.shape is Shape.DIAMOND:
         hw, hh = node.width / 2, node.height / 2
         dx, dy = abs(p.x - c.x), abs(p.y - c.y)
@@ -67,6 +104,8 @@ def strictly_inside(node: NodeBox, p: Point, margin: float = OUTLINE_TOLERANCE) 
     c = node.center
     if node.shape is Shape.CIRCLE:
         return math.hypot(p.x - c.x, p.y - c.y) < radius(node) - margin
+    if node.shape is Shape.ELLIPSE:
+        return _ellipse_level(node, p) < 1 and _ellipse_distance(node, p) > margin
     if node.shape is Shape.DIAMOND:
         return _diamond_level(node, p) < 1 and distance_to_outline(node, p) > margin
     return (node.x + margin < p.x < node.x + node.width - margin
@@ -77,6 +116,8 @@ def _inside_closed(node: NodeBox, p: Point) -> bool:
     c = node.center
     if node.shape is Shape.CIRCLE:
         return math.hypot(p.x - c.x, p.y - c.y) <= radius(node)
+    if node.shape is Shape.ELLIPSE:
+        return _ellipse_level(node, p) <= 1
     if node.shape is Shape.DIAMOND:
         return _diamond_level(node, p) <= 1
     return node.x <= p.x <= node.x + node.width and node.y <= p.y <= node.y + node.height
@@ -107,6 +148,11 @@ def _exit_fraction(node: NodeBox, inside: Point, outside: Point) -> float:
         a, b, k = dx * dx + dy * dy, 2 * (ux * dx + uy * dy), ux * ux + uy * uy - radius(node) ** 2
         return (-b + math.sqrt(b * b - 4 * a * k)) / (2 * a)
     hw, hh = node.width / 2, node.height / 2
+    if node.shape is Shape.ELLIPSE:
+        # the circle case in coordinates scaled by 1/hw and 1/hh
+        sx, sy, ex, ey = ux / hw, uy / hh, dx / hw, dy / hh
+        a, b, k = ex * ex + ey * ey, 2 * (sx * ex + sy * ey), sx * sx + sy * sy - 1
+        return (-b + math.sqrt(b * b - 4 * a * k)) / (2 * a)
     if node.shape is Shape.DIAMOND:
         # |ux + t dx| / hw + |uy + t dy| / hh is convex in t, < 1 at t = 0 and > 1 at t = 1:
         # the crossing is the smallest root among the four sign combinations

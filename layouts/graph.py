@@ -68,6 +68,7 @@ class Shape(StrEnum):
     RECT = "rect"
     DIAMOND = "diamond"
     CIRCLE = "circle"
+    ELLIPSE = "ellipse"
 
 
 class PortSide(StrEnum):
@@ -131,7 +132,8 @@ class Port:
 @dataclass(frozen=True, slots=True)
 class Node:
     """A node with a fixed size. ``circle`` nodes use ``min(width, height) / 2`` as radius
-    centred in their box; ``diamond`` nodes have their tips at the box's edge midpoints.
+    centred in their box; ``ellipse`` nodes are the ellipse inscribed in their box;
+    ``diamond`` nodes have their tips at the box's edge midpoints.
 
     A node with ``children`` is a compound node: ``width``/``height`` are then its smallest
     size, and engines grow its box to hold its children (with padding and its label).

@@ -220,12 +220,19 @@ def segment_box_distance(s: Segment, x0: float, y0: float, x1: float, y1: float)
 
 def intrudes(s: Segment, node: NodeBox) -> bool:
     """Whether ``s`` passes through the node's interior: its true outline (rect, diamond
-    or circle) shrunk by :data:`INTERIOR_MARGIN`."""
+    circle or ellipse) shrunk by :data:`INTERIOR_MARGIN`."""
     m = INTERIOR_MARGIN
     cx, cy = node.x + node.width / 2, node.y + node.height / 2
     if node.shape is Shape.CIRCLE:
         r = min(node.width, node.height) / 2 - m
         return r > 0 and _point_segment_distance(cx, cy, s) < r
+    if node.shape is Shape.ELLIPSE:
+        hw, hh = node.width / 2 - m, node.height / 2 - m
+        if hw <= 0 or hh <= 0:
+            return False
+        unit = Segment((s.x1 - cx) / hw, (s.y1 - cy) / hh, (s.x2 - cx) / hw, (s.y2 - cy) / hh,
+                       s.edge, s.source, s.target)
+        return _point_segment_distance(0.0, 0.0, unit) < 1
     if node.shape is Shape.DIAMOND:
         hw, hh = node.width / 2, node.height / 2
         return _min_diamond_level(s, cx, cy, hw, hh) < 1 - m * math.hypot(1 / hw, 1 / hh)

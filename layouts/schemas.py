@@ -14,7 +14,7 @@ Enumerations come from the code's own enums, so they cannot drift.
 >>> sorted(all_schemas())
 ['graph', 'options', 'result']
 >>> graph_json_schema()["properties"]["nodes"]["items"]["properties"]["shape"]["enum"]
-['rect', 'diamond', 'circle']
+['rect', 'diamond', 'circle', 'ellipse']
 """
 
 from __future__ import annotations

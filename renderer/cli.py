@@ -168,7 +168,7 @@ def _output_format(name: str | None, output: str) -> OutputFormat:
     try:
         return format_for_path(output)
     except ValueError as error:
-        raise CommandInputError(f"{error}; give --format svg|json|elk|dot") from None
+        raise CommandInputError(f"{error}; give --format svg|json|elk|dot|bpmn") from None
 
 
 def _read_input(file: str) -> tuple[bytes, str | None]:

@@ -15,6 +15,8 @@ from enum import StrEnum
 from typing import Any
 
 from layouts.graph import Graph
+from renderer.bpmn_model import BpmnModel
+from renderer.figures import EdgeFigure, Figure
 from workflow.model import StepState
 
 __all__ = ["Diagram", "EdgeState", "EdgeView", "NodeView", "StepKind", "StepState"]
@@ -54,6 +56,8 @@ class NodeView:
     subtitle: str | None = None
     state: StepState | None = None
     attempts: int | None = None
+    figure: Figure | None = None
+    """How a node from DOT or BPMN is drawn (``None``: from its step kind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,7 @@ class EdgeView:
     label: str | None = None
     state: EdgeState | None = None
     iterations: int | None = None
+    figure: EdgeFigure | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +78,10 @@ class Diagram:
     ``option_values`` are the layout options the document itself asks for (our option
     names; query and CLI options win over them, see :func:`renderer.render.render_timed`);
     ``elk_source`` is the ELK JSON document it was read from, which the ELK writer echoes
-    with every field it had."""
+    with every field it had.
+    ``warnings`` name what the document asked for that the drawing cannot show; ``bpmn``
+    keeps the BPMN XML it was read from and its scopes (the ``bpmn`` writer writes it back
+    with new diagram interchange)."""
 
     name: str
     graph: Graph
@@ -81,6 +89,11 @@ class Diagram:
     edges: Mapping[str, EdgeView] = field(default_factory=dict)
     option_values: Mapping[str, object] = field(default_factory=dict)
     elk_source: Mapping[str, Any] | None = None
+    warnings: tuple[str, ...] = ()
+    bpmn: BpmnModel | None = None
+    flat_fallback: Graph | None = None
+    """The graph without compound nodes, for engines that lay out only flat graphs (DOT's
+    clusters are grouping that a flat drawing can do without; ELK's children are not)."""
 
     def node_view(self, node_id: str) -> NodeView:
         """The view of a node; plain nodes default to their label (or id) as title."""

@@ -40,6 +40,7 @@ DOT_SHAPES: Mapping[Shape, str] = {
     Shape.RECT: "shape=box, style=rounded",
     Shape.DIAMOND: "shape=diamond",
     Shape.CIRCLE: "shape=circle",
+    Shape.ELLIPSE: "shape=ellipse",
 }
 
 

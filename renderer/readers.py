@@ -2,8 +2,13 @@
 
 Formats, checked in this order:
 
+0. gzip-compressed input (by its magic bytes; ``.gv.gz``) is decompressed first, up to
+   :attr:`InputLimits.max_bytes` of output, so a small "gzip bomb" is refused;
 1. DOT (a file named ``*.dot``/``*.gv``, or text starting ``digraph``, ``graph`` or
-   ``strict``), read with pygraphviz;
+   ``strict``), read with pygraphviz, in the ``charset`` it declares (UTF-8 by default,
+   ``latin1`` and every other encoding Python knows);
+1b. BPMN 2.0 XML (a ``*.bpmn`` file, or XML in the BPMN model namespace), read by
+   :mod:`renderer.bpmn_reader` with defusedxml;
 2. a workflow definition (YAML or JSON with ``workflow`` and ``steps``), read by
    :mod:`workflow.dsl` and drawn by :mod:`renderer.from_definition`;
 3. ELK JSON (an object with ``children``), read by :mod:`renderer.elk_json`;
@@ -23,7 +28,9 @@ raises :class:`layouts.errors.InvalidGraphError` naming the id. Inputs beyond
 
 from __future__ import annotations
 
+import codecs
 import re
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -59,7 +66,12 @@ INPUT_LIMITS = InputLimits()
 _DOCUMENT_LIMITS = DocumentLimits(INPUT_LIMITS.max_bytes, INPUT_LIMITS.max_values,
                                   INPUT_LIMITS.max_depth)
 
-DOT_EXTENSIONS = (".dot", ".gv")
+DOT_EXTENSIONS = (".dot", ".gv", ".dot.gz", ".gv.gz")
+BPMN_EXTENSIONS = (".bpmn", ".bpmn.gz", ".bpmn2", ".bpmn20.xml")
+GZIP_MAGIC = b"\x1f\x8b"
+_CHARSET = re.compile(rb"\bcharset\s*=\s*\"?([A-Za-z0-9_.:-]+)")
+_CHARSET_TEXT = re.compile(r"\bcharset\s*=\s*(\"[^\"]*\"|[A-Za-z0-9_.:-]+)")
+_XML_START = re.compile(r"\A\s*<")
 _DOT_START = re.compile(r"(strict\s+)?(di)?graph\b(?!\s*:)", re.IGNORECASE)
 """DOT's first keyword, but not a YAML key such as ``graph:``."""
 _LEADING_COMMENTS = re.compile(r"\A(\s+|//[^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
@@ -73,8 +85,22 @@ def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
 
     ``filename`` (optional) helps detection (``.dot``/``.gv``) and names the diagram.
     """
-    text = _decode(data)
+    raw = _gunzip(data) if isinstance(data, bytes) and data[:2] == GZIP_MAGIC else data
     name = PurePath(filename).name.split(".")[0] if filename else "graph"
+    if _looks_like_bpmn(raw, filename):
+        from renderer.bpmn_reader import BpmnReadError, read_bpmn
+
+        size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+        if size > INPUT_LIMITS.max_bytes:
+            raise ReaderError(f"input has {size} bytes; the limit is {INPUT_LIMITS.max_bytes}")
+        try:
+            diagram = read_bpmn(raw.encode("utf-8") if isinstance(raw, str) else raw,
+                                default_name=name)
+        except BpmnReadError as exc:
+            raise ReaderError(str(exc)) from None
+        _check_counts(len(diagram.graph.nodes), len(diagram.graph.edges))
+        return diagram
+    text = _decode_dot(raw, filename) if isinstance(raw, bytes) else _decode(raw)
     if _looks_like_dot(text, filename):
         try:
             agraph = parse_dot(text)
@@ -82,6 +108,10 @@ def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
             return diagram_from_dot_graph(agraph, default_name=name)
         except DotReadError as exc:
             raise ReaderError(str(exc)) from None
+    if _XML_START.match(text.lstrip("\ufeff")):
+        raise ReaderError("input is XML but not BPMN 2.0 (no element in the namespace "
+                          "http://www.omg.org/spec/BPMN/20100524/MODEL); expected "
+                          f"{KNOWN_FORMATS}")
     return _read_structured(_parse(text), name)
 
 
@@ -126,6 +156,56 @@ def read_diagram_file(path: str | Path) -> Diagram:
     except OSError as exc:
         raise ReaderError(f"cannot read {file}: {exc.strerror or exc}") from None
     return read_diagram(data, filename=file.name)
+
+
+def _gunzip(data: bytes) -> bytes:
+    """Decompress gzip ``data``, refusing output beyond the byte limit (never inflating
+    more than the limit plus one byte)."""
+    limit = INPUT_LIMITS.max_bytes
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise ReaderError(f"input is not valid gzip: {exc}") from None
+    if len(out) > limit:
+        raise ReaderError(f"gzip input decompresses to more than {limit} bytes, the limit")
+    if not inflater.eof:
+        raise ReaderError("gzip input is truncated")
+    return out
+
+
+def _decode_dot(data: bytes, filename: str | None) -> str:
+    """DOT bytes in the ``charset`` they declare (graph attribute); other input as UTF-8.
+
+    >>> _decode_dot('graph { charset=latin1; a [label="caf\xe9"] }'.encode("latin-1"), None)[-8:]
+    'café"] }'
+    """
+    head = data[:4096].decode("latin-1")
+    found = _CHARSET.search(data) if _looks_like_dot(head, filename) else None
+    if found is None:
+        return _decode(data)
+    charset = found.group(1).decode("ascii")
+    try:
+        codec = codecs.lookup(charset.replace("_", "-"))
+    except LookupError:
+        raise ReaderError(f"DOT input declares charset={charset!r}, which is not an encoding "
+                          "this reader knows") from None
+    try:
+        text = _decode(data) if codec.name == "utf-8" else data.decode(codec.name)
+    except UnicodeDecodeError as exc:
+        raise ReaderError(f"input is not {charset} text (bad byte at offset "
+                          f"{exc.start})") from None
+    # the text is Unicode now, and is handed on as UTF-8: say so, or pygraphviz would
+    # decode its attribute values in the declared charset once more
+    return _CHARSET_TEXT.sub('charset="UTF-8"', text)
+
+
+def _looks_like_bpmn(data: bytes | str, filename: str | None) -> bool:
+    if filename and filename.lower().endswith(BPMN_EXTENSIONS):
+        return True
+    head = data[:65536] if isinstance(data, str) else data[:65536].decode("latin-1")
+    return (_XML_START.match(head.lstrip("\ufeff")) is not None
+            and "omg.org/spec/BPMN/20100524/MODEL" in head)
 
 
 def _decode(data: bytes | str) -> str:

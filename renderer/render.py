@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from layouts.errors import (
     InvalidGraphError,
@@ -27,9 +27,13 @@ from layouts.errors import (
     ProviderUnavailableError,
     UnknownEngineError,
 )
-from layouts.graph import Graph
+from layouts.graph import Graph, GraphFeature, Node
 from layouts.options import LayoutOptions
+from layouts.registry import get_provider, provider_features, provider_names
 from layouts.result import LayoutResult
+from renderer.bpmn_attach import attach_boundary_events
+from renderer.bpmn_stack import stack_scopes
+from renderer.bpmn_writer import BpmnWriteError
 from renderer.diagram import Diagram
 from renderer.isolation import layout_isolated
 from renderer.readers import ReaderError, read_diagram
@@ -42,7 +46,8 @@ LayoutRunner = Callable[[Graph, str, LayoutOptions], LayoutResult]
 
 @dataclass(frozen=True, slots=True)
 class Rendering:
-    """The written bytes, the layout they came from and seconds per stage."""
+    """The written bytes, the layout they came from and seconds per stage (the
+    document's and the engine's warnings are in ``result.diagnostics.warnings``)."""
 
     output: bytes
     result: LayoutResult
@@ -89,6 +94,80 @@ def warning_headers(warnings: tuple[str, ...]) -> dict[str, str]:
     return {WARNINGS_HEADER: json.dumps(list(warnings))} if warnings else {}
 
 
+def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
+    """``diagram`` with its flat fallback graph (DOT without clusters and record ports)
+    when ``engine`` lacks a feature the graph uses, and a warning saying so; unchanged
+    otherwise (an
+    unknown engine is left for the layout to report).
+
+    >>> from layouts.graph import Graph, Node
+    >>> nested = Graph((Node("c", 9, 9, children=(Node("a", 9, 9),)),))
+    >>> d = Diagram("d", nested, flat_fallback=Graph((Node("a", 9, 9),)))
+    >>> [n.id for n in flat_if_needed(d, "grandalf").graph.nodes]
+    ['a']
+    >>> flat_if_needed(d, "elkjs").graph is nested
+    True
+    """
+    if diagram.flat_fallback is None:
+        return diagram
+    try:
+        features = provider_features(get_provider(engine))
+    except UnknownEngineError:
+        return diagram
+    needs = diagram.graph.features()
+    if needs <= features:
+        return diagram
+    notes = []
+    able = {feature: ", ".join(name for name in provider_names()
+                               if feature in _features(name)) or "none here"
+            for feature in needs - features}
+    if GraphFeature.COMPOUND in needs - features:
+        count = sum(1 for n in diagram.graph.all_nodes() if n.children)
+        what = ("sub-process(es) drawn collapsed, their content in a frame of its own"
+                if diagram.bpmn is not None else "cluster(s) drawn without their box")
+        notes.append(f"{count} {what}: engine '{engine}' does not lay out compound nodes "
+                     f"({able[GraphFeature.COMPOUND]} do)")
+    if GraphFeature.PORTS in needs - features:
+        ends = sum((e.source_port is not None) + (e.target_port is not None)
+                   for e in diagram.graph.edges)
+        notes.append(f"{ends} edge end(s) at a record field attach to the whole node: "
+                     f"engine '{engine}' does not lay out ports ({able[GraphFeature.PORTS]} do)")
+    return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, *notes))
+
+
+INSIDE_TOP_LABEL = ("elk.nodeLabels.placement", "[H_CENTER, V_TOP, INSIDE]")
+"""Where a DOT cluster's or an expanded sub-process's name goes: inside the top of its
+box, with room kept for it (without it ELK draws the name over the first child)."""
+
+
+def labels_inside(graph: Graph) -> Graph:
+    """``graph`` with :data:`INSIDE_TOP_LABEL` on every labelled compound node that names
+    no label placement of its own (for elkjs; other engines keep the room themselves).
+
+    >>> from layouts.graph import Node
+    >>> g = labels_inside(Graph((Node("c", 9, 9, "rect", "C", children=(Node("a", 9, 9),),
+    ...                              label_width=9, label_height=9),)))
+    >>> g.nodes[0].layout_options
+    (('elk.nodeLabels.placement', '[H_CENTER, V_TOP, INSIDE]'),)
+    """
+    def placed(node: Node) -> Node:
+        children = tuple(placed(child) for child in node.children)
+        options = node.layout_options
+        if children and node.label and not any("nodeLabels.placement" in key
+                                                for key, _ in options):
+            options = (*options, INSIDE_TOP_LABEL)
+        return replace(node, children=children, layout_options=options)
+
+    return replace(graph, nodes=tuple(placed(n) for n in graph.nodes))
+
+
+def _features(engine: str) -> frozenset[GraphFeature]:
+    try:
+        return provider_features(get_provider(engine))
+    except Exception:  # a broken third-party provider supports nothing here
+        return frozenset()
+
+
 def render_timed(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
@@ -107,7 +186,17 @@ def render_timed(
     start = clock()
     diagram = read_diagram(data, filename=filename)
     read_done = clock()
+    if fmt is OutputFormat.BPMN and diagram.bpmn is None:
+        raise BpmnWriteError("format bpmn needs BPMN input (a .bpmn file); this input is "
+                             "not BPMN")
+    diagram = flat_if_needed(diagram, engine)
+    if engine == "elkjs" and (diagram.bpmn is not None or diagram.flat_fallback is not None):
+        diagram = replace(diagram, graph=labels_inside(diagram.graph))
     result = runner(diagram.graph, engine, resolve_options(diagram, options, given_options))
+    result = stack_scopes(diagram, attach_boundary_events(diagram, result))
+    if diagram.warnings:
+        warnings = (*result.diagnostics.warnings, *diagram.warnings)
+        result = replace(result, diagnostics=replace(result.diagnostics, warnings=warnings))
     layout_done = clock()
     output = write_output(diagram, result, fmt)
     stages = (("read", read_done - start), ("layout", layout_done - read_done),
@@ -118,16 +207,18 @@ def render_timed(
 def render_document(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
+    given_options: frozenset[str] | None = None,
 ) -> bytes:
     """Read a diagram (workflow DSL, ELK JSON, graph JSON or DOT), lay it out with ``engine``
     in a worker process under a hard time limit, and write it as ``fmt``.
 
     ``filename`` only helps to detect the input format. ``runner`` runs the layout (a fresh
-    worker process by default; the service passes its pool's ``run``). Raises the errors of
+    worker process by default; the service passes its pool's ``run``). ``given_options``
+    names the options the caller chose (see :func:`resolve_options`). Raises the errors of
     :data:`PROBLEM_TABLE`; see :func:`classify_error`.
     """
     return render_timed(data, filename=filename, fmt=fmt, engine=engine, options=options,
-                        runner=runner).output
+                        runner=runner, given_options=given_options).output
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +235,7 @@ PROBLEM_TABLE: tuple[tuple[type[Exception], int, int], ...] = (
     (InvalidGraphError, 422, 2),
     (ReaderError, 400, 2),
     (DslError, 400, 2),
+    (BpmnWriteError, 400, 2),
     (InvalidOptionError, 400, 2),
     (UnknownEngineError, 400, 2),
     (ProviderUnavailableError, 503, 2),

@@ -53,6 +53,10 @@ FIXTURE_SUFFIXES = (".yaml", ".yml", ".json", ".dot", ".gv")
 ACCEPTED_MEDIA_TYPES = (
     "", "application/json", "application/yaml", "application/x-yaml", "text/yaml",
     "text/x-yaml", "text/plain", "text/vnd.graphviz", "application/octet-stream",
+    "application/xml", "text/xml", "application/bpmn+xml", "application/gzip",
+    "application/x-gzip",
+    "application/xml", "text/xml", "application/bpmn+xml", "application/gzip",
+    "application/x-gzip",
     # curl's default for --data-binary: the body is still read as raw text, never as a form
     "application/x-www-form-urlencoded",
 )

@@ -33,6 +33,8 @@ SUBTITLE_TEXT = TextStyle(10.5)
 EDGE_LABEL_TEXT = TextStyle(10.5)
 BADGE_TEXT = TextStyle(9.0, bold=True)
 ATTEMPTS_TEXT = TextStyle(9.0, bold=True)
+DOT_LABEL_TEXT = TextStyle(12.0)
+"""Labels of nodes read from DOT or BPMN."""
 
 FONT_FAMILY = "DejaVu Sans, Verdana, sans-serif"
 

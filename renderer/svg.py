@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -34,8 +35,11 @@ from typing import Any
 import svgwrite
 from svgwrite.container import Group
 
-from layouts.result import Box, EdgeRoute, LayoutResult, Point
+from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point
+from renderer.bpmn_frames import Frame, frames
+from renderer.bpmn_model import expanded_ids
 from renderer.diagram import Diagram, EdgeState, EdgeView, NodeView, StepKind
+from renderer.figures import DASH_ARRAYS, EdgeEnd, EdgeFigure
 from renderer.fonts import measure_text
 from renderer.from_definition import edge_label_size
 from renderer.styles import (
@@ -46,6 +50,7 @@ from renderer.styles import (
     EdgeStyle,
 )
 from renderer.svg_compound import draw_compound, draw_port
+from renderer.svg_figures import DEFAULT_STROKE, draw_figure_node, text_lines
 from renderer.svg_nodes import draw_node, draw_text, xml_safe
 from renderer.svg_nodes import format_number as _n
 
@@ -67,7 +72,8 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
     Raises ``ValueError`` naming an edge whose route has fewer than two points.
     """
     scene = _Scene.of(diagram)
-    frame = _content_frame(scene, result)
+    scope_frames = _scope_frames(diagram, result)
+    frame = _content_frame(scene, result, scope_frames)
     drawing = svgwrite.Drawing(
         size=(_n(frame.width), _n(frame.height)),
         viewBox=" ".join(_n(v) for v in (frame.x, frame.y, frame.width, frame.height)),
@@ -80,22 +86,30 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
     drawing.add(drawing.rect(insert=(_n(frame.x), _n(frame.y)),
                              size=(_n(frame.width), _n(frame.height)),
                              fill="#ffffff", id="background"))
+    if scope_frames:
+        drawing.add(_frames(drawing, scope_frames))
     compound = {n.id for n in diagram.graph.all_nodes() if n.children}
     if compound:  # behind the edges and nodes they hold, outer ones first
         groups = drawing.add(drawing.g(id="compound-nodes"))
         for node in result.nodes:
             if node.id in compound:
-                groups.add(draw_compound(drawing, node, scene.view(node.id).title))
+                view = scene.view(node.id)
+                groups.add(draw_compound(drawing, node, view.title) if view.figure is None
+                           else draw_figure_node(drawing, node, view, compound=True))
     edges = drawing.add(drawing.g(id="edges"))
     for route in result.edges:
         edges.add(_edge(drawing, scene, route))
     nodes = drawing.add(drawing.g(id="nodes"))
     for node in result.nodes:
-        if node.id not in compound:
-            nodes.add(draw_node(drawing, node, scene.view(node.id)))
-    if result.ports:
+        if node.id in compound:
+            continue
+        view = scene.view(node.id)
+        nodes.add(draw_node(drawing, node, view) if view.figure is None
+                  else draw_figure_node(drawing, node, view))
+    shown_ports = [p for p in result.ports if scene.view(p.node).figure is None]
+    if shown_ports:  # a DOT record's ports are its fields, drawn with it
         ports = drawing.add(drawing.g(id="ports"))
-        for port in result.ports:
+        for port in shown_ports:
             ports.add(draw_port(drawing, port))
     labels = drawing.add(drawing.g(id="edge-labels"))
     for route in result.edges:
@@ -120,6 +134,7 @@ class _Scene:
     def of(cls, diagram: Diagram) -> _Scene:
         views = {n.id: diagram.nodes.get(n.id) or NodeView(StepKind.PLAIN, n.label or n.id)
                  for n in diagram.graph.all_nodes()}
+        views.update({key: view for key, view in diagram.nodes.items() if key not in views})
         edge_views = {e.id: diagram.edge_view(e.id) for e in diagram.graph.edges}
         return cls(diagram, views, edge_views, edge_labels(diagram),
                    frozenset(e.id for e in diagram.graph.edges if e.loop_back))
@@ -128,11 +143,64 @@ class _Scene:
         return self.node_views.get(node_id) or NodeView(StepKind.PLAIN, node_id)
 
 
-def _content_frame(scene: _Scene, result: LayoutResult) -> Box:
+def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:
+    """Pools of a collaboration and the content of sub-processes (BPMN only)."""
+    model = diagram.bpmn
+    if model is None:
+        return []
+    boxes = {n.id: n for n in result.nodes}
+    pools = model.main_scopes if model.collaboration_id is not None else ()
+    expanded = expanded_ids(diagram.graph.all_nodes())
+    return frames((*pools, *(s for s in model.sub_scopes if s.id not in expanded)), boxes,
+                  result.edges)
+
+
+def _frames(drawing: svgwrite.Drawing, scope_frames: list[Frame]) -> Group:
+    group = drawing.g(id="frames", fill="none", stroke=DEFAULT_STROKE.hex)
+    for frame in scope_frames:
+        box = frame.box
+        item = drawing.g(class_=f"frame frame-{frame.scope.kind.value}")
+        item["data-scope-id"] = xml_safe(frame.scope.id)
+        rect = drawing.rect(insert=(_n(box.x), _n(box.y)), size=(_n(box.width), _n(box.height)),
+                            stroke_width="1.5", fill="#ffffff")
+        if not frame.has_band:
+            rect.update({"rx": "10", "stroke-dasharray": "6 4"})
+        item.add(rect)
+        if frame.has_band:
+            band_x = box.x + 30
+            item.add(drawing.path(d=f"M {_n(band_x)} {_n(box.y)} L {_n(band_x)} "
+                                    f"{_n(box.bottom)}", stroke_width="1.5"))
+            text = text_lines(drawing, frame.scope.name, 0, 0, DEFAULT_STROKE.hex)
+            text["transform"] = (f"translate({_n(box.x + 10)} {_n(box.center.y)}) "
+                                 "rotate(-90)")
+            item.add(text)
+        elif frame.scope.name:
+            item.add(text_lines(drawing, frame.scope.name, box.x + 10, box.y + 6,
+                                DEFAULT_STROKE.hex, anchor="start"))
+        group.add(item)
+    return group
+
+
+def _text_below(scene: _Scene, node: NodeBox) -> Box | None:
+    view = scene.view(node.id)
+    if view.figure is None or not view.figure.text_below or not view.title:
+        return None
+    width, height = measure_text(view.title, 12.0)
+    return Box(node.center.x - width / 2, node.y + node.height + 4, width, height)
+
+
+def _content_frame(scene: _Scene, result: LayoutResult, scope_frames: list[Frame]) -> Box:
     xs, ys = [0.0, result.width], [0.0, result.height]
+    for frame in scope_frames:
+        xs += [frame.box.x, frame.box.right]
+        ys += [frame.box.y, frame.box.bottom]
     for node in result.nodes:
         xs += [node.x, node.x + node.width]
         ys += [node.y, node.y + node.height]
+        below = _text_below(scene, node)
+        if below is not None:
+            xs += [below.x, below.right]
+            ys += [below.bottom]
     for route in result.edges:
         xs += [p.x for p in route.points]
         ys += [p.y for p in route.points]
@@ -157,6 +225,8 @@ def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
         raise ValueError(f"edge '{route.id}' has {len(route.points)} route points; "
                          "an edge needs at least 2")
     view = scene.edge_views.get(route.id, EdgeView())
+    if view.figure is not None and view.state is None:
+        return _figure_edge(drawing, route, view.figure)
     style = EDGE_STYLES[EDGE_STYLE_NAMES[view.state]]
     loop_back = route.loop_back or route.id in scene.loop_backs
     classes = ["edge", *(["loop-back"] if loop_back else []),
@@ -174,6 +244,54 @@ def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
         path["stroke-dasharray"] = LOOP_BACK_DASH
     group.add(path)
     return group
+
+
+def _figure_edge(drawing: svgwrite.Drawing, route: EdgeRoute, figure: EdgeFigure) -> Group:
+    """An edge from DOT or BPMN: its own colour, width and dash, and its end marks
+    (drawn as polygons at the ends, so any colour works without a marker per colour)."""
+    group = drawing.g(id=xml_safe(f"edge-{route.id}"), class_="edge")
+    group["data-edge-id"] = xml_safe(route.id)
+    if figure.hidden:
+        return group
+    stroke = (figure.stroke or DEFAULT_STROKE).hex
+    data = "M " + " L ".join(f"{_n(p.x)} {_n(p.y)}" for p in route.points)
+    path = drawing.path(d=data, fill="none", stroke=stroke, stroke_width=_n(figure.stroke_width))
+    path["stroke-linejoin"] = "round"
+    if DASH_ARRAYS[figure.dash] is not None:
+        path["stroke-dasharray"] = str(DASH_ARRAYS[figure.dash])
+    if figure.stroke is not None and figure.stroke.opacity < 1:
+        path["stroke-opacity"] = _n(figure.stroke.opacity)
+    group.add(path)
+    points = route.points
+    for mark, tip, before in ((figure.head, points[-1], points[-2]),
+                              (figure.tail, points[0], points[1])):
+        element = _end_mark(drawing, mark, tip, before, stroke)
+        if element is not None:
+            group.add(element)
+    return group
+
+
+def _end_mark(drawing: svgwrite.Drawing, mark: EdgeEnd, tip: Point, before: Point,
+              stroke: str) -> Any:
+    """An arrowhead with its tip at ``tip``, BPMN's diamond (conditional flow) or slash
+    (default flow) at an edge end coming from ``before``."""
+    length = math.hypot(tip.x - before.x, tip.y - before.y)
+    if mark is EdgeEnd.NONE or length == 0:
+        return None
+    ux, uy = (tip.x - before.x) / length, (tip.y - before.y) / length
+    nx, ny = -uy, ux
+
+    def at(along: float, across: float) -> tuple[str, str]:
+        return (_n(tip.x - ux * along + nx * across), _n(tip.y - uy * along + ny * across))
+
+    if mark is EdgeEnd.ARROW:
+        return drawing.polygon(points=[at(0, 0), at(ARROW_SIZE, 4.5), at(ARROW_SIZE, -4.5)],
+                               fill=stroke, class_="arrowhead")
+    if mark is EdgeEnd.DIAMOND:
+        return drawing.polygon(points=[at(0, 0), at(7, 4.5), at(14, 0), at(7, -4.5)],
+                               fill="#ffffff", stroke=stroke, class_="condition-mark")
+    return drawing.path(d="M {} {} L {} {}".format(*at(14, 6), *at(6, -6)), stroke=stroke,
+                        stroke_width="1.4", class_="default-mark")
 
 
 def edge_labels(diagram: Diagram) -> dict[str, str]:

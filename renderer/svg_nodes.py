@@ -103,6 +103,9 @@ def _outline(drawing: svgwrite.Drawing, node: NodeBox) -> Any:
         return drawing.polygon(points=[(_n(x), _n(y)) for x, y in tips])
     if node.shape is Shape.CIRCLE:
         return drawing.circle(center=(_n(c.x), _n(c.y)), r=_n(min(node.width, node.height) / 2))
+    if node.shape is Shape.ELLIPSE:
+        return drawing.ellipse(center=(_n(c.x), _n(c.y)),
+                               r=(_n(node.width / 2), _n(node.height / 2)))
     return drawing.rect(insert=(_n(node.x), _n(node.y)), size=(_n(node.width), _n(node.height)),
                         rx=_n(CORNER_RADIUS))
 

@@ -13,6 +13,7 @@ from enum import StrEnum
 from pathlib import PurePath
 
 from layouts.result import LayoutResult
+from renderer.bpmn_writer import write_bpmn
 from renderer.diagram import Diagram
 from renderer.dot_writer import write_dot
 from renderer.elk_json import write_elk_json
@@ -26,6 +27,8 @@ class OutputFormat(StrEnum):
     JSON = "json"
     ELK = "elk"
     DOT = "dot"
+    BPMN = "bpmn"
+    """The BPMN input written back with new diagram interchange (BPMN input only)."""
 
 
 MEDIA_TYPES: Mapping[OutputFormat, str] = {
@@ -33,6 +36,7 @@ MEDIA_TYPES: Mapping[OutputFormat, str] = {
     OutputFormat.JSON: "application/json",
     OutputFormat.ELK: "application/json",
     OutputFormat.DOT: "text/vnd.graphviz",
+    OutputFormat.BPMN: "application/xml",
 }
 
 EXTENSIONS: tuple[tuple[str, OutputFormat], ...] = (
@@ -42,6 +46,7 @@ EXTENSIONS: tuple[tuple[str, OutputFormat], ...] = (
     (".json", OutputFormat.JSON),
     (".dot", OutputFormat.DOT),
     (".gv", OutputFormat.DOT),
+    (".bpmn", OutputFormat.BPMN),
 )
 
 
@@ -54,6 +59,7 @@ WRITERS: Mapping[OutputFormat, Callable[[Diagram, LayoutResult], bytes]] = {
     OutputFormat.JSON: _write_json,
     OutputFormat.ELK: write_elk_json,
     OutputFormat.DOT: write_dot,
+    OutputFormat.BPMN: write_bpmn,
 }
 
 

@@ -65,7 +65,7 @@ MCLIMIT: dict[Effort, float] = {Effort.DRAFT: 0.25, Effort.BALANCED: 1.0, Effort
 # ellipse of exactly our box keeps dot's spacing equal to the box we report and is a
 # circle whenever width == height. Ends are re-clipped to the true outline anyway.
 DOT_SHAPES: dict[Shape, str] = {Shape.RECT: "box", Shape.DIAMOND: "diamond",
-                                Shape.CIRCLE: "ellipse"}
+                                Shape.CIRCLE: "ellipse", Shape.ELLIPSE: "ellipse"}
 
 
 RANKDIR: dict[Direction, str] = {

@@ -17,6 +17,7 @@ from layouts.result import NodeBox, Point, Side
 RECT = NodeBox("r", 0, 0, 100, 40, Shape.RECT)
 DIAMOND = NodeBox("d", 0, 0, 40, 20, Shape.DIAMOND)
 CIRCLE = NodeBox("c", 0, 0, 40, 30, Shape.CIRCLE)  # radius min(40, 30) / 2 = 15
+ELLIPSE = NodeBox("e", 0, 0, 80, 40, Shape.ELLIPSE)  # semi-axes 40 and 20 around (40, 20)
 
 
 def _close(p: Point, x: float, y: float) -> bool:
@@ -34,6 +35,22 @@ def test_clip_diamond_on_diagonal() -> None:
     assert _close(p, 20 + 20 / 3, 10 + 20 / 3)
 
 
+def test_clip_ellipse_on_diagonal() -> None:
+    # from the centre along (1, 1): (t/40)^2 + (t/20)^2 = 1, t = 40 / sqrt(5)
+    p = clip_to_outline(ELLIPSE, Point(40, 20), Point(140, 120))
+    t = 40 / math.sqrt(5)
+    assert _close(p, 40 + t, 20 + t)
+
+
+def test_ellipse_outline_is_not_its_box() -> None:
+    # the box corner region: (10, 5) is inside the box but outside the ellipse
+    # ((30/40)^2 + (15/20)^2 = 1.125 > 1)
+    assert not strictly_inside(ELLIPSE, Point(10, 5))
+    assert strictly_inside(ELLIPSE, Point(40, 20))
+    # (40 - 40 cos 60deg, 20 - 20 sin 60deg) lies on the ellipse
+    assert on_outline(ELLIPSE, Point(40 - 20, 20 - 20 * math.sqrt(3) / 2))
+
+
 def test_clip_circle_uses_short_side_radius() -> None:
     p = clip_to_outline(CIRCLE, Point(20, 15), Point(100, 15))
     assert _close(p, 20 + 15, 15)
@@ -43,7 +60,8 @@ def test_clip_circle_uses_short_side_radius() -> None:
     ("node", "point", "expected"),
     [(RECT, Point(100, 20), 0.0), (RECT, Point(50, 30), 10.0), (RECT, Point(103, 44), 5.0),
      (DIAMOND, Point(20, 0), 0.0), (DIAMOND, Point(20, -3), 3.0), (DIAMOND, Point(43, 10), 3.0),
-     (CIRCLE, Point(20, 15 - 20), 5.0)],
+     (CIRCLE, Point(20, 15 - 20), 5.0), (ELLIPSE, Point(40, -7), 7.0),
+     (ELLIPSE, Point(85, 20), 5.0)],
 )
 def test_distance_to_outline(node: NodeBox, point: Point, expected: float) -> None:
     assert math.isclose(distance_to_outline(node, point), expected, abs_tol=1e-9)

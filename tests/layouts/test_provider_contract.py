@@ -114,6 +114,16 @@ def _self_loop_and_parallel() -> Graph:
     return Graph(nodes, edges)
 
 
+def _ellipses() -> Graph:
+    """DOT's default shape: wide ellipses, where a route ending on the bounding box would
+    stop short of the drawn outline everywhere but at the four axis points."""
+    nodes = (Node("top", 120, 40, Shape.ELLIPSE), Node("left", 90, 36, Shape.ELLIPSE),
+             Node("right", 90, 36, Shape.ELLIPSE), Node("bottom", 160, 50, Shape.ELLIPSE))
+    edges = (Edge("tl", "top", "left"), Edge("tr", "top", "right"), Edge("tb", "top", "bottom"),
+             Edge("lb", "left", "bottom"), Edge("rb", "right", "bottom"))
+    return Graph(nodes, edges)
+
+
 GRAPHS = {
     "empty": lambda: Graph(()),
     "chain": _chain,
@@ -124,6 +134,7 @@ GRAPHS = {
     "two-components": _two_components,
     "labelled": _labelled,
     "self-loop-and-parallel": _self_loop_and_parallel,
+    "ellipses": _ellipses,
 }
 
 

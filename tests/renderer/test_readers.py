@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from layouts.errors import InvalidGraphError
 from layouts.graph import Shape
 from renderer.diagram import NodeView, StepKind
+from renderer.fonts import measure_text
 from renderer.from_definition import edge_label_size, node_size
 from renderer.readers import INPUT_LIMITS, ReaderError, read_diagram, read_diagram_file
 
@@ -168,7 +170,11 @@ def test_reads_dot_sizes_shapes_labels() -> None:
     assert (a.width, a.height, a.shape) == (2 * 72, 0.5 * 72, Shape.RECT)
     d = diagram.graph.node("d")
     assert d.shape is Shape.DIAMOND and diagram.node_view("d").title == "Decide?"
-    assert (d.width, d.height) == node_size(NodeView(StepKind.PLAIN, "Decide?"), Shape.DIAMOND)
+    # Graphviz: a diamond twice the label box (text plus 8 x 4 px margins), at least
+    # its 0.75 x 0.5 in default
+    text_width, text_height = measure_text("Decide?", 12.0)
+    assert (d.width, d.height) == (math.ceil(2 * (text_width + 16)),
+                                   max(36, math.ceil(2 * (text_height + 8))))
     assert diagram.graph.node("c").shape is Shape.CIRCLE
     ids = [e.id for e in diagram.graph.edges]
     assert sorted(ids) == sorted(["a->d", "d->c", "second", "c->a"])

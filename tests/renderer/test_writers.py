@@ -66,6 +66,7 @@ def test_media_types() -> None:
     assert dict(MEDIA_TYPES) == {
         OutputFormat.SVG: "image/svg+xml", OutputFormat.JSON: "application/json",
         OutputFormat.ELK: "application/json", OutputFormat.DOT: "text/vnd.graphviz",
+        OutputFormat.BPMN: "application/xml",
     }
 
 

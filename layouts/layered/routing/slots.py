@@ -80,6 +80,10 @@ def outline_depth(node: NodeBox, side: Side, along: float) -> float:
     elif node.shape is Shape.CIRCLE:
         r = radius(node)
         depth = math.sqrt(max(0.0, r * r - offset * offset))
+    elif node.shape is Shape.ELLIPSE:
+        half_along = node.width / 2 if horizontal else node.height / 2
+        half_across = node.height / 2 if horizontal else node.width / 2
+        depth = half_across * math.sqrt(max(0.0, 1 - (offset / half_along) ** 2))
     else:
         depth = node.height / 2 if horizontal else node.width / 2
     return centre_across - depth if low_side else centre_across + depth

@@ -1,0 +1,120 @@
+"""BPMN scopes stacked after the layout: pools one under the other, as BPMN tools draw
+them, then the content of each sub-process, every frame starting at the same x.
+
+The layout sees one flat graph in which each scope is a component (message flows tie
+pools together), so frames laid out side by side may overlap. Here each scope's nodes
+and the routes inside it move as one block below the previous frame
+(:data:`SCOPE_GAP` apart); a message flow between two pools is routed again: out of
+its source's bottom (top), across in the gap under (over) the source's pool, and into
+its target's top (bottom).
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> from layouts.result import Diagnostics, LayoutResult, NodeBox
+>>> from renderer.bpmn_model import BpmnModel, Scope, ScopeKind
+>>> pools = (Scope("A", ScopeKind.PARTICIPANT, "A", ("a",)),
+...          Scope("B", ScopeKind.PARTICIPANT, "B", ("b",)))
+>>> model = BpmnModel(b"", pools, collaboration_id="c", flow_ends={"m": ("a", "b")})
+>>> graph = Graph((Node("a", 100, 80), Node("b", 100, 80)), (Edge("m", "a", "b"),))
+>>> result = LayoutResult((NodeBox("a", 0, 0, 100, 80), NodeBox("b", 0, 40, 100, 80)),
+...     (), 100, 120, Diagnostics("hand", "draft", "LeftToRight"))
+>>> stacked = stack_scopes(Diagram("d", graph, bpmn=model), result)
+>>> stacked.node("a").y, stacked.node("b").y   # b: below a's frame (0 + 80 + 30) + 40 + 30
+(0.0, 180.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from layouts.geometry import side_of
+from layouts.providers._common import label_box
+from layouts.result import Box, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point
+from renderer.bpmn_frames import scope_frame
+from renderer.bpmn_model import expanded_ids
+from renderer.diagram import Diagram
+
+SCOPE_GAP = 40.0
+
+
+def stack_scopes(diagram: Diagram, result: LayoutResult) -> LayoutResult:
+    """``result`` with the scopes of a BPMN ``diagram`` stacked (unchanged otherwise)."""
+    model = diagram.bpmn
+    if model is None:
+        return result
+    expanded = expanded_ids(diagram.graph.all_nodes())
+    scopes = (*model.main_scopes, *(s for s in model.sub_scopes if s.id not in expanded))
+    if len(scopes) < 2:
+        return result
+    scope_of = {node_id: i for i, s in enumerate(scopes) for node_id in s.node_ids}
+    parents = {n.id: n.parent for n in result.nodes}
+    for node_id in parents:  # an expanded sub-process's content moves with its scope
+        ancestor = node_id
+        while ancestor not in scope_of and parents.get(ancestor) is not None:
+            ancestor = str(parents[ancestor])
+        if ancestor in scope_of:
+            scope_of[node_id] = scope_of[ancestor]
+    boxes = {n.id: n for n in result.nodes}
+    moves: dict[int, Point] = {}
+    frames: dict[int, Box] = {}
+    left, top = None, 0.0
+    for i, scope in enumerate(scopes):
+        frame = scope_frame(scope, boxes, result.edges)
+        if frame is None:
+            continue
+        left = frame.box.x if left is None else left
+        move = Point(left - frame.box.x, top - frame.box.y if frames else 0.0)
+        moves[i] = move
+        frames[i] = _moved_box(frame.box, move)
+        top = frames[i].bottom + SCOPE_GAP
+    nodes = tuple(_moved_node(n, moves.get(scope_of.get(n.id, -1), Point(0, 0)))
+                  for n in result.nodes)
+    placed = {n.id: n for n in nodes}
+    edges = tuple(_moved_route(route, diagram, scope_of, moves, frames, placed)
+                  for route in result.edges)
+    xs = [v for n in nodes for v in (n.x, n.x + n.width)] + [p.x for e in edges for p in e.points]
+    ys = [v for n in nodes for v in (n.y, n.y + n.height)] + [p.y for e in edges for p in e.points]
+    return replace(result, nodes=nodes, edges=edges, width=max(xs) - min(0.0, min(xs)),
+                   height=max(ys) - min(0.0, min(ys)))
+
+
+def _moved_box(box: Box, move: Point) -> Box:
+    return Box(box.x + move.x, box.y + move.y, box.width, box.height)
+
+
+def _moved_node(node: NodeBox, move: Point) -> NodeBox:
+    return replace(node, x=node.x + move.x, y=node.y + move.y)
+
+
+def _moved_route(route: EdgeRoute, diagram: Diagram, scope_of: dict[str, int],
+                 moves: dict[int, Point], frames: dict[int, Box],
+                 placed: dict[str, NodeBox]) -> EdgeRoute:
+    source_scope = scope_of.get(route.source, -1)
+    target_scope = scope_of.get(route.target, -1)
+    if source_scope == target_scope:
+        move = moves.get(source_scope, Point(0, 0))
+        box = route.label_box
+        return replace(route, points=tuple(Point(p.x + move.x, p.y + move.y)
+                                           for p in route.points),
+                       label_box=None if box is None else _moved_box(box, move))
+    source, target = placed[route.source], placed[route.target]
+    frame = frames.get(source_scope)
+    points = between_scopes(source, target, frame)
+    edge = next(e for e in diagram.graph.edges if e.id == route.id)
+    return replace(route, points=points, source_end=EdgeEnd(side_of(source, points[0])),
+                   target_end=EdgeEnd(side_of(target, points[-1])),
+                   label_box=label_box(edge, None, points))
+
+
+def between_scopes(source: NodeBox, target: NodeBox, frame: Box | None) -> tuple[Point, ...]:
+    """An orthogonal route from ``source`` to ``target`` in another pool, turning in the
+    gap next to the source's pool ``frame``."""
+    down = target.center.y >= source.center.y
+    start = Point(source.center.x, source.y + source.height if down else source.y)
+    end = Point(target.center.x, target.y if down else target.y + target.height)
+    if frame is None:
+        middle = (start.y + end.y) / 2
+    else:
+        middle = frame.bottom + SCOPE_GAP / 2 if down else frame.y - SCOPE_GAP / 2
+    if abs(start.x - end.x) < 1e-9:
+        return (start, end)
+    return (start, Point(start.x, middle), Point(end.x, middle), end)
