@@ -9,13 +9,15 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from layouts.elk_options import unhonoured
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.registry import (
     DEFAULT_ENGINE,
     Availability,
+    LayoutProvider,
     get_provider,
     provider_names,
     require_features,
@@ -46,7 +48,21 @@ def layout(
     provider = get_provider(engine)
     require_features(graph, engine, provider)
     provider.availability().require(engine)
-    return provider.layout(graph, resolved)
+    return with_option_warnings(graph, engine, provider, provider.layout(graph, resolved))
+
+
+def with_option_warnings(graph: Graph, engine: str, provider: LayoutProvider,
+                         result: LayoutResult) -> LayoutResult:
+    """``result`` with a warning for each engine option of ``graph`` (ELK's
+    ``layoutOptions``) the provider cannot honour, unless it reads them itself
+    (``reads_elk_options``, as elkjs does)."""
+    if getattr(provider, "reads_elk_options", False):
+        return result
+    lines = unhonoured(graph, engine)
+    if not lines:
+        return result
+    diagnostics = replace(result.diagnostics, warnings=result.diagnostics.warnings + lines)
+    return replace(result, diagnostics=diagnostics, _index={})
 
 
 @dataclass(frozen=True, slots=True)

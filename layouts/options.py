@@ -222,6 +222,16 @@ _NAME_LOOKUP: Mapping[str, str] = {
 }
 
 
+def given_names(values: Mapping[str, object]) -> frozenset[str]:
+    """The table names of the options ``values`` sets (any spelling; ``None`` sets none).
+
+    >>> sorted(given_names({"nodeSpacing": 3, "layer-spacing": 4, "seed": None, "x": 1}))
+    ['layer_spacing', 'node_spacing']
+    """
+    return frozenset(_NAME_LOOKUP[name] for name, value in values.items()
+                     if value is not None and name in _NAME_LOOKUP)
+
+
 @dataclass(frozen=True, slots=True)
 class LayoutOptions:
     """Validated layout options; build them with :meth:`from_mapping` or the constructor."""

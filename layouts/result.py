@@ -150,6 +150,8 @@ class EdgeRoute:
     loop_back: bool = False
     source_port: str | None = None
     target_port: str | None = None
+    junction_points: tuple[Point, ...] = ()
+    """Where edges that share a segment split (ELK's ``junctionPoints``), absolute."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +294,8 @@ def _edge_to_dict(e: EdgeRoute) -> dict[str, Any]:
         "loopBack": e.loop_back,
         **({"sourcePort": e.source_port} if e.source_port is not None else {}),
         **({"targetPort": e.target_port} if e.target_port is not None else {}),
+        **({"junctionPoints": [{"x": _num(p.x), "y": _num(p.y)} for p in e.junction_points]}
+           if e.junction_points else {}),
     }
 
 
@@ -347,6 +351,7 @@ def _edge_from_dict(data: Mapping[str, Any]) -> EdgeRoute:
         box,
         _boolean(data["loopBack"], "loopBack"),
         _optional_text(data.get("sourcePort")), _optional_text(data.get("targetPort")),
+        tuple(Point(float(p["x"]), float(p["y"])) for p in data.get("junctionPoints", ())),
     )
 
 

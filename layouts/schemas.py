@@ -170,7 +170,8 @@ def result_json_schema() -> dict[str, Any]:
         "labelBox": {"anyOf": [box, {"type": "null"}]},
         "loopBack": {"type": "boolean"},
         "sourcePort": _ID, "targetPort": _ID,
-    }, optional=("sourcePort", "targetPort"))
+        "junctionPoints": {"type": "array", "items": point, "minItems": 1},
+    }, optional=("sourcePort", "targetPort", "junctionPoints"))
     phase = _closed({"name": {"type": "string"}, "seconds": _NON_NEGATIVE})
     diagnostics = _closed({
         "engine": _ID,

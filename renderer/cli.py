@@ -29,7 +29,7 @@ from typing import NoReturn, cast
 
 from layouts.api import engines
 from layouts.errors import InvalidGraphError
-from layouts.options import OPTION_TABLE, LayoutOptions, OptionSpec
+from layouts.options import OPTION_TABLE, LayoutOptions, OptionSpec, given_names
 from layouts.registry import DEFAULT_ENGINE
 from renderer.isolation import WorkerPool
 from renderer.readers import ReaderError
@@ -125,13 +125,16 @@ def _render_command(args: argparse.Namespace) -> int:
     pool.start(wait=False)  # the worker starts up while the input is read and measured
     try:
         rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
-                                 options=options, runner=pool.run)
+                                 options=options, runner=pool.run,
+                                 given_options=given_names(values))
     except INPUT_ERRORS as error:  # name the file whose content is at fault
         name = "<stdin>" if args.file == STDIO else args.file
         raise CommandInputError(f"{name}: {one_line(str(error))}") from None
     finally:
         pool.close()
     _write_output(rendering.output, args.output)
+    for warning in rendering.result.diagnostics.warnings:
+        print(f"wfr: warning: {warning}", file=sys.stderr)
     if args.timings:
         _print_timings(rendering)
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from layouts.graph import Graph
 from workflow.model import StepState
@@ -67,12 +68,19 @@ class EdgeView:
 
 @dataclass(frozen=True, slots=True)
 class Diagram:
-    """A layout graph with the views of its nodes and edges, keyed by id."""
+    """A layout graph with the views of its nodes and edges, keyed by id.
+
+    ``option_values`` are the layout options the document itself asks for (our option
+    names; query and CLI options win over them, see :func:`renderer.render.render_timed`);
+    ``elk_source`` is the ELK JSON document it was read from, which the ELK writer echoes
+    with every field it had."""
 
     name: str
     graph: Graph
     nodes: Mapping[str, NodeView] = field(default_factory=dict)
     edges: Mapping[str, EdgeView] = field(default_factory=dict)
+    option_values: Mapping[str, object] = field(default_factory=dict)
+    elk_source: Mapping[str, Any] | None = None
 
     def node_view(self, node_id: str) -> NodeView:
         """The view of a node; plain nodes default to their label (or id) as title."""

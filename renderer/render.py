@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from layouts.errors import (
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
+from renderer.diagram import Diagram
 from renderer.isolation import layout_isolated
 from renderer.readers import ReaderError, read_diagram
 from renderer.writers import OutputFormat, write_output
@@ -47,11 +49,53 @@ class Rendering:
     stages: tuple[tuple[str, float], ...]
 
 
+def resolve_options(diagram: Diagram, options: LayoutOptions,
+                    given: frozenset[str] | None) -> LayoutOptions:
+    """``options`` with the document's own options (:attr:`Diagram.option_values`, e.g. an
+    ELK JSON root's ``layoutOptions``) for every option the caller did not give: query and
+    CLI options win over the document's. ``given`` ``None`` means the caller gave all.
+
+    >>> from layouts.graph import Graph, Node
+    >>> d = Diagram("d", Graph((Node("a", 9, 9),)),
+    ...             option_values={"direction": "BottomToTop", "node_spacing": 25.0})
+    >>> o = resolve_options(d, LayoutOptions(node_spacing=30), frozenset({"node_spacing"}))
+    >>> o.direction.value, o.node_spacing
+    ('BottomToTop', 30.0)
+    """
+    if given is None or not diagram.option_values:
+        return options
+    from_document = {k: v for k, v in diagram.option_values.items() if k not in given}
+    if not from_document:
+        return options
+    try:
+        return options.with_changes(**from_document)
+    except InvalidOptionError as error:
+        raise InvalidOptionError(f"the document's layout option: {error}",
+                                 option=error.option) from None
+
+
+WARNINGS_HEADER = "x-layout-warnings"
+
+
+def warning_headers(warnings: tuple[str, ...]) -> dict[str, str]:
+    """The response's ``warnings``: a JSON list of lines (ASCII, so any header carries it)
+    in :data:`WARNINGS_HEADER`; JSON results also have them in ``diagnostics.warnings``.
+
+    >>> warning_headers(("option x is not honoured",))
+    {'x-layout-warnings': '["option x is not honoured"]'}
+    >>> warning_headers(())
+    {}
+    """
+    return {WARNINGS_HEADER: json.dumps(list(warnings))} if warnings else {}
+
+
 def render_timed(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
+    given_options: frozenset[str] | None = None,
 ) -> Rendering:
     """Like :func:`render_document`, also returning the layout and the stage timings.
+    ``given_options`` names the options the caller set (see :func:`resolve_options`).
 
     >>> from renderer.writers import OutputFormat
     >>> text = '{"nodes": [{"id": "a", "width": 80, "height": 40}]}'
@@ -63,7 +107,7 @@ def render_timed(
     start = clock()
     diagram = read_diagram(data, filename=filename)
     read_done = clock()
-    result = runner(diagram.graph, engine, options)
+    result = runner(diagram.graph, engine, resolve_options(diagram, options, given_options))
     layout_done = clock()
     output = write_output(diagram, result, fmt)
     stages = (("read", read_done - start), ("layout", layout_done - read_done),

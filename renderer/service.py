@@ -31,6 +31,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from layouts.api import engines
+from layouts.options import given_names
 from layouts.registry import DEFAULT_ENGINE, get_provider
 from renderer.api.auth import AuthError, Scope
 from renderer.api.metrics import Metrics
@@ -39,7 +40,7 @@ from renderer.api.settings import ServiceSettings
 from renderer.isolation import WorkerPool
 from renderer.openapi import openapi_document
 from renderer.query import drawing_query
-from renderer.render import classify_error, one_line, render_document
+from renderer.render import classify_error, one_line, render_timed, warning_headers
 from renderer.studio import studio_routes
 from renderer.web import RequestProblem, error_response, read_body
 from renderer.writers import MEDIA_TYPES, OutputFormat
@@ -145,12 +146,14 @@ class Service:
         self, data: bytes, filename: str | None, query: Mapping[str, str]
     ) -> Response:
         fmt, engine, options = drawing_query(query)
-        call = functools.partial(render_document, data, filename=filename, fmt=fmt,
-                                 engine=engine, options=options, runner=self.pool.run)
+        call = functools.partial(render_timed, data, filename=filename, fmt=fmt,
+                                 engine=engine, options=options, runner=self.pool.run,
+                                 given_options=given_names(query))
         started = time.perf_counter()
-        output = await anyio.to_thread.run_sync(call)
+        rendering = await anyio.to_thread.run_sync(call)
         self.metrics.observe_render(engine, fmt.value, time.perf_counter() - started)
-        return Response(output, media_type=MEDIA_TYPES[fmt])
+        return Response(rendering.output, media_type=MEDIA_TYPES[fmt],
+                        headers=warning_headers(rendering.result.diagnostics.warnings))
 
     async def render(self, request: Request) -> Response:
         check_media_type(request)

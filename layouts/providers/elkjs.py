@@ -29,7 +29,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from layouts.errors import InvalidOptionError, ProviderUnavailableError
-from layouts.graph import Graph
+from layouts.graph import Graph, GraphFeature
 from layouts.options import LayoutOptions
 from layouts.providers import elkjs_install
 from layouts.providers.elkjs_convert import from_elk_graph
@@ -69,6 +69,9 @@ class ElkjsProvider:
     """
 
     name = "elkjs"
+    features = frozenset({GraphFeature.PORTS, GraphFeature.COMPOUND})
+    reads_elk_options = True
+    """Every ELK option of the graph goes to elkjs unchanged (no warnings needed)."""
 
     def __init__(self, *, install_dir: str | Path | None = None,
                  mode: str | ElkMode | None = None, workers: int = 2,

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from layouts.graph import Edge, Graph
+from layouts.elk_options import elk_option, same_option
+from layouts.graph import Edge, Graph, Node, OptionValue, Port, PortConstraints, PortSide
 from layouts.options import Direction, Effort, LayoutOptions
 
 ROOT_ID = "wfr-root"
@@ -38,6 +39,10 @@ ELK_THOROUGHNESS: Mapping[Effort, int] = {
     Effort.BALANCED: 7,
     Effort.BEST: 30,
 }
+
+
+FIXED_DEFAULTS: Mapping[str, str] = {"elk.algorithm": "layered", "elk.edgeRouting": "ORTHOGONAL"}
+"""ELK options of ours that no option of the table sets."""
 
 
 def _spacing(value: float) -> str:
@@ -73,30 +78,145 @@ def elk_layout_options(options: LayoutOptions) -> dict[str, str]:
 def _elk_edge(edge: Edge) -> dict[str, Any]:
     """A declared loop-back edge is given to ELK reversed, so ELK's cycle breaking keeps
     every other edge pointing along the layout direction (the route is turned back in
-    :mod:`layouts.providers.elkjs_convert`)."""
-    source, target = (edge.target, edge.source) if edge.loop_back else (edge.source, edge.target)
+    :mod:`layouts.providers.elkjs_convert`). An end at a port names the port, as ELK
+    JSON does."""
+    source = edge.source_port or edge.source
+    target = edge.target_port or edge.target
+    if edge.loop_back:
+        source, target = target, source
     elk_edge: dict[str, Any] = {"id": edge.id, "sources": [source], "targets": [target]}
     if edge.label is not None and edge.label_width > 0 and edge.label_height > 0:
         elk_edge["labels"] = [
             {"text": edge.label, "width": edge.label_width, "height": edge.label_height}
         ]
+    _put_options(elk_edge, dict(edge.layout_options))
     return elk_edge
 
 
+def _put_options(owner: dict[str, Any], options: dict[str, Any]) -> None:
+    if options:
+        owner["layoutOptions"] = options
+
+
+def _with_default(options: dict[str, Any], key: str, value: str) -> None:
+    """Set ``key`` unless the options already name that ELK option in any spelling."""
+    if not any(same_option(existing, key) for existing in options):
+        options[key] = value
+
+
+_CLOCKWISE = (PortSide.NORTH, PortSide.EAST, PortSide.SOUTH, PortSide.WEST)
+
+
+def _port_index(node: Node, port: Port) -> int | None:
+    """ELK's ``elk.port.index``: clockwise from the top-left corner, north ports first."""
+    if port.order is None or port.side is PortSide.FREE:
+        return None
+    before = sum(1 for p in node.ports if p.side in _CLOCKWISE
+                 and _CLOCKWISE.index(p.side) < _CLOCKWISE.index(port.side))
+    return before + port.order
+
+
+def _elk_port(node: Node, port: Port) -> dict[str, Any]:
+    elk_port: dict[str, Any] = {"id": port.id, "width": port.width, "height": port.height}
+    if port.x is not None and port.y is not None:
+        elk_port["x"], elk_port["y"] = port.x, port.y
+    options = dict(port.layout_options)
+    if port.side is not PortSide.FREE:
+        _with_default(options, "elk.port.side", port.side.value.upper())
+    index = _port_index(node, port)
+    if index is not None:
+        _with_default(options, "elk.port.index", str(index))
+    _put_options(elk_port, options)
+    if port.label:
+        elk_port["labels"] = [{"text": port.label, "width": port.label_width,
+                               "height": port.label_height}]
+    return elk_port
+
+
+def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]]) -> dict[str, Any]:
+    elk_node: dict[str, Any] = {"id": node.id, "width": node.width, "height": node.height}
+    options = dict(node.layout_options)
+    constraints = node.effective_port_constraints()
+    if node.ports and constraints is not PortConstraints.FREE:
+        _with_default(options, "elk.portConstraints", constraints.value.upper())
+    _put_options(elk_node, options)
+    if node.label and node.label_width > 0 and node.label_height > 0:
+        elk_node["labels"] = [{"text": node.label, "width": node.label_width,
+                               "height": node.label_height}]
+    if node.ports:
+        elk_node["ports"] = [_elk_port(node, p) for p in node.ports]
+    if node.children:
+        elk_node["children"] = [_elk_node(c, edges_in) for c in node.children]
+    if edges_in.get(node.id):
+        elk_node["edges"] = [_elk_edge(e) for e in edges_in[node.id]]
+    return elk_node
+
+
+def _crosses_levels(graph: Graph, containers: Mapping[str, str | None]) -> bool:
+    parents = graph.parents()
+    return any(parents[e.source] != containers[e.id] or parents[e.target] != containers[e.id]
+               for e in graph.edges)
+
+
+def root_layout_options(graph: Graph, options: LayoutOptions,
+                        containers: Mapping[str, str | None]) -> dict[str, Any]:
+    """The root's ELK options: the graph's own, unchanged, except where our resolved
+    options (query/CLI over the document) mean something else, then ours; ELK's algorithm
+    and edge routing are ours only where the graph names none; ``INCLUDE_CHILDREN``
+    hierarchy handling when an edge crosses a compound boundary and the graph does not
+    choose, since ELK routes such edges only then.
+
+    >>> from layouts.graph import Node
+    >>> g = Graph((Node("a", 9, 9),), layout_options=(("direction", "UP"), ("x.y", 1)))
+    >>> root = root_layout_options(g, LayoutOptions(), {})  # a CLI default over "UP"
+    >>> root["x.y"], root["elk.direction"], "direction" in root
+    (1, 'DOWN', False)
+    >>> root_layout_options(g, LayoutOptions(direction="BottomToTop"), {})["direction"]
+    'UP'
+
+    """
+    ours = {key: value for key, value in elk_layout_options(options).items()
+            if key not in FIXED_DEFAULTS}
+    merged: dict[str, Any] = {}
+    for key, value in graph.layout_options:
+        mine = next((k for k in ours if same_option(key, k)), None)
+        if mine is None:
+            merged[key] = value
+        elif _reads_as(key, value, options):  # the document's own spelling and value
+            merged[key] = value
+            del ours[mine]
+    merged.update(ours)
+    for key, value in FIXED_DEFAULTS.items():
+        _with_default(merged, key, value)
+    if _crosses_levels(graph, containers):
+        _with_default(merged, "elk.hierarchyHandling", "INCLUDE_CHILDREN")
+    return merged
+
+
+def _reads_as(key: str, value: OptionValue, options: LayoutOptions) -> bool:
+    """Whether the document's ``key: value`` means what ``options`` resolved to."""
+    entry = elk_option(key)
+    if entry is None or entry.ours is None or entry.read is None:
+        return False
+    return bool(entry.read(value) == getattr(options, entry.ours))
+
+
 def to_elk_graph(graph: Graph, options: LayoutOptions) -> dict[str, Any]:
-    """The ELK JSON graph of ``graph``: nodes and edges in model order, loop-back edges
-    reversed, labels that have a measured size as ELK edge labels, and the mapped options
-    on the root."""
-    node_ids = {node.id for node in graph.nodes}
+    """The ELK JSON graph of ``graph``: nodes (with ports, labels and children) and edges in
+    model order, each edge declared in its ELK container, loop-back edges reversed, labels
+    that have a measured size as ELK labels, every engine option of the graph passed on
+    unchanged, and the mapped options on the root (see :func:`root_layout_options`)."""
+    node_ids = {node.id for node in graph.all_nodes()}
     root_id = ROOT_ID
     while root_id in node_ids:
         root_id += "_"
+    containers = {e.id: graph.edge_container(e) for e in graph.edges}
+    edges_in: dict[str | None, list[Edge]] = {}
+    for edge in graph.edges:
+        edges_in.setdefault(containers[edge.id], []).append(edge)
     return {
         "id": root_id,
-        "layoutOptions": elk_layout_options(options),
-        "children": [
-            {"id": node.id, "width": node.width, "height": node.height}
-            for node in graph.nodes
-        ],
-        "edges": [_elk_edge(edge) for edge in graph.edges],
+        "layoutOptions": root_layout_options(graph, options, containers),
+        "children": [_elk_node(node, edges_in) for node in graph.nodes],
+        "edges": [_elk_edge(edge) for edge in edges_in.get(None, [])],
     }

@@ -122,7 +122,10 @@ def test_reads_elk_json_with_and_without_sizes() -> None:
 @pytest.mark.parametrize(
     ("elk", "problem"),
     [
-        ({"children": [{"id": "a", "children": [{"id": "x"}]}]}, "node 'a' has nested children"),
+        ({"children": [{"id": "a", "children": {"id": "x"}}]},
+         "node 'a' 'children' must be a list"),
+        ({"children": [{"id": "a", "layoutOptions": {"elk.padding": {"top": 1}}}]},
+         "node 'a' option 'elk.padding' has"),
         ({"children": [{"id": "a"}, {"id": "b"}],
           "edges": [{"id": "e", "sources": ["a", "b"], "targets": ["b"]}]},
          "edge 'e' needs exactly one entry in 'sources'"),
