@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
@@ -38,11 +39,13 @@ class LayeredProvider:
     def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         """Validate ``graph`` (typed :class:`InvalidGraphError` on bad input) and lay it
         out; the caller's graph is never changed. Compound nodes are laid out
-        hierarchically (:mod:`layouts.layered.hierarchy`); ports are an
+        hierarchically (:mod:`layouts.layered.hierarchy`), collapsed ones as one node
+        (:mod:`layouts.collapse`); ports are an
         :class:`UnsupportedFeatureError` until the engine lays them out (issue 14).
         BottomToTop and RightToLeft are mirror images of TopToBottom and LeftToRight
         (:mod:`layouts.mirror`)."""
         graph.validate()
+        graph = collapse(graph)
         require_features(graph, self.name, self)
         base = replace(options, direction=base_direction(options.direction))
         engine = run_hierarchy if GraphFeature.COMPOUND in graph.features() else run_layout
