@@ -69,6 +69,9 @@ class ElkOption:
     ours: str | None = None
     read: Callable[[OptionValue], object | None] | None = None
     honoured_values: Mapping[str, frozenset[str]] | None = None
+    in_model: bool = False
+    """Read into the graph model itself (port sides, orders, constraints), so every engine
+    that lays out that feature honours it wherever it is set."""
 
 
 _ALL = ("layered", "graphviz", "grandalf")
@@ -95,11 +98,12 @@ ELK_OPTION_TABLE: tuple[ElkOption, ...] = (
         "layered": frozenset({"GREEDY"}), "graphviz": frozenset({"DEPTH_FIRST"})}),
     ElkOption("layered.layering.strategy", honoured_values={
         "layered": frozenset({"NETWORK_SIMPLEX"}), "graphviz": frozenset({"NETWORK_SIMPLEX"})}),
-    ElkOption("hierarchyHandling"),
+    ElkOption("hierarchyHandling", honoured_values={
+        "graphviz": frozenset({"INCLUDE_CHILDREN"})}),  # dot lays clusters out together
     ElkOption("padding"),
-    ElkOption("portConstraints"),
-    ElkOption("port.side"),
-    ElkOption("port.index"),
+    ElkOption("portConstraints", in_model=True),
+    ElkOption("port.side", in_model=True),
+    ElkOption("port.index", in_model=True),
 )
 
 
@@ -163,7 +167,8 @@ def unhonoured(graph: Graph, engine: str) -> tuple[str, ...]:
     """One warning per ELK option of ``graph`` that ``engine`` (which does not read ELK's
     names) cannot honour: root options without an equivalent in our table or with a value
     the engine does not follow, and every option on a node, port or edge (our engines take
-    options for the whole graph only).
+    options for the whole graph only) except those read into the model (port sides,
+    orders and constraints, which engines without ports refuse as a whole).
 
     >>> from layouts.graph import Node
     >>> g = Graph((Node("a", 9, 9),), layout_options=(("elk.direction", "UP"),
@@ -175,7 +180,10 @@ def unhonoured(graph: Graph, engine: str) -> tuple[str, ...]:
     """
     lines = []
     for where, options in _where_options(graph):
-        for key, value in options:
+        for key, value in dict(options).items():  # a repeated key: the last one counts
+            entry = elk_option(key)
+            if entry is not None and entry.in_model:
+                continue
             if where == "the graph" and _honoured_at_root(key, value, engine):
                 continue
             lines.append(f"{where}: option {key}={value} is not honoured by engine '{engine}'")

@@ -45,6 +45,7 @@ from renderer.styles import (
     LOOP_BACK_DASH,
     EdgeStyle,
 )
+from renderer.svg_compound import draw_compound, draw_port
 from renderer.svg_nodes import draw_node, draw_text, xml_safe
 from renderer.svg_nodes import format_number as _n
 
@@ -79,12 +80,23 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
     drawing.add(drawing.rect(insert=(_n(frame.x), _n(frame.y)),
                              size=(_n(frame.width), _n(frame.height)),
                              fill="#ffffff", id="background"))
+    compound = {n.id for n in diagram.graph.all_nodes() if n.children}
+    if compound:  # behind the edges and nodes they hold, outer ones first
+        groups = drawing.add(drawing.g(id="compound-nodes"))
+        for node in result.nodes:
+            if node.id in compound:
+                groups.add(draw_compound(drawing, node, scene.view(node.id).title))
     edges = drawing.add(drawing.g(id="edges"))
     for route in result.edges:
         edges.add(_edge(drawing, scene, route))
     nodes = drawing.add(drawing.g(id="nodes"))
     for node in result.nodes:
-        nodes.add(draw_node(drawing, node, scene.view(node.id)))
+        if node.id not in compound:
+            nodes.add(draw_node(drawing, node, scene.view(node.id)))
+    if result.ports:
+        ports = drawing.add(drawing.g(id="ports"))
+        for port in result.ports:
+            ports.add(draw_port(drawing, port))
     labels = drawing.add(drawing.g(id="edge-labels"))
     for route in result.edges:
         label = _edge_label(drawing, scene, route)
@@ -107,7 +119,7 @@ class _Scene:
     @classmethod
     def of(cls, diagram: Diagram) -> _Scene:
         views = {n.id: diagram.nodes.get(n.id) or NodeView(StepKind.PLAIN, n.label or n.id)
-                 for n in diagram.graph.nodes}
+                 for n in diagram.graph.all_nodes()}
         edge_views = {e.id: diagram.edge_view(e.id) for e in diagram.graph.edges}
         return cls(diagram, views, edge_views, edge_labels(diagram),
                    frozenset(e.id for e in diagram.graph.edges if e.loop_back))

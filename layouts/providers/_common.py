@@ -41,6 +41,7 @@ from layouts.result import (
     LayoutResult,
     NodeBox,
     Point,
+    PortBox,
 )
 
 _SAME_POINT = 1e-9
@@ -65,18 +66,26 @@ def transpose(p: Point) -> Point:
     return Point(p.y, p.x)
 
 
-def node_boxes(graph: Graph, centers: Mapping[str, Point]) -> dict[str, NodeBox]:
-    """Node boxes of the caller's sizes and shapes around the engine's centres.
+def node_boxes(graph: Graph, centers: Mapping[str, Point],
+               compound: Mapping[str, Box] | None = None) -> dict[str, NodeBox]:
+    """Node boxes of the caller's sizes and shapes around the engine's centres, every node
+    of the hierarchy with its parent; a compound node takes the engine's box of it.
 
     >>> from layouts.graph import Node
     >>> node_boxes(Graph((Node("a", 40, 20),)), {"a": Point(20, 10)})["a"].x
     0.0
     """
-    return {
-        n.id: NodeBox(n.id, centers[n.id].x - n.width / 2, centers[n.id].y - n.height / 2,
-                      float(n.width), float(n.height), n.shape)
-        for n in graph.nodes
-    }
+    parents = graph.parents()
+    boxes = {}
+    for n in graph.all_nodes():
+        if n.children and compound is not None:
+            b = compound[n.id]
+            boxes[n.id] = NodeBox(n.id, b.x, b.y, b.width, b.height, n.shape, parents[n.id])
+            continue
+        boxes[n.id] = NodeBox(n.id, centers[n.id].x - n.width / 2,
+                              centers[n.id].y - n.height / 2, float(n.width), float(n.height),
+                              n.shape, parents[n.id])
+    return boxes
 
 
 def _line_foot(center: Point, a: Point, b: Point) -> Point:
@@ -199,26 +208,28 @@ def _extent(boxes: Iterable[NodeBox], routes: Iterable[EdgeRoute]) -> tuple[floa
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def _edge_route(raw: RawRoute, boxes: Mapping[str, NodeBox]) -> EdgeRoute:
+def _edge_route(raw: RawRoute, boxes: Mapping[str, NodeBox],
+                ports: Mapping[str, PortBox]) -> EdgeRoute:
     e = raw.edge
     source, target = boxes[e.source], boxes[e.target]
     points = clip_route(raw.points, source, target)
+    if e.source_port is not None and e.source_port in ports:
+        points = (ports[e.source_port].center, *points[1:])
+    if e.target_port is not None and e.target_port in ports:
+        points = (*points[:-1], ports[e.target_port].center)
     return EdgeRoute(
         e.id, e.source, e.target, points,
         source_end=EdgeEnd(side_of(source, points[0])),
         target_end=EdgeEnd(side_of(target, points[-1])),
         label_box=label_box(e, raw.label_center, points),
-        loop_back=e.loop_back,
+        loop_back=e.loop_back, source_port=e.source_port, target_port=e.target_port,
     )
 
 
 def _shifted(route: EdgeRoute, dx: float, dy: float) -> EdgeRoute:
-    return EdgeRoute(
-        route.id, route.source, route.target,
-        tuple(Point(p.x + dx, p.y + dy) for p in route.points),
-        route.source_end, route.target_end,
-        None if route.label_box is None else _shift_box(route.label_box, dx, dy),
-        route.loop_back,
+    return replace(
+        route, points=tuple(Point(p.x + dx, p.y + dy) for p in route.points),
+        label_box=None if route.label_box is None else _shift_box(route.label_box, dx, dy),
     )
 
 
@@ -228,27 +239,33 @@ def assemble_result(
     raw_routes: Sequence[RawRoute],
     diagnostics: Diagnostics,
     elapsed: Callable[[], float] | None = None,
+    compound: Mapping[str, Box] | None = None,
+    ports: Sequence[PortBox] = (),
 ) -> LayoutResult:
     """Build the :class:`LayoutResult` (nodes and edges in the graph's model order) from
     the engine's centres and raw routes; see the module docstring for the steps.
     ``elapsed`` (seconds since the layout began) is read last, so the diagnostics'
     ``seconds`` include this assembly; when the engine timed its phases, an
-    ``assemble`` phase is appended with the rest of the time."""
-    boxes = node_boxes(graph, centers)
+    ``assemble`` phase is appended with the rest of the time. ``compound`` gives the
+    engine's box of each compound node, ``ports`` each port's box; edges at a port end
+    at its centre."""
+    boxes = node_boxes(graph, centers, compound)
     by_id = {raw.edge.id: raw for raw in raw_routes}
-    routes = [_edge_route(by_id[e.id], boxes) for e in graph.edges]
+    port_by_id = {p.id: p for p in ports}
+    routes = [_edge_route(by_id[e.id], boxes, port_by_id) for e in graph.edges]
     nodes: tuple[NodeBox, ...] = ()
     edges: tuple[EdgeRoute, ...] = ()
+    shifted_ports: tuple[PortBox, ...] = ()
     x0 = y0 = x1 = y1 = 0.0
     if boxes:
         x0, y0, x1, y1 = _extent(boxes.values(), routes)
-        nodes = tuple(NodeBox(b.id, b.x - x0, b.y - y0, b.width, b.height, b.shape)
-                      for b in boxes.values())
+        nodes = tuple(replace(b, x=b.x - x0, y=b.y - y0) for b in boxes.values())
         edges = tuple(_shifted(r, -x0, -y0) for r in routes)
+        shifted_ports = tuple(replace(p, x=p.x - x0, y=p.y - y0) for p in ports)
     if elapsed is not None:
         seconds = elapsed()
         before = sum(t for _, t in diagnostics.phases)
         phases = ((*diagnostics.phases, ("assemble", seconds - before))
                   if diagnostics.phases else ())
         diagnostics = replace(diagnostics, seconds=seconds, phases=phases)
-    return LayoutResult(nodes, edges, x1 - x0, y1 - y0, diagnostics)
+    return LayoutResult(nodes, edges, x1 - x0, y1 - y0, diagnostics, shifted_ports)

@@ -29,7 +29,7 @@ from typing import Any
 
 from layouts.errors import ProviderFailedError
 from layouts.geometry import clip_to_outline, project_to_outline, side_of
-from layouts.graph import Edge, Graph, Shape
+from layouts.graph import Edge, Graph, GraphFeature, Shape
 from layouts.result import (
     Box,
     Diagnostics,
@@ -191,13 +191,17 @@ def _end_point(box: NodeBox, port: PortBox | None) -> Point:
 
 def _edge_route(edge: Edge, elk_edge: Mapping[str, Any], origin: Point,
                 boxes: Mapping[str, NodeBox], ports: Mapping[str, PortBox],
-                warnings: list[str]) -> EdgeRoute:
+                warnings: list[str] | None) -> EdgeRoute:
+    """``warnings`` is ``None`` for flat graphs: an edge without sections is then an
+    unusable answer, not a hierarchy edge ELK was not asked to route."""
     where = f"edge '{edge.id}'"
     points = _section_points(elk_edge, where, origin)
     source, target = boxes[edge.source], boxes[edge.target]
     source_port = ports.get(edge.source_port) if edge.source_port else None
     target_port = ports.get(edge.target_port) if edge.target_port else None
     if not points:  # ELK routes no edge across a compound boundary without INCLUDE_CHILDREN
+        if warnings is None:
+            raise _fail(f"{where} has no sections")
         warnings.append(f"{where} was not routed by ELK (it crosses a compound boundary "
                         "and elk.hierarchyHandling is not INCLUDE_CHILDREN): drawn straight")
         points = [_end_point(source, source_port), _end_point(target, target_port)]
@@ -246,13 +250,15 @@ def from_elk_graph(graph: Graph, elk: Mapping[str, Any], diagnostics: Diagnostic
     ports = _port_boxes(graph, placed, by_id)
     port_by_id = {p.id: p for p in ports}
     warnings: list[str] = []
+    compound = GraphFeature.COMPOUND in graph.features()
     edges = []
     for edge in graph.edges:
         if edge.id not in placed.edges:
             raise _fail(f"edge '{edge.id}' is missing")
         item, declared_in = placed.edges[edge.id]
         origin = _edge_origin(item, declared_in, placed)
-        edges.append(_edge_route(edge, item, origin, by_id, port_by_id, warnings))
+        edges.append(_edge_route(edge, item, origin, by_id, port_by_id,
+                                 warnings if compound else None))
     return LayoutResult(
         nodes=boxes, edges=tuple(edges),
         width=_number(elk, "width", "the root graph"),

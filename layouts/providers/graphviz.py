@@ -37,11 +37,19 @@ import subprocess
 import time
 
 from layouts.errors import LayoutTimeoutError, ProviderFailedError, ProviderUnavailableError
-from layouts.graph import Edge, Graph, Shape
+from layouts.graph import Edge, Graph, GraphFeature, Shape
 from layouts.options import Direction, Effort, LayoutOptions
-from layouts.providers._common import RawRoute, assemble_result
+from layouts.providers._common import RawRoute, assemble_result, node_boxes
+from layouts.providers.graphviz_hierarchy import (
+    add_nodes,
+    cluster_boxes,
+    dot_names,
+    edge_ends,
+    endpoint_names,
+    port_boxes,
+)
 from layouts.registry import Availability
-from layouts.result import Diagnostics, LayoutResult, Point
+from layouts.result import Box, Diagnostics, LayoutResult, Point
 
 MISSING = "Graphviz (dot) not found"
 INSTALL_HINT = ("install it with: apt-get install graphviz libgraphviz-dev && "
@@ -126,16 +134,18 @@ def build_dot_source(graph: Graph, options: LayoutOptions) -> str:
     """
     import pygraphviz
 
-    names = {n.id: f"n{i}" for i, n in enumerate(graph.nodes)}
+    names = dot_names(graph)
     dot = pygraphviz.AGraph(directed=True, strict=False)
     dot.graph_attr.update(dot_graph_attributes(options))
+    if GraphFeature.COMPOUND in graph.features():
+        dot.graph_attr["compound"] = "true"
     dot.node_attr.update({"fixedsize": "true", "label": ""})
-    for n in graph.nodes:
-        dot.add_node(names[n.id], shape=DOT_SHAPES[n.shape], width=_inches(n.width),
-                     height=_inches(n.height))
+    add_nodes(dot, graph.nodes, names, lambda n: {
+        "shape": DOT_SHAPES[n.shape], "width": _inches(n.width), "height": _inches(n.height)})
     for i, e in enumerate(graph.edges):
-        tail, head = (e.target, e.source) if e.loop_back else (e.source, e.target)
-        dot.add_edge(names[tail], names[head], key=f"e{i}", **_edge_attributes(e, i))
+        tail, head = endpoint_names(graph, e)
+        attrs = {**_edge_attributes(e, i), **edge_ends(graph, e, options.direction)}
+        dot.add_edge(tail, head, key=f"e{i}", **attrs)
     return str(dot.to_string())
 
 
@@ -209,8 +219,10 @@ def _spline_points(pos: str, height: float) -> list[Point]:
     return flatten_bezier(controls)
 
 
-def read_layout(text: str, graph: Graph) -> tuple[dict[str, Point], list[RawRoute]]:
-    """Node centres and raw routes (source to target) from dot's ``-Tdot`` output.
+def read_layout(text: str, graph: Graph
+                ) -> tuple[dict[str, Point], list[RawRoute], dict[str, Box]]:
+    """Leaf centres, raw routes (source to target) and compound nodes' boxes from dot's
+    ``-Tdot`` output.
 
     >>> from layouts.graph import Node
     >>> text = 'digraph { graph [bb="0,0,54,36"]; n0 [pos="27,18"]; }'
@@ -221,8 +233,9 @@ def read_layout(text: str, graph: Graph) -> tuple[dict[str, Point], list[RawRout
 
     laid = pygraphviz.AGraph(string=text)
     height = float(str(laid.graph_attr["bb"]).split(",")[3])
-    centers = {n.id: _point(str(laid.get_node(f"n{i}").attr["pos"]), height)
-               for i, n in enumerate(graph.nodes)}
+    names = dot_names(graph)
+    centers = {n.id: _point(str(laid.get_node(names[n.id]).attr["pos"]), height)
+               for n in graph.all_nodes() if not n.children}
     by_key = {str(e.attr["id"]): e for e in laid.edges()}
     routes = []
     for i, e in enumerate(graph.edges):
@@ -232,13 +245,14 @@ def read_layout(text: str, graph: Graph) -> tuple[dict[str, Point], list[RawRout
             points.reverse()
         lp = attrs.get("lp")
         routes.append(RawRoute(e, tuple(points), _point(str(lp), height) if lp else None))
-    return centers, routes
+    return centers, routes, cluster_boxes(laid, graph, height)
 
 
 class GraphvizProvider:
     """Graphviz dot; ``dot_command`` names the executable (tests point it elsewhere)."""
 
     name = "graphviz"
+    features = frozenset({GraphFeature.PORTS, GraphFeature.COMPOUND})
 
     def __init__(self, dot_command: str = "dot") -> None:
         self.dot_command = dot_command
@@ -265,13 +279,14 @@ class GraphvizProvider:
         output = run_dot(self.dot_command, source, options.time_budget)
         ran = time.perf_counter()
         try:
-            centers, routes = read_layout(output, graph)
+            centers, routes, clusters = read_layout(output, graph)
         except (KeyError, ValueError, IndexError) as exc:
             raise ProviderFailedError(f"cannot read dot's output: {exc!r}") from exc
         phases = (("build", built - start), ("dot", ran - built),
                   ("read", time.perf_counter() - ran))
+        ports = port_boxes(graph, node_boxes(graph, centers, clusters), options.direction)
         return assemble_result(graph, centers, routes, self._diagnostics(options, phases),
-                               lambda: time.perf_counter() - start)
+                               lambda: time.perf_counter() - start, clusters, ports)
 
     def _diagnostics(self, options: LayoutOptions,
                      phases: tuple[tuple[str, float], ...] = ()) -> Diagnostics:

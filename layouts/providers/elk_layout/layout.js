@@ -1,0 +1,1 @@
+../../../tools/elk-layout/layout.js
