@@ -52,9 +52,10 @@ class CostModel:
         >>> COSTS.speed(0.2, 10_000), COSTS.speed(10.0, 10_000), COSTS.speed(1.0, 100)
         (2.0, 4.0, 1.0)
         """
-        if items < 2000:
+        expected = self.front_per_item * items
+        if items < 2000 or expected <= 0:
             return 1.0
-        return min(4.0, max(1.0, seconds / (self.front_per_item * items)))
+        return min(4.0, max(1.0, seconds / expected))
 
     def staircase(self, items: int, speed: float = 1.0) -> float:
         return self.staircase_per_item * items * speed

@@ -33,12 +33,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ParamSpec, TypeVar
 
 from layouts.errors import LayoutError
 from layouts.graph import Graph
-from layouts.layered import cycles, frame, invariants, lanes, layering, ordering, placement
+from layouts.layered import (
+    cycles,
+    frame,
+    invariants,
+    lanes,
+    layering,
+    ordering,
+    packing,
+    placement,
+)
 from layouts.layered.budget import COSTS, OutOfTimeError, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
@@ -67,6 +76,16 @@ class StepRunner:
         self.timings: list[tuple[str, float]] = []
         self.notes: list[str] = []
         self.started = time.perf_counter()
+
+    def absorb(self, child: StepRunner) -> None:
+        """Add a child runner's timings (per step name) and notes, and its deadline's
+        state, to this one's (components laid out one by one)."""
+        totals = dict(self.timings)
+        for name, seconds in child.timings:
+            totals[name] = totals.get(name, 0.0) + seconds
+        self.timings = list(totals.items())
+        self.notes += [note for note in child.notes if note not in self.notes]
+        self.deadline.exhausted |= child.deadline.exhausted
 
     def __call__(self, name: str, step: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         start = time.perf_counter()
@@ -137,31 +156,63 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
 def run_layout(graph: Graph, options: LayoutOptions, *,
                check_invariants: bool = False) -> LayoutResult:
     """Lay out ``graph`` with the layered engine; the caller's graph is not changed.
-    When the budget cannot pay for the layered pipeline, the result is the
-    :mod:`.staircase` layout (flagged budget-exhausted, with a note saying so)."""
+    Disconnected components are laid out one by one, each with the time the later
+    ones' least layouts leave (at least its share by size), and packed into rows toward
+    ``options.aspect_ratio`` (:mod:`.packing`). When the budget cannot pay for the
+    layered pipeline, the result is the :mod:`.staircase` layout (flagged
+    budget-exhausted, with a note saying so)."""
     run = StepRunner(Deadline(options.time_budget))
+    parts = packing.split(graph)
+    if len(parts) <= 1:
+        routing, crossings = _connected(graph, options, run, check_invariants)
+        return run("export", export, graph, routing, options, run, crossings)
+    sizes = [len(part.nodes) + len(part.edges) for part in parts]
+    left = sum(sizes)
+    drawings: list[Routing] = []
+    counts: list[int] = []
+    for part, size in zip(parts, sizes, strict=True):
+        left -= size
+        remaining = run.deadline.remaining()
+        # all the time the later components' least layouts leave, at least their fair share
+        share = max(0.001, remaining * size / (left + size), remaining - COSTS.pipeline(left))
+        child = StepRunner(Deadline(share))
+        routing, crossings = _connected(part, replace(options, time_budget=share), child,
+                                        check_invariants)
+        run.absorb(child)
+        drawings.append(routing)
+        counts += [] if crossings is None else [crossings]
+    gap = max(options.node_spacing, 2 * options.clearance)
+    packed = run("packing", packing.merge, drawings, options.aspect_ratio, gap)
+    run.notes.append(f"{len(parts)} components packed")
+    return run("export", export, graph, packed, options, run, sum(counts) if counts else None)
+
+
+def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
+               check_invariants: bool) -> tuple[Routing, int | None]:
+    """The routed drawing of a connected ``graph`` in the caller's frame, and the
+    ordering's crossing count (``None`` for the staircase layout)."""
     items = len(graph.nodes) + len(graph.edges)
     if COSTS.pipeline(items) > run.deadline.remaining() and \
             COSTS.staircase(items) < COSTS.pipeline(items):
-        return _staircase(graph, options, run)
+        return _staircase(graph, options, run), None
     try:
         stages = prepare(graph, options, run, check_invariants=check_invariants)
     except OutOfTimeError:
-        return _staircase(graph, options, run)
+        return _staircase(graph, options, run), None
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline)
     restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
-    final = run("frame restore", frame.restore, restored, options.direction)
-    return run("export", export, graph, final, options, run, stages.order.crossings)
+    return run("frame restore", frame.restore, restored, options.direction), \
+        stages.order.crossings
 
 
-def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> LayoutResult:
+def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> Routing:
     """The fallback layout of last resort (see :mod:`.staircase`)."""
     run.deadline.exhausted = True
+    run.notes.append("time budget too short for the layered pipeline: staircase layout")
     drawn = run("staircase", staircase, graph, options)
-    final = run("frame restore", frame.restore, drawn, options.direction)
-    return run("export", export, graph, final, options, run, None)
+    return run("frame restore", frame.restore, drawn, options.direction)
 
 
 def check(stages: Stages, options: LayoutOptions) -> None:
@@ -186,16 +237,14 @@ def export(graph: Graph, routing: Routing, options: LayoutOptions, run: StepRunn
     position = {n.id: i for i, n in enumerate(graph.nodes)}
     nodes = tuple(sorted((n for n in routing.nodes if n.id in position),
                          key=lambda n: position[n.id]))
-    if crossings is None:
-        notes = ["time budget too short for the layered pipeline: staircase layout"]
-    else:
-        notes = [f"crossings after ordering: {crossings}"]
+    notes = [] if crossings is None else [f"crossings after ordering: {crossings}"]
     notes.extend(run.notes)
     if run.deadline.exhausted:
         notes.append("time budget ran out; the layout is the best found so far")
+    edge_position = {e.id: i for i, e in enumerate(graph.edges)}
     return LayoutResult(
         nodes=nodes,
-        edges=routing.edges,
+        edges=tuple(sorted(routing.edges, key=lambda e: edge_position[e.id])),
         width=routing.width,
         height=routing.height,
         diagnostics=Diagnostics(

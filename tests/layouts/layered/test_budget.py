@@ -8,11 +8,12 @@ budget-exhausted, the same bytes run to run whenever the same path is taken.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from layouts.graph import Edge, Graph, Node, Shape
-from layouts.layered import cycles, frame, layering, ordering, placement
+from layouts.layered import budget, cycles, frame, layering, ordering, pipeline, placement
 from layouts.layered.contracts import check_layout
 from layouts.layered.graph import import_graph
 from layouts.layered.layering import chains
@@ -22,6 +23,7 @@ from layouts.layered.pipeline import StepRunner, export, run_layout
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
 from layouts.options import Direction, LayoutOptions
+from layouts.result import LayoutResult
 from renderer import corpus
 
 GRAPHS = [(path.stem, corpus.file_graph(path)) for path in corpus.fixture_paths()] + [
@@ -46,7 +48,7 @@ def awkward_graph() -> Graph:
     return Graph(nodes, tuple(edges))
 
 
-def staircase_result(graph: Graph, options: LayoutOptions):  # type: ignore[no-untyped-def]
+def staircase_result(graph: Graph, options: LayoutOptions) -> LayoutResult:
     drawn = frame.restore(staircase(graph, options), options.direction)
     return export(graph, drawn, options, StepRunner(Deadline(60)), None)
 
@@ -97,6 +99,23 @@ def test_quick_placement_keeps_every_contract_after_routing() -> None:
         placed = placement.run(proper, order, options, quick=True)
         routed = cycles.undo(route_edges(placed, options, Deadline(60)), acyclic)
         result = export(graph, routed, options, StepRunner(Deadline(60)), 0)
+        assert check_layout(graph, result, options) == [], name
+
+
+def test_pipeline_packs_layers_when_brandes_koepf_would_not_fit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cost model in which Brandes-Koepf never fits the budget but the staircase layout
+    costs more than carrying on: the pipeline takes the packed placement, says so, flags
+    the budget, and every contract holds."""
+    slow_placement = replace(budget.COSTS, front_per_item=0.0, ordering_per_item=0.0,
+                             placement_per_item=1e3, quick_placement_per_item=0.0,
+                             routing_per_item=0.0, staircase_per_item=1e3)
+    monkeypatch.setattr(pipeline, "COSTS", slow_placement)
+    for name, graph in GRAPHS[:4]:
+        options = LayoutOptions()
+        result = run_layout(graph, options)
+        assert result.diagnostics.budget_exhausted, name
+        assert any("packed" in note for note in result.diagnostics.notes), name
         assert check_layout(graph, result, options) == [], name
 
 
