@@ -14,7 +14,7 @@ import pytest
 from layouts.api import layout
 from layouts.compound_corpus import SAMPLES, sibling_groups, three_levels
 from layouts.errors import InvalidGraphError
-from layouts.graph import Edge, Graph, Node
+from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.contracts.hierarchy import check_compound_layout
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.hierarchy.frames import PADDING
@@ -197,3 +197,39 @@ def test_a_crossing_off_the_face_slots_is_reported() -> None:
     found = _messages(BOXES, points)
     assert any("a crossing at (60, 200) is not slot 0 of 1 on the bottom face of 'g'" in m
                for m in found)
+
+
+def _deep(levels: int) -> Graph:
+    node = Node("leaf", 80, 40)
+    for i in range(levels):
+        node = Node(f"g{i}", 10, 10, label=f"g{i}", children=(node, Node(f"s{i}", 60, 30)))
+    return Graph((Node("top", 80, 40), node, Node("bottom", 80, 40)),
+                 (Edge("in", "top", "leaf"), Edge("out", "leaf", "bottom"),
+                  Edge("back", "s0", "top"), Edge("across", f"s{levels - 1}", "leaf"),
+                  Edge("loop", "leaf", "leaf")))
+
+
+EDGE_CASES = {
+    # 63 compounds deep, the deepest leaf at the model's depth limit of 64
+    "deepest nesting": _deep(63),
+    "between compound boxes, parallel and labelled": Graph(
+        (Node("g1", 9, 9, children=(Node("a", 80, 40),)),
+         Node("g2", 9, 9, children=(Node("b", 80, 40),))),
+        (Edge("boxes", "g1", "g2"), Edge("down", "a", "b"), Edge("up", "b", "a"),
+         Edge("self", "g1", "g1"), Edge("again", "a", "b"),
+         Edge("labelled", "a", "b", label="two", label_width=30, label_height=14))),
+    "gateway and circle inside": Graph(
+        (Node("g", 9, 9, children=(Node("d", 60, 60, Shape.DIAMOND),
+                                   Node("c", 40, 40, Shape.CIRCLE))),
+         Node("s", 50, 50), Node("t", 50, 50)),
+        (*(Edge(f"e{i}", "s", "d") for i in range(4)), Edge("f", "c", "t"),
+         Edge("h", "t", "c"), Edge("k", "d", "c"))),
+}
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("case", list(EDGE_CASES))
+def test_edge_cases_keep_every_contract(case: str, direction: Direction) -> None:
+    graph = EDGE_CASES[case]
+    result = layout(graph, engine="layered", direction=direction)
+    assert base_frame_violations(graph, result, direction) == []
