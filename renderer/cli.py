@@ -31,6 +31,7 @@ from layouts.api import engines
 from layouts.errors import InvalidGraphError
 from layouts.options import OPTION_TABLE, LayoutOptions, OptionSpec, given_names
 from layouts.registry import DEFAULT_ENGINE
+from renderer.fanout_groups import group_fanouts
 from renderer.isolation import WorkerPool
 from renderer.readers import ReaderError
 from renderer.render import Rendering, classify_error, one_line, render_timed
@@ -99,6 +100,8 @@ def _add_render_command(subparsers: argparse._SubParsersAction[argparse.Argument
                             metavar=spec.json_type.upper(), help=_option_help(spec))
     render.add_argument("--timings", action="store_true",
                         help="print the seconds of each stage and engine phase on stderr")
+    render.add_argument("--group-fanouts", action="store_true",
+                        help="draw each Fanout..Join block of a workflow as a group box")
     render.set_defaults(func=_render_command)
 
 
@@ -126,7 +129,8 @@ def _render_command(args: argparse.Namespace) -> int:
     try:
         rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
                                  options=options, runner=pool.run,
-                                 given_options=given_names(values))
+                                 given_options=given_names(values),
+                                 transform=group_fanouts if args.group_fanouts else None)
     except INPUT_ERRORS as error:  # name the file whose content is at fault
         name = "<stdin>" if args.file == STDIO else args.file
         raise CommandInputError(f"{name}: {one_line(str(error))}") from None
