@@ -4,6 +4,8 @@ edges redirected to them, every route contract kept."""
 from __future__ import annotations
 
 import copy
+import json
+import xml.etree.ElementTree as ElementTree
 from dataclasses import replace
 
 import pytest
@@ -62,3 +64,22 @@ def test_collapsed_round_trips_and_must_be_a_boolean() -> None:
     data["nodes"][1]["collapsed"] = "yes"
     with pytest.raises(InvalidGraphError, match="node 'outer' has collapsed 'yes'"):
         Graph.from_dict(data)
+
+
+def test_the_svg_marks_a_collapsed_node_with_its_hidden_count() -> None:
+    from renderer.render import render_timed
+    from renderer.writers import OutputFormat
+
+    graph = {"nodes": [{"id": "g", "width": 120, "height": 60, "collapsed": True,
+                        "children": [{"id": "a", "width": 40, "height": 40},
+                                     {"id": "b", "width": 40, "height": 40,
+                                      "children": [{"id": "c", "width": 20, "height": 20}]}]},
+                       {"id": "d", "width": 80, "height": 40}],
+             "edges": [{"id": "e", "source": "c", "target": "d"}]}
+    svg = render_timed(json.dumps(graph), fmt=OutputFormat.SVG, engine="layered",
+                       options=LayoutOptions(),
+                       runner=lambda g, e, o: layout(g, engine=e, options=o)).output
+    root = ElementTree.fromstring(svg)
+    markers = [el for el in root.iter() if el.get("class") == "collapsed-marker"]
+    assert [m.get("data-hidden") for m in markers] == ["3"]      # a, b and c
+    assert b"node-a" not in svg and b"node-c" not in svg
