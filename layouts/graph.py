@@ -214,7 +214,11 @@ class Graph:
             stack.extend(reversed(n.children))
 
     def node(self, node_id: str) -> Node:
-        """Return the node with ``node_id`` at any level; ``KeyError`` if absent."""
+        """Return the node with ``node_id`` at any level; ``KeyError`` if absent (a linear
+        search: use :meth:`node_index` for many lookups)."""
+        for n in self.nodes:  # the root's nodes first, as fast as for a flat graph
+            if n.id == node_id:
+                return n
         for n in self.all_nodes():
             if n.id == node_id:
                 return n
@@ -253,6 +257,15 @@ class Graph:
         counts as that ancestor; a self-loop belongs to its node's parent."""
         parents = self.parents()
         return _container(parents, edge.source, edge.target)
+
+    def edge_containers(self) -> dict[str, str | None]:
+        """:meth:`edge_container` of every edge by id, in one pass over the hierarchy."""
+        parents = self.parents()
+        return {e.id: _container(parents, e.source, e.target) for e in self.edges}
+
+    def node_index(self) -> dict[str, Node]:
+        """Every node of the hierarchy by id (one pass; :meth:`node` searches each time)."""
+        return {n.id: n for n in self.all_nodes()}
 
     def validate(self) -> None:
         """Raise :class:`InvalidGraphError` naming the first offending node, port or edge.

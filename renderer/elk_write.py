@@ -28,7 +28,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from layouts.graph import Edge, Graph, Node
+from layouts.graph import Edge, Node
 from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point, PortBox
 from renderer.diagram import Diagram
 from renderer.svg import edge_label_box, edge_labels
@@ -82,6 +82,8 @@ class _Filler:
         self.ports = {p.id: p for p in result.ports}
         self.routes = {r.id: r for r in result.edges}
         self.edges = {e.id: e for e in diagram.graph.edges}
+        self.containers = diagram.graph.edge_containers()
+        self.model = diagram.graph.node_index()
         self.labels = edge_labels(diagram)
         self.raw_ids: dict[str, Any] = {}
         self.root_id: Any = DEFAULT_ROOT_ID
@@ -119,7 +121,7 @@ class _Filler:
             self._fill_edge(edge)
 
     def _node_label_default(self, box: NodeBox) -> Box:
-        node = self.graph.node(box.id)
+        node = self.model[box.id]
         width, height = node.label_width, node.label_height
         top = box.y + 4 if node.children else box.y + (box.height - height) / 2
         return Box(box.x + (box.width - width) / 2, top, width, height)
@@ -138,14 +140,14 @@ class _Filler:
             return
         _place(port, placed.x - corner.x, placed.y - corner.y, placed.width, placed.height)
         self._fill_labels(port, placed.label_box, Point(placed.x, placed.y),
-                          _port_label_default(placed, self.graph))
+                          _port_label_default(placed, self.model[placed.node]))
 
     def _fill_edge(self, item: dict[str, Any]) -> None:
         edge_id = str(item.get("id"))
         route, edge = self.routes.get(edge_id), self.edges.get(edge_id)
         if route is None or edge is None:
             return
-        container = self.graph.edge_container(edge)
+        container = self.containers[edge_id]
         origin = self.result.offset_of(container)
         item["sections"] = [_section(route, edge, origin, self.raw_ids)]
         if route.junction_points:
@@ -158,8 +160,8 @@ class _Filler:
             container, container)
 
 
-def _port_label_default(port: PortBox, graph: Graph) -> Box:
-    model = graph.node(port.node).port(port.id)
+def _port_label_default(port: PortBox, node: Node) -> Box:
+    model = node.port(port.id)
     return Box(port.x + port.width, port.y - model.label_height, model.label_width,
                model.label_height)
 
@@ -186,9 +188,11 @@ def _skeleton(diagram: Diagram) -> dict[str, Any]:
     title label, ports and children; each edge declared in its container."""
     graph = diagram.graph
     edges_in: dict[str | None, list[Edge]] = {}
+    containers = graph.edge_containers()
     for edge in graph.edges:
-        edges_in.setdefault(graph.edge_container(edge), []).append(edge)
-    titles = {n.id: diagram.node_view(n.id).title for n in graph.all_nodes()}
+        edges_in.setdefault(containers[edge.id], []).append(edge)
+    titles = {n.id: view.title if (view := diagram.nodes.get(n.id)) else (n.label or n.id)
+              for n in graph.all_nodes()}
     labels = edge_labels(diagram)
 
     def node(n: Node) -> dict[str, Any]:

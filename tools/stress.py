@@ -57,7 +57,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="a seeded workflow-like graph of N nodes")
     parser.add_argument("--seed", type=int, default=corpus.DEFAULT_SEED)
     parser.add_argument("--effort", default="best", help="Draft|Balanced|Best")
-    parser.add_argument("--direction", default="TopToBottom", help="TopToBottom|LeftToRight")
+    parser.add_argument("--direction", default="TopToBottom",
+                        help="TopToBottom|LeftToRight|BottomToTop|RightToLeft")
     parser.add_argument("--max-seconds", type=float, default=120.0)
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")

@@ -465,6 +465,15 @@ class SqliteStore:
         """Raise :class:`sqlite3.Error` unless the store answers a query."""
         self._rows("SELECT 1 FROM schema_migrations LIMIT 1")
 
+    def local_read_size(self, run_id: str) -> int | None:
+        """Bytes of the run's stored document (``None``: no such run). Readers of a file in
+        WAL mode never wait for the writer; the shared connection of ``:memory:`` does
+        (it is locked during a commit), so it answers ``None``."""
+        if self._shared_lock is not None:
+            return None
+        rows = self._rows("SELECT length(document) FROM runs WHERE run_id = ?", (run_id,))
+        return int(str(rows[0][0])) if rows else None
+
 
 def _signals(rows: list[tuple[object, ...]]) -> tuple[QueuedSignal, ...]:
     """Queue rows (rows no engine can read are left out: the next claim buries them)."""

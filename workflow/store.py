@@ -232,7 +232,12 @@ class Store(Protocol):
 
 
 class QueryStore(Store, Protocol):
-    """What the HTTP API reads besides the engine's own needs; every read is by tenant."""
+    """What the HTTP API reads besides the engine's own needs; every read is by tenant.
+
+    :meth:`local_read_size` tells the API whether a run's record may be read on its event
+    loop: the size in bytes of the run's stored document when reads are local and never
+    wait for a writer (SQLite in WAL mode), ``None`` when a read may wait (a database over
+    the network) or the run does not exist."""
 
     def definition_rows(self, tenant: str, workflow: str | None = None
                         ) -> tuple[DefinitionRow, ...]: ...
@@ -248,6 +253,7 @@ class QueryStore(Store, Protocol):
     def pending_timers(self) -> Iterable[tuple[str, int]]: ...
     def dead_letter_counts(self) -> Iterable[tuple[str, int]]: ...
     def check(self) -> None: ...
+    def local_read_size(self, run_id: str) -> int | None: ...
 
 
 def definition_conflict(existing: str, offered: RegisteredDefinition) -> VersionConflictError:

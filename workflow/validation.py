@@ -72,6 +72,7 @@ def validate_definition(
     ``known_executors`` names executors a ``compensation`` may name instead of a step.
     """
     problems = [
+        *_name_problems(definition),
         *_step_problems(definition, known_executors),
         *_edge_problems(definition),
         *_graph_problems(definition),
@@ -86,6 +87,22 @@ def require_valid(definition: Definition, *, known_executors: Collection[str] = 
     problems = validate_definition(definition, known_executors=known_executors)
     if any(p.is_error for p in problems):
         raise InvalidDefinitionError(definition.workflow, problems)
+
+
+def _name_problems(definition: Definition) -> Iterator[Problem]:
+    """A name or version with a '/' could not be read back by its URL
+    (``/api/workflow/definitions/{name}/versions/{version}``).
+
+    >>> from workflow.dsl import Definition
+    >>> [p.message for p in _name_problems(Definition("team/flow", "1", (), ()))]
+    ["the workflow name 'team/flow' must not contain '/': it is one segment of the API's paths"]
+    """
+    subject = f"workflow '{definition.workflow}'"
+    for what, value in (("workflow name", definition.workflow),
+                        ("version", definition.version)):
+        if "/" in value:
+            yield Problem("error", subject, f"the {what} '{value}' must not contain '/': it "
+                                            "is one segment of the API's paths")
 
 
 def _step_problems(definition: Definition, known_executors: Collection[str]) -> Iterator[Problem]:

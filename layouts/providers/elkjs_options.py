@@ -210,7 +210,7 @@ def to_elk_graph(graph: Graph, options: LayoutOptions) -> dict[str, Any]:
     root_id = ROOT_ID
     while root_id in node_ids:
         root_id += "_"
-    containers = {e.id: graph.edge_container(e) for e in graph.edges}
+    containers = graph.edge_containers()
     edges_in: dict[str | None, list[Edge]] = {}
     for edge in graph.edges:
         edges_in.setdefault(containers[edge.id], []).append(edge)

@@ -142,9 +142,10 @@ def build_dot_source(graph: Graph, options: LayoutOptions) -> str:
     dot.node_attr.update({"fixedsize": "true", "label": ""})
     add_nodes(dot, graph.nodes, names, lambda n: {
         "shape": DOT_SHAPES[n.shape], "width": _inches(n.width), "height": _inches(n.height)})
+    nodes = graph.node_index()
     for i, e in enumerate(graph.edges):
-        tail, head = endpoint_names(graph, e)
-        attrs = {**_edge_attributes(e, i), **edge_ends(graph, e, options.direction)}
+        tail, head = endpoint_names(e, names, nodes)
+        attrs = {**_edge_attributes(e, i), **edge_ends(graph, e, options.direction, names, nodes)}
         dot.add_edge(tail, head, key=f"e{i}", **attrs)
     return str(dot.to_string())
 

@@ -82,17 +82,20 @@ def free_side(graph: Graph, node_id: str, port: Port, direction: Direction) -> P
     return exit_side if leaving else OPPOSITE[exit_side]
 
 
-def edge_ends(graph: Graph, edge: Edge, direction: Direction) -> dict[str, str]:
+def edge_ends(graph: Graph, edge: Edge, direction: Direction, names: Mapping[str, str],
+              nodes: Mapping[str, Node]) -> dict[str, str]:
     """dot attributes for an edge's ends: ports' compass points and, for compound ends,
-    ``ltail``/``lhead`` (names come from :func:`dot_names`)."""
-    names = dot_names(graph)
+    ``ltail``/``lhead`` (``names`` from :func:`dot_names`, ``nodes`` by id)."""
     attrs: dict[str, str] = {}
+    if edge.source_port is None and edge.target_port is None and not (
+            nodes[edge.source].children or nodes[edge.target].children):
+        return attrs
     tail, head = (edge.target, edge.source) if edge.loop_back else (edge.source, edge.target)
     tail_port, head_port = ((edge.target_port, edge.source_port) if edge.loop_back
                             else (edge.source_port, edge.target_port))
     for key, node_id, port_id, lkey in (("tailport", tail, tail_port, "ltail"),
                                         ("headport", head, head_port, "lhead")):
-        node = graph.node(node_id)
+        node = nodes[node_id]
         if port_id is not None:
             attrs[key] = COMPASS[free_side(graph, node_id, node.port(port_id), direction)]
         if node.children:
@@ -100,11 +103,11 @@ def edge_ends(graph: Graph, edge: Edge, direction: Direction) -> dict[str, str]:
     return attrs
 
 
-def endpoint_names(graph: Graph, edge: Edge) -> tuple[str, str]:
+def endpoint_names(edge: Edge, names: Mapping[str, str], nodes: Mapping[str, Node]
+                   ) -> tuple[str, str]:
     """The dot nodes an edge is drawn between (tail, head; a loop-back reversed)."""
-    names = dot_names(graph)
     tail, head = (edge.target, edge.source) if edge.loop_back else (edge.source, edge.target)
-    return names[first_leaf(graph.node(tail))], names[first_leaf(graph.node(head))]
+    return names[first_leaf(nodes[tail])], names[first_leaf(nodes[head])]
 
 
 def cluster_boxes(laid: Any, graph: Graph, height: float) -> dict[str, Box]:

@@ -222,7 +222,7 @@ def test_a_bug_is_logged_and_gives_500(
     def broken(*args: object, **kwargs: object) -> bytes:
         raise KeyError("unexpected")
 
-    monkeypatch.setattr(service, "render_document", broken)
+    monkeypatch.setattr(service, "render_timed", broken)
     with caplog.at_level(logging.ERROR, logger="renderer.service"):
         response = post_render(client, json.dumps(GRAPH))
     assert response.status_code == 500

@@ -51,7 +51,7 @@ def test_iteration_over_the_limit_exits_1_naming_it(capsys: pytest.CaptureFixtur
 
 @pytest.mark.parametrize(
     "argv",
-    [["--effort", "extreme"], ["--direction", "up"], ["--iterations", "0"],
+    [["--effort", "extreme"], ["--direction", "sideways"], ["--iterations", "0"],
      ["--generate", "1"], ["--graph", "/nonexistent.yaml"], ["--engine", "nope"]],
 )
 def test_bad_input_exits_2_with_one_line(argv: list[str],
