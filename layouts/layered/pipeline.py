@@ -13,6 +13,10 @@
 9. frame restore: transpose back for LeftToRight;
 10. export: a :class:`LayoutResult` with the per-step timings in its diagnostics.
 
+A graph of several weakly connected components runs steps 1-9 once per component, and a
+``packing`` step packs their drawings into rows toward ``options.aspect_ratio``
+(:mod:`.packing`) before the export.
+
 Steps 1-6 are :func:`prepare`, callable on their own (tests run the invariant checkers of
 :mod:`.invariants` after each of them). The deadline from ``options.time_budget`` is
 checked inside the iterative steps (sweeps, transpose rounds, restarts, sifting,

@@ -130,6 +130,9 @@ def _fan(edges: list[int], offsets: list[float], width: float, sizes: _Sizes,
     right-most column, so the fan does not cross itself; a labelled edge's column leaves
     room for its label beside its first vertical. The last ``self_loops`` edges come back
     up into the node's right face: their columns lie beyond it, nested outermost first."""
+    if len(edges) == 1 and not self_loops and sizes.label_height[edges[0]] <= 0:
+        # the usual case, the general rule below worked out for one plain edge
+        return _Fan(edges, offsets, offsets[:], [margin], 2 * margin, offsets[0])
     fan = _Fan(edges, offsets)
     gap = LABEL_GAP
     column = -float("inf")
@@ -290,35 +293,39 @@ def _draw_fan(v: int, fan: _Fan, side: Side, boxes: Sequence[NodeBox],
     going_down = side is Side.BOTTOM
     face = box.y + box.height if going_down else box.y
     rect = box.shape is Shape.RECT
-    for j, k in enumerate(fan.edges):
+    label_height, edges = sizes.label_height, graph.edges
+    for j, (k, offset, depth, column_offset) in enumerate(
+            zip(fan.edges, fan.offsets, fan.depths, fan.columns, strict=True)):
         b = ends[k][1]
-        x = box.x + fan.offsets[j]
+        x = box.x + offset
         start = Point(x, face) if rect else _point(box, side, x)
-        track = face + fan.depths[j] if going_down else face - fan.depths[j]
-        column = box.x + fan.columns[j]
-        target = boxes[b]
+        column = box.x + column_offset
         entry_side = Side.LEFT if going_down and b != v else Side.RIGHT
-        slots = faces.left[b] if entry_side is Side.LEFT else faces.right[b]
         slot = entry_slot[k]
-        along = target.y + target.height * (slot + 1) / (len(slots) + 1)
-        if target.shape is Shape.RECT:
-            end = Point(target.x if entry_side is Side.LEFT else target.x + target.width, along)
-        else:
-            end = _point(target, entry_side, slot_coordinate(target, entry_side, len(slots),
-                                                             slot))
+        end = _entry(boxes[b], entry_side, slot,
+                     len(faces.left[b] if entry_side is Side.LEFT else faces.right[b]))
+        track = face + depth if going_down else face - depth
         if column == x:
             points: tuple[Point, ...] = (start, Point(column, end.y), end)
         else:
             points = (start, Point(x, track), Point(column, track), Point(column, end.y), end)
         label = None
-        edge = graph.edges[k]
-        if sizes.label_height[k] > 0:
-            lw, lh = sizes.label_width[k], sizes.label_height[k]
+        edge = edges[k]
+        if label_height[k] > 0:
+            lh = label_height[k]
             top = track - LABEL_GAP - lh if going_down else track + LABEL_GAP
-            label = Box(x + LABEL_GAP, top, lw, lh)
+            label = Box(x + LABEL_GAP, top, sizes.label_width[k], lh)
         routes[k] = EdgeRoute(edge.id, edge.source, edge.target, points,
                               _end(side, j), _end(entry_side, slot), label,
                               edge.loop_back or not going_down)
+
+
+def _entry(target: NodeBox, side: Side, slot: int, count: int) -> Point:
+    """Slot ``slot`` of ``count`` on the left or right face of ``target``."""
+    if target.shape is Shape.RECT:
+        along = target.y + target.height * (slot + 1) / (count + 1)
+        return Point(target.x if side is Side.LEFT else target.x + target.width, along)
+    return _point(target, side, slot_coordinate(target, side, count, slot))
 
 
 @functools.lru_cache(maxsize=4096)
