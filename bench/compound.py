@@ -12,10 +12,10 @@ included) and prints the median wall seconds, whether the time budget ran out, t
 slowest steps, and the compound contract violations of the last run.
 
 ``--compare`` lays out the sample compound graphs (:data:`layouts.compound_corpus.
-SAMPLES`) with layered and elkjs (when elkjs can run here) and prints, per graph and
-engine, edge crossings and drawing area (:func:`layouts.quality.measure`), and the
-compound contract violations by kind (:mod:`layouts.layered.contracts.hierarchy`), with
-the ratios layered/elkjs.
+SAMPLES`) with layered, elkjs and graphviz (those that can run here) and prints, per
+graph and engine, edge crossings and drawing area (:func:`layouts.quality.measure`), and
+the compound contract violations by kind (:mod:`layouts.layered.contracts.hierarchy`),
+with the ratios layered/elkjs and layered/graphviz.
 """
 
 from __future__ import annotations
@@ -71,10 +71,13 @@ def timings(nodes: int, compounds: int, runs: int, budget: float) -> None:
 
 
 def compare() -> None:
-    elkjs = get_provider("elkjs").availability()
-    engines = ["layered", *(["elkjs"] if elkjs.available else [])]
-    if not elkjs.available:
-        print(f"elkjs unavailable ({elkjs.reason}): layered only")
+    engines = ["layered"]
+    for name in ("elkjs", "graphviz"):
+        status = get_provider(name).availability()
+        if status.available:
+            engines.append(name)
+        else:
+            print(f"{name} unavailable ({status.reason})")
     print(f"{'graph':<16} {'engine':<8} {'crossings':>9} {'area':>11} {'seconds':>8}  "
           "contract violations")
     for name, build in SAMPLES.items():
@@ -92,9 +95,10 @@ def compare() -> None:
             row[engine] = (quality.crossings, quality.area)
             print(f"{name:<16} {engine:<8} {quality.crossings:>9} {quality.area:>11.0f} "
                   f"{seconds:>8.2f}  {dict(_violations(graph, result)) or 'none'}")
-        if len(row) == 2:
-            (lc, la), (ec, ea) = row["layered"], row["elkjs"]
-            print(f"{'':<16} layered/elkjs: crossings {lc}/{ec}, area {la / ea:.2f}x")
+        for other in ("elkjs", "graphviz"):
+            if "layered" in row and other in row:
+                (lc, la), (oc, oa) = row["layered"], row[other]
+                print(f"{'':<16} layered/{other}: crossings {lc}/{oc}, area {la / oa:.2f}x")
 
 
 def main(argv: list[str] | None = None) -> int:
