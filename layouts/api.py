@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from layouts.collapse import collapse
 from layouts.elk_options import unhonoured
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
@@ -40,9 +41,11 @@ def layout(
     :class:`ProviderUnavailableError` or :class:`LayoutTimeoutError`; never falls back
     to another engine. A graph with ports or compound nodes given to an engine that lacks
     them is an :class:`UnsupportedFeatureError` naming the engines that have them.
-    The caller's graph is never changed.
+    Collapsed compound nodes are drawn as one node each (:mod:`layouts.collapse`), by
+    every engine. The caller's graph is never changed.
     """
     graph.validate()
+    graph = collapse(graph)
     base = options or LayoutOptions()
     resolved = base.with_changes(**option_values) if option_values else base
     provider = get_provider(engine)

@@ -152,6 +152,9 @@ class Node:
     label_width: float = 0.0
     label_height: float = 0.0
     layout_options: EngineOptions = ()
+    collapsed: bool = False
+    """A compound node drawn as one node of its own size, its children hidden and their
+    edges redirected to it (see :mod:`layouts.collapse`)."""
 
     def port(self, port_id: str) -> Port:
         """The port with ``port_id``; ``KeyError`` if the node has none.
@@ -443,6 +446,8 @@ def _node_dict(n: Node) -> dict[str, Any]:
         out["portConstraints"] = n.port_constraints.value
     if n.children:
         out["children"] = [_node_dict(c) for c in n.children]
+    if n.collapsed:
+        out["collapsed"] = True
     _put_label_size(out, n.label_width, n.label_height)
     _put_options(out, n.layout_options)
     return out
@@ -502,11 +507,15 @@ def _node_from(item: object, where: str, depth: int) -> Node:
     constraints = _choice(PortConstraints, item.get("portConstraints", "undefined"),
                           f"node '{node_id}'", "portConstraints", node_id)
     where = f"node '{node_id}'"
+    collapsed = item.get("collapsed", False)
+    if not isinstance(collapsed, bool):
+        raise InvalidGraphError(f"{where} has collapsed {collapsed!r}; it must be true or "
+                                "false", offending_id=node_id)
     return Node(node_id, float(width), float(height), shape,  # type: ignore[arg-type]
                 label or "", ports, children, constraints,
                 _label_size(item, "labelWidth", where, node_id),
                 _label_size(item, "labelHeight", where, node_id),
-                _options_from(item, where, node_id))
+                _options_from(item, where, node_id), collapsed)
 
 
 def _label_size(item: Mapping[str, Any], key: str, where: str, offending_id: str) -> float:

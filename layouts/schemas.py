@@ -92,6 +92,10 @@ def graph_json_schema() -> dict[str, Any]:
                          "default": [],
                          "description": "Nested nodes: a node with children is a compound "
                                         "node whose width/height are its smallest size."},
+            "collapsed": {"type": "boolean", "default": False,
+                          "description": "Draw this compound node as one node of its own "
+                                         "size, its children hidden and their edges "
+                                         "redirected to it."},
             "labelWidth": _LABEL_SIZE,
             "labelHeight": _LABEL_SIZE,
             "layoutOptions": _ENGINE_OPTIONS,

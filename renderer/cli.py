@@ -27,6 +27,7 @@ import math
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, cast
 
@@ -34,12 +35,15 @@ from layouts.api import engines
 from layouts.errors import InvalidGraphError
 from layouts.options import OPTION_TABLE, LayoutOptions, OptionSpec, given_names
 from layouts.registry import DEFAULT_ENGINE
+from renderer.diagram import Diagram
+from renderer.fanout_groups import group_fanouts
 from renderer.isolation import WorkerPool
 from renderer.readers import ReaderError
 from renderer.render import Rendering, classify_error, one_line, render_timed
+from renderer.subworkflows import expand_subworkflows, store_lookup
 from renderer.writers import OutputFormat, format_for_path
 from workflow.cli import register_commands
-from workflow.dsl import DslError
+from workflow.dsl import DslError, load_definition_text
 
 SCHEMA_NAMES = ("graph", "options", "result")
 DEFAULT_DB = "./workflow.db"
@@ -102,6 +106,11 @@ def _add_render_command(subparsers: argparse._SubParsersAction[argparse.Argument
                             metavar=spec.json_type.upper(), help=_option_help(spec))
     render.add_argument("--timings", action="store_true",
                         help="print the seconds of each stage and engine phase on stderr")
+    render.add_argument("--group-fanouts", action="store_true",
+                        help="draw each Fanout..Join block of a workflow as a group box")
+    render.add_argument("--expand-subworkflows", action="store_true",
+                        help="draw each SubWorkflow step as a box holding its child "
+                             "workflow's steps, from the store --db (by name and version)")
     render.set_defaults(func=_render_command)
 
 
@@ -121,15 +130,16 @@ def _render_command(args: argparse.Namespace) -> int:
         return _render_run(args, fmt, options)
     if args.file is None:
         raise CommandInputError(f"give a FILE to draw, or --run RUN_ID {SEE_HELP}")
-    if args.db is not None:
+    if args.db is not None and not args.expand_subworkflows:
         raise CommandInputError(f"--db names the store of --run; give --run RUN_ID too {SEE_HELP}")
     data, filename = _read_input(args.file)
+    transform = _transform(args, data)
     pool = WorkerPool(size=1)
     pool.start(wait=False)  # the worker starts up while the input is read and measured
     try:
         rendering = render_timed(data, filename=filename, fmt=fmt, engine=args.engine,
                                  options=options, runner=pool.run,
-                                 given_options=given_names(values))
+                                 given_options=given_names(values), transform=transform)
     except INPUT_ERRORS as error:  # name the file whose content is at fault
         name = "<stdin>" if args.file == STDIO else args.file
         raise CommandInputError(f"{name}: {one_line(str(error))}") from None
@@ -141,6 +151,30 @@ def _render_command(args: argparse.Namespace) -> int:
     if args.timings:
         _print_timings(rendering)
     return 0
+
+
+def _transform(args: argparse.Namespace, data: bytes) -> Callable[[Diagram], Diagram] | None:
+    """The diagram transform of ``--expand-subworkflows`` and ``--group-fanouts``."""
+    steps: list[Callable[[Diagram], Diagram]] = []
+    if args.expand_subworkflows:
+        try:
+            definition = load_definition_text(data.decode("utf-8"))
+        except (DslError, UnicodeDecodeError) as error:
+            raise CommandInputError(f"--expand-subworkflows needs a workflow file: "
+                                    f"{one_line(str(error))}") from None
+        lookup = store_lookup(args.db or DEFAULT_DB)
+        steps.append(lambda _: expand_subworkflows(definition, lookup))
+    if args.group_fanouts:
+        steps.append(group_fanouts)
+    if not steps:
+        return None
+
+    def transform(diagram: Diagram) -> Diagram:
+        for step in steps:
+            diagram = step(diagram)
+        return diagram
+
+    return transform
 
 
 def _render_run(args: argparse.Namespace, fmt: OutputFormat, options: LayoutOptions) -> int:

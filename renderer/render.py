@@ -172,9 +172,11 @@ def render_timed(
     data: bytes | str, *, filename: str | None = None, fmt: OutputFormat, engine: str,
     options: LayoutOptions, runner: LayoutRunner = layout_isolated,
     given_options: frozenset[str] | None = None,
+    transform: Callable[[Diagram], Diagram] | None = None,
 ) -> Rendering:
     """Like :func:`render_document`, also returning the layout and the stage timings.
-    ``given_options`` names the options the caller set (see :func:`resolve_options`).
+    ``given_options`` names the options the caller set (see :func:`resolve_options`);
+    ``transform`` changes the diagram read before it is laid out (``--group-fanouts``).
 
     >>> from renderer.writers import OutputFormat
     >>> text = '{"nodes": [{"id": "a", "width": 80, "height": 40}]}'
@@ -185,6 +187,8 @@ def render_timed(
     clock = time.perf_counter
     start = clock()
     diagram = read_diagram(data, filename=filename)
+    if transform is not None:
+        diagram = transform(diagram)
     read_done = clock()
     if fmt is OutputFormat.BPMN and diagram.bpmn is None:
         raise BpmnWriteError("format bpmn needs BPMN input (a .bpmn file); this input is "

@@ -49,6 +49,7 @@ from renderer.styles import (
     LOOP_BACK_DASH,
     EdgeStyle,
 )
+from renderer.svg_collapsed import collapsed_markers
 from renderer.svg_compound import draw_compound, draw_port
 from renderer.svg_figures import DEFAULT_STROKE, draw_figure_node, text_lines
 from renderer.svg_nodes import draw_node, draw_text, xml_safe
@@ -111,6 +112,8 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
         ports = drawing.add(drawing.g(id="ports"))
         for port in shown_ports:
             ports.add(draw_port(drawing, port))
+    for marker in collapsed_markers(drawing, diagram.graph, result):
+        nodes.add(marker)
     labels = drawing.add(drawing.g(id="edge-labels"))
     for route in result.edges:
         label = _edge_label(drawing, scene, route)

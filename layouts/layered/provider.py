@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from layouts.graph import Graph
+from layouts.collapse import collapse
+from layouts.graph import Graph, GraphFeature
+from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import LayoutOptions
@@ -28,6 +30,7 @@ class LayeredProvider:
     Brandes-Koepf, boundary-slot orthogonal routing); see :mod:`layouts.layered.pipeline`."""
 
     name = ENGINE_NAME
+    features = frozenset({GraphFeature.COMPOUND})
 
     def availability(self) -> Availability:
         """Always available: pure Python."""
@@ -35,11 +38,15 @@ class LayeredProvider:
 
     def layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         """Validate ``graph`` (typed :class:`InvalidGraphError` on bad input) and lay it
-        out; the caller's graph is never changed. Ports and compound nodes are an
+        out; the caller's graph is never changed. Compound nodes are laid out
+        hierarchically (:mod:`layouts.layered.hierarchy`), collapsed ones as one node
+        (:mod:`layouts.collapse`); ports are an
         :class:`UnsupportedFeatureError` until the engine lays them out (issue 14).
         BottomToTop and RightToLeft are mirror images of TopToBottom and LeftToRight
         (:mod:`layouts.mirror`)."""
         graph.validate()
+        graph = collapse(graph)
         require_features(graph, self.name, self)
         base = replace(options, direction=base_direction(options.direction))
-        return mirror_result(run_layout(graph, base), options.direction)
+        engine = run_hierarchy if GraphFeature.COMPOUND in graph.features() else run_layout
+        return mirror_result(engine(graph, base), options.direction)

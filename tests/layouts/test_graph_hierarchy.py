@@ -147,12 +147,14 @@ def test_result_with_parents_and_ports_round_trips() -> None:
     assert result.port("p").center == Point(92, 50)
 
 
-@pytest.mark.parametrize("engine", ["layered", "grandalf"])
-@pytest.mark.parametrize("graph", [
-    Graph((Node("g", 9, 9, children=(Node("a", 9, 9),)),)),
-    Graph((Node("a", 9, 9, ports=(Port("p", PortSide.EAST),)), Node("b", 9, 9)),
-          (Edge("e", "a", "b", source_port="p"),)),
-], ids=["compound", "ports"])
+COMPOUND = Graph((Node("g", 9, 9, children=(Node("a", 9, 9),)),))
+PORTS = Graph((Node("a", 9, 9, ports=(Port("p", PortSide.EAST),)), Node("b", 9, 9)),
+              (Edge("e", "a", "b", source_port="p"),))
+
+
+@pytest.mark.parametrize(("engine", "graph"), [
+    ("grandalf", COMPOUND), ("grandalf", PORTS), ("layered", PORTS),
+], ids=["grandalf-compound", "grandalf-ports", "layered-ports"])
 def test_engines_without_the_feature_refuse_it(engine: str, graph: Graph) -> None:
     with pytest.raises(UnsupportedFeatureError) as caught:
         layout(graph, engine=engine)

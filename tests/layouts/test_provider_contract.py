@@ -269,3 +269,51 @@ def test_unavailable_provider_skips_locally_and_fails_in_ci(
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="dot missing"):
         _unavailable_or_fail("dot missing")
+
+
+# Compound graphs (issue 14): every engine that declares compound nodes keeps the
+# hierarchy contract below; every other engine refuses them with a 422-type error.
+
+def assert_hierarchy_contract(graph: Graph, result: LayoutResult) -> None:
+    """What every provider of compound layouts must guarantee: every node of the
+    hierarchy (parents first) with its parent, leaves at their size, children inside
+    their parent with its padding, no two siblings overlapping, every edge routed from
+    its source's outline to its target's."""
+    from layouts.layered.contracts.hierarchy import check_parents
+
+    parents = graph.parents()
+    assert [n.id for n in result.nodes] == [n.id for n in graph.all_nodes()]
+    for node in graph.all_nodes():
+        box = result.node(node.id)
+        assert box.parent == parents[node.id], node.id
+        if not node.children:
+            assert (box.width, box.height) == (node.width, node.height), node.id
+    assert [v.message for v in check_parents(result, parents)] == []
+    for a, b in combinations(result.nodes, 2):
+        if a.parent == b.parent:
+            assert not _overlap(a, b), f"siblings {a.id} and {b.id} overlap"
+    assert [e.id for e in result.edges] == [e.id for e in graph.edges]
+    for edge, route in zip(graph.edges, result.edges, strict=True):
+        assert len(route.points) >= 2, edge.id
+        assert on_outline(result.node(edge.source), route.points[0]), edge.id
+        assert on_outline(result.node(edge.target), route.points[-1]), edge.id
+
+
+@pytest.mark.parametrize("direction", BASE_DIRECTIONS)
+@pytest.mark.parametrize("graph_name", ["three-levels", "sibling-groups"])
+def test_compound_graph_meets_the_hierarchy_contract(engine: str, graph_name: str,
+                                                     direction: Direction) -> None:
+    from layouts.compound_corpus import SAMPLES
+    from layouts.errors import UnsupportedFeatureError
+    from layouts.graph import GraphFeature
+    from layouts.registry import provider_features
+
+    graph = SAMPLES[graph_name]()
+    if GraphFeature.COMPOUND not in provider_features(get_provider(engine)):
+        with pytest.raises(UnsupportedFeatureError, match="compound nodes"):
+            layout(graph, engine=engine, direction=direction)
+        return
+    before = copy.deepcopy(graph)
+    result = layout(graph, engine=engine, direction=direction)
+    assert graph == before, "the caller's graph was changed"
+    assert_hierarchy_contract(graph, result)

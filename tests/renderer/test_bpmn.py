@@ -206,7 +206,9 @@ def test_old_diagram_is_replaced_and_sub_process_gets_its_own_plane() -> None:
     assert plane.get("bpmnElement") == "Collaboration_1"
     pool_shapes = {s.get("bpmnElement"): s for s in pools.iter(f"{{{DI}}}BPMNShape")}
     assert pool_shapes["Customer"].get("isHorizontal") == "true"
-    claim = ET.fromstring(_render(FILES / "claim-with-timer.bpmn", OutputFormat.BPMN))
+    # grandalf lays out no compound nodes, so the sub-process is collapsed into a plane
+    claim = ET.fromstring(_render(FILES / "claim-with-timer.bpmn", OutputFormat.BPMN,
+                                  "grandalf"))
     planes = [p.get("bpmnElement") for p in claim.iter(f"{{{DI}}}BPMNPlane")]
     assert planes == ["Claim", "Assess"]
     shape = next(s for s in claim.iter(f"{{{DI}}}BPMNShape") if s.get("bpmnElement") == "Assess")
@@ -228,7 +230,9 @@ def test_svg_uses_bpmn_notation() -> None:
     for marker in ("marker-timer", "marker-escalation", "marker-event-based",
                    "marker-complex", "marker-signal", "marker-error"):
         assert marker in svg, marker
-    assert 'data-scope-id="Assess"' in svg  # the sub-process content is framed
+    # an engine without compound nodes frames the collapsed sub-process's content
+    flat = _render(FILES / "claim-with-timer.bpmn", OutputFormat.SVG, "grandalf").decode()
+    assert 'data-scope-id="Assess"' in flat
     assert "figure-bpmn-activity" in svg and "figure-bpmn-event" in svg
 
 
@@ -335,18 +339,19 @@ def test_service_refuses_entity_attacks_with_400(client: TestClient) -> None:
     assert "DTD" in response.json()["error"]
 
 
-def test_sub_process_is_expanded_where_the_engine_lays_out_compound_nodes() -> None:
-    _engine_available("elkjs")
+@pytest.mark.parametrize("engine", ["elkjs", "layered"])
+def test_sub_process_is_expanded_where_the_engine_lays_out_compound_nodes(engine: str) -> None:
+    _engine_available(engine)
     path = FILES / "claim-with-timer.bpmn"
     rendering = render_timed(path.read_bytes(), filename=path.name, fmt=OutputFormat.JSON,
-                             engine="elkjs", options=LayoutOptions(), runner=_direct,
+                             engine=engine, options=LayoutOptions(), runner=_direct,
                              given_options=frozenset())
     assess = rendering.result.node("Assess")
     for inner in ("AssessStart", "Review", "WaitFor", "AssessEnd"):
         box = rendering.result.node(inner)
         assert box.parent == "Assess"
         assert assess.x <= box.x and box.x + box.width <= assess.x + assess.width
-    root = ET.fromstring(_render(path, OutputFormat.BPMN, "elkjs"))
+    root = ET.fromstring(_render(path, OutputFormat.BPMN, engine))
     planes = [p.get("bpmnElement") for p in root.iter(f"{{{DI}}}BPMNPlane")]
     assert planes == ["Claim"]  # the content is in the process's plane
     shape = next(s for s in root.iter(f"{{{DI}}}BPMNShape") if s.get("bpmnElement") == "Assess")
@@ -356,7 +361,7 @@ def test_sub_process_is_expanded_where_the_engine_lays_out_compound_nodes() -> N
 def test_engines_without_compound_nodes_draw_sub_processes_collapsed_with_a_warning() -> None:
     path = FILES / "claim-with-timer.bpmn"
     rendering = render_timed(path.read_bytes(), filename=path.name, fmt=OutputFormat.JSON,
-                             engine="layered", options=LayoutOptions(), runner=_direct,
+                             engine="grandalf", options=LayoutOptions(), runner=_direct,
                              given_options=frozenset())
     assert rendering.result.node("Review").parent is None
     assert any("1 sub-process(es) drawn collapsed" in w

@@ -278,7 +278,7 @@ CLUSTERS = """digraph {
   check -> check2 -> ship; ship [shape=box] }"""
 
 
-@pytest.mark.parametrize("engine", ["elkjs", "graphviz"])
+@pytest.mark.parametrize("engine", ["elkjs", "graphviz", "layered"])
 def test_clusters_are_compound_nodes_drawn_as_labelled_boxes(engine: str) -> None:
     _skip_without(engine)
     svg, result = _render(CLUSTERS, OutputFormat.SVG, engine)
@@ -294,7 +294,7 @@ def test_clusters_are_compound_nodes_drawn_as_labelled_boxes(engine: str) -> Non
     assert not result.diagnostics.warnings  # no ELK-only option reaches graphviz
 
 
-@pytest.mark.parametrize("engine", ["layered", "grandalf"])
+@pytest.mark.parametrize("engine", ["grandalf"])
 def test_engines_without_compound_nodes_draw_the_clusters_flat_with_a_warning(
         engine: str) -> None:
     _skip_without(engine)

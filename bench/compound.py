@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Compound nodes in the layered engine (issue 14): timings and a comparison with elkjs.
+
+    python bench/compound.py                       # both parts
+    python bench/compound.py --timings --nodes 500 --compounds 50 --runs 3
+    python bench/compound.py --compare
+
+``--timings`` lays out one seeded nested graph (:func:`layouts.compound_corpus.
+generated_compound`: ``--nodes`` leaves in ``--compounds`` compound nodes, up to four
+levels deep) ``--runs`` times at each effort through ``layouts.api.layout`` (validation
+included) and prints the median wall seconds, whether the time budget ran out, the
+slowest steps, and the compound contract violations of the last run.
+
+``--compare`` lays out the sample compound graphs (:data:`layouts.compound_corpus.
+SAMPLES`) with layered, elkjs and graphviz (those that can run here) and prints, per
+graph and engine, edge crossings and drawing area (:func:`layouts.quality.measure`), and
+the compound contract violations by kind (:mod:`layouts.layered.contracts.hierarchy`),
+with the ratios layered/elkjs and layered/graphviz.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from layouts.api import layout
+from layouts.compound_corpus import SAMPLES, generated_compound
+from layouts.errors import LayoutError
+from layouts.graph import Graph
+from layouts.layered.contracts.hierarchy import check_compound_layout
+from layouts.options import Effort, LayoutOptions
+from layouts.quality import measure
+from layouts.registry import get_provider
+
+
+def _violations(graph: Graph, result: object) -> Counter[str]:
+    from layouts.result import LayoutResult
+
+    assert isinstance(result, LayoutResult)
+    return Counter(v.kind.value for v in check_compound_layout(graph, result,
+                                                               LayoutOptions()))
+
+
+def timings(nodes: int, compounds: int, runs: int, budget: float) -> None:
+    graph = generated_compound(nodes, compounds, seed=1)
+    edges = len(graph.edges)
+    print(f"load average {os.getloadavg()[0]:.2f}; {nodes} leaves, {compounds} compound "
+          f"nodes, {edges} edges; time budget {budget:g} s; median of {runs} runs")
+    print(f"{'effort':<9} {'median s':>9} {'exhausted':>9}  slowest steps (last run)")
+    for effort in Effort:
+        seconds = []
+        result = None
+        for _ in range(runs):
+            start = time.perf_counter()
+            result = layout(graph, engine="layered", effort=effort, time_budget=budget)
+            seconds.append(time.perf_counter() - start)
+        assert result is not None
+        steps = sorted(result.diagnostics.phases, key=lambda p: -p[1])[:3]
+        shown = ", ".join(f"{name} {s:.2f}" for name, s in steps)
+        print(f"{effort.value:<9} {statistics.median(seconds):>9.2f} "
+              f"{result.diagnostics.budget_exhausted!s:>9}  {shown}")
+        found = _violations(graph, result)
+        print(f"{'':<9} contract violations: {dict(found) or 'none'}")
+
+
+def compare() -> None:
+    engines = ["layered"]
+    for name in ("elkjs", "graphviz"):
+        status = get_provider(name).availability()
+        if status.available:
+            engines.append(name)
+        else:
+            print(f"{name} unavailable ({status.reason})")
+    print(f"{'graph':<16} {'engine':<8} {'crossings':>9} {'area':>11} {'seconds':>8}  "
+          "contract violations")
+    for name, build in SAMPLES.items():
+        graph = build()
+        row: dict[str, tuple[int, float]] = {}
+        for engine in engines:
+            start = time.perf_counter()
+            try:
+                result = layout(graph, engine=engine)
+            except LayoutError as error:
+                print(f"{name:<16} {engine:<8} failed: {error}")
+                continue
+            seconds = time.perf_counter() - start
+            quality = measure(result)
+            row[engine] = (quality.crossings, quality.area)
+            print(f"{name:<16} {engine:<8} {quality.crossings:>9} {quality.area:>11.0f} "
+                  f"{seconds:>8.2f}  {dict(_violations(graph, result)) or 'none'}")
+        for other in ("elkjs", "graphviz"):
+            if "layered" in row and other in row:
+                (lc, la), (oc, oa) = row["layered"], row[other]
+                print(f"{'':<16} layered/{other}: crossings {lc}/{oc}, area {la / oa:.2f}x")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="compound.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--timings", action="store_true", help="only the timings")
+    parser.add_argument("--compare", action="store_true", help="only the elkjs comparison")
+    parser.add_argument("--nodes", type=int, default=500)
+    parser.add_argument("--compounds", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=10.0)
+    args = parser.parse_args(argv)
+    both = not args.timings and not args.compare
+    if args.timings or both:
+        timings(args.nodes, args.compounds, args.runs, args.budget)
+    if args.compare or both:
+        compare()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,190 @@
+"""Compound nodes in the layered engine: a hierarchical, bottom-up layout.
+
+Each compound node is laid out on its own with the flat pipeline (its children as
+nodes), boxed with padding and room for its label, and its parent's layout treats it as
+one node of the size that results, to any depth. The steps, one module each:
+
+1. :mod:`.plan`: one flat *level* per compound (and the root); every edge becomes one
+   *piece* per level it passes. An edge that leaves (enters) a compound is, inside it,
+   a piece to (from) a *border dummy*, a one-pixel node standing for the point where the
+   edge crosses the border;
+2. :mod:`.level`: each level through the layered pipeline, children's levels first, in
+   the canonical top-to-bottom frame, with one more step: *pin borders* puts the
+   entering dummies on a first layer and the leaving ones on a last layer of their own,
+   so between a dummy and its border there is nothing to cross;
+3. :mod:`.frames`: each compound's box around its laid-out interior: padding, label
+   row, one track per crossing edge between the border and the interior;
+4. :mod:`.jogs`: the track order of the short jogs that join a piece ending at a
+   compound's face slot (the parent's routing puts it there, like any edge end) to the
+   piece inside, which starts at the border dummy's column;
+5. :mod:`.assemble`: every level drawn in its box, top down; each edge's pieces joined
+   through their jogs into one route;
+6. frame restore (LeftToRight) and export, as in the flat pipeline.
+
+Each piece is routed by the flat router, so it keeps every route contract on its level
+(orthogonal, slots, 12 px clearance, no node crossed); the parent's pieces treat the
+compound as a solid node, so no edge passes through a compound box it does not enter,
+and an edge enters or leaves each compound at most once, straight through a slot of the
+face (the slot lattice of a compound's face counts those crossings like edge ends).
+Forward edges stay forward: crossings leave through the bottom face and enter through
+the top one, as the router does for every edge.
+
+Why not ELK's ``INCLUDE_CHILDREN`` (one layering and one crossing minimisation across
+all levels)? It lets an edge into a compound bend freely to reach its child and can
+save crossings between levels, but the boxes then depend on every other level, each
+compound's interior is no longer one piece the budget can cut short, and the route
+contracts would have to be re-proved for boxes that grow while the layers are placed.
+Laid out bottom-up, every level is a plain flat layout, the budget and invariant checks
+apply per level, and the only new geometry is the jogs in each compound's border strip.
+The cost: the order of crossings at a border is decided by the parent's slots, not
+jointly with the interior, so a jog may cross another jog inside the strip.
+
+>>> from layouts.graph import Edge, Graph, Node
+>>> from layouts.options import LayoutOptions
+>>> g = Graph((Node("g", 10, 10, label="group", children=(Node("a", 80, 40),)),
+...            Node("c", 80, 40)), (Edge("e", "a", "c"),))
+>>> result = run_hierarchy(g, LayoutOptions())
+>>> [(n.id, n.parent) for n in result.nodes]
+[('g', None), ('a', 'g'), ('c', None)]
+>>> outer, inner = result.node("g"), result.node("a")
+>>> outer.x < inner.x and inner.y + inner.height < outer.y + outer.height
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered.budget import COSTS
+from layouts.layered.frame import TRANSPOSED_SIDE
+from layouts.layered.hierarchy.assemble import Drawing, assemble
+from layouts.layered.hierarchy.frames import Frame, Interior, frame_for
+from layouts.layered.hierarchy.level import lay_out_level
+from layouts.layered.hierarchy.plan import Level, split
+from layouts.layered.model import Deadline, Routing
+from layouts.layered.pipeline import ENGINE_NAME, StepRunner
+from layouts.options import Direction, LayoutOptions
+from layouts.result import Box, Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point
+
+__all__ = ["DUMMY_SIZE", "run_hierarchy"]
+
+DUMMY_SIZE = 1.0
+"""Width and height of a border dummy, in px."""
+
+
+def _level_graph(level: Level, frames: Mapping[str, Frame], transposed: bool) -> Graph:
+    """The level as a flat graph in the canonical frame: entering dummies, children
+    (compounds at their frame's size), leaving dummies."""
+    def child(n: Node) -> Node:
+        if n.id in frames:
+            f = frames[n.id]
+            return Node(n.id, f.width, f.height, Shape.RECT)
+        if transposed:
+            return Node(n.id, n.height, n.width, n.shape)
+        return Node(n.id, n.width, n.height, n.shape)
+
+    def edge(e: Edge) -> Edge:
+        if transposed:
+            return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_height,
+                        e.label_width)
+        return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_width,
+                    e.label_height)
+
+    nodes = (*(Node(c.dummy, DUMMY_SIZE, DUMMY_SIZE) for c in level.entering),
+             *(child(n) for n in level.children),
+             *(Node(c.dummy, DUMMY_SIZE, DUMMY_SIZE) for c in level.leaving))
+    return Graph(nodes, tuple(edge(e) for e in level.edges))
+
+
+def _transpose_box(b: Box | None) -> Box | None:
+    return None if b is None else Box(b.y, b.x, b.height, b.width)
+
+
+def _transpose_end(end: EdgeEnd) -> EdgeEnd:
+    return EdgeEnd(None if end.side is None else TRANSPOSED_SIDE[end.side], end.slot)
+
+
+def _restore(drawing: Drawing, direction: Direction) -> Drawing:
+    """The drawing in the caller's (base) direction: LeftToRight transposes it."""
+    if direction is Direction.TOP_TO_BOTTOM:
+        return drawing
+    nodes = tuple(NodeBox(n.id, n.y, n.x, n.height, n.width, n.shape, n.parent,
+                          _transpose_box(n.label_box)) for n in drawing.nodes)
+    edges = tuple(EdgeRoute(e.id, e.source, e.target, tuple(Point(p.y, p.x) for p in e.points),
+                            _transpose_end(e.source_end), _transpose_end(e.target_end),
+                            _transpose_box(e.label_box), e.loop_back)
+                  for e in drawing.edges)
+    return Drawing(nodes, edges, drawing.height, drawing.width)
+
+
+def run_hierarchy(graph: Graph, options: LayoutOptions, *,
+                  check_invariants: bool = False) -> LayoutResult:
+    """Lay out a compound graph (``options.direction`` TopToBottom or LeftToRight; the
+    provider mirrors the other two); see the module docstring."""
+    started = time.perf_counter()
+    overall = Deadline(options.time_budget)
+    run = StepRunner(overall)
+    plan = run("split levels", split, graph)
+    transposed = options.direction is Direction.LEFT_TO_RIGHT
+    canonical = options.with_changes(direction=Direction.TOP_TO_BOTTOM)
+    frames: dict[str, Frame] = {}
+    routings: dict[str | None, Routing] = {}
+    crossings = 0
+    later = sum(_items(level) for level in plan.levels)
+    for level in plan.levels:
+        items = _items(level)
+        later -= items
+        level_run = StepRunner(Deadline(_share(overall.remaining(), items, later)))
+        level_graph = _level_graph(level, frames, transposed)
+        laid = lay_out_level(level_graph, frozenset(c.dummy for c in level.entering),
+                             frozenset(c.dummy for c in level.leaving), canonical, level_run,
+                             check_invariants=check_invariants)
+        run.timings.extend(level_run.timings)
+        overall.exhausted = overall.exhausted or level_run.deadline.exhausted
+        crossings += laid.crossings
+        routings[level.owner] = laid.routing
+        if level.owner is not None:
+            frames[level.owner] = frame_for(
+                graph.node(level.owner), Interior.of(laid.routing),
+                entering=len(level.entering), leaving=len(level.leaving),
+                edge_spacing=options.edge_spacing, transposed=transposed)
+    drawing = run("assemble", assemble, graph, plan, routings, frames)
+    final = run("frame restore", _restore, drawing, options.direction)
+    notes = [f"compound layout: {len(plan.levels)} levels",
+             f"crossings after ordering: {crossings} (sum over levels)"]
+    if overall.exhausted:
+        notes.append("time budget ran out; the layout is the best found so far")
+    return LayoutResult(
+        nodes=final.nodes, edges=final.edges, width=final.width, height=final.height,
+        diagnostics=Diagnostics(
+            engine=ENGINE_NAME, effort=options.effort.value,
+            direction=options.direction.value, seconds=time.perf_counter() - started,
+            budget_exhausted=overall.exhausted, phases=_phases(run.timings),
+            notes=tuple(notes)))
+
+
+def _share(remaining: float, items: int, later_items: int) -> float:
+    """Seconds for a level of ``items`` with ``later_items`` still to lay out after it:
+    its part, by size, of what is left once the later levels' least work is held back
+    (time a level does not use passes on to the next).
+
+    >>> _share(10.0, 100, 0), round(_share(10.0, 100, 300), 3)
+    (10.0, 2.494)
+    """
+    reserve = min(remaining / 2, COSTS.pipeline(later_items))
+    return max(0.001, (remaining - reserve) * items / (items + later_items))
+
+
+def _items(level: Level) -> int:
+    """Nodes and edges of a level's flat graph (what the cost model counts)."""
+    return len(level.children) + len(level.entering) + len(level.leaving) + len(level.edges)
+
+
+def _phases(timings: list[tuple[str, float]]) -> tuple[tuple[str, float], ...]:
+    """Per-step seconds summed over the levels, in first-run order."""
+    total: dict[str, float] = {}
+    for name, seconds in timings:
+        total[name] = total.get(name, 0.0) + seconds
+    return tuple(total.items())

@@ -1,0 +1,127 @@
+"""Step 3 of the hierarchical layout: a compound node's box around its laid-out interior,
+in the canonical top-to-bottom frame, relative to the box's top-left corner.
+
+From the top: the padding, the label row (TopToBottom; for LeftToRight the label takes
+a column at the left instead, which the final transpose turns into the top row), one
+track per entering edge (:mod:`.jogs`) and a gap, the interior, one track per leaving
+edge and a gap, and the padding. The box is at least the node's own size and wide
+enough for its label; extra width centres the interior, extra height goes below it.
+
+>>> from layouts.graph import Node
+>>> f = frame_for(Node("g", 10, 10, label="Group", label_width=50, label_height=14),
+...               Interior(0, 0, 200, 100), entering=2, leaving=0, edge_spacing=12,
+...               transposed=False)
+>>> f.width, f.height, f.inner_x, f.inner_y     # 12 + 14 + 6 + 3 * 12 = 68 above
+(224.0, 180.0, 12.0, 68.0)
+>>> f.entering_track(0), f.entering_track(1)
+(44.0, 56.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layouts.graph import Node
+from layouts.layered.model import Routing
+from layouts.result import Box
+
+PADDING = 12.0
+"""Space between a compound node's border and everything inside it, in px."""
+
+LABEL_GAP = 6.0
+"""Space between a compound node's label and its interior, in px."""
+
+CHAR_WIDTH, LINE_HEIGHT = 7.0, 16.0
+"""Label size estimate when the caller measured none: px per character, line height."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interior:
+    """The bounding box of a laid-out level: every node, route point and label box."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    @classmethod
+    def of(cls, routing: Routing) -> Interior:
+        xs = [v for n in routing.nodes for v in (n.x, n.x + n.width)]
+        ys = [v for n in routing.nodes for v in (n.y, n.y + n.height)]
+        for route in routing.edges:
+            xs.extend(p.x for p in route.points)
+            ys.extend(p.y for p in route.points)
+            if (b := route.label_box) is not None:
+                xs.extend((b.x, b.right))
+                ys.extend((b.y, b.bottom))
+        return cls(min(xs), min(ys), max(xs), max(ys))
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A compound node's box (canonical frame, relative to its corner): its size, where
+    the interior's corner goes, its label box, and the first tracks of its strips."""
+
+    width: float
+    height: float
+    inner_x: float
+    inner_y: float
+    label_box: Box | None
+    entering_top: float
+    leaving_top: float
+    edge_spacing: float
+
+    def entering_track(self, index: int) -> float:
+        """The y of entering track ``index`` (0 = top)."""
+        return self.entering_top + self.edge_spacing * index
+
+    def leaving_track(self, index: int) -> float:
+        """The y of leaving track ``index`` (0 = top)."""
+        return self.leaving_top + self.edge_spacing * index
+
+
+def label_size(node: Node) -> tuple[float, float]:
+    """The label's measured size, or an estimate from its text; (0, 0) without a label.
+
+    >>> label_size(Node("g", 9, 9, label="abc")), label_size(Node("g", 9, 9))
+    ((21.0, 16.0), (0.0, 0.0))
+    """
+    if node.label_width or node.label_height:
+        return node.label_width, node.label_height
+    if not node.label:
+        return 0.0, 0.0
+    lines = node.label.split("\n")
+    return CHAR_WIDTH * max(len(line) for line in lines), LINE_HEIGHT * len(lines)
+
+
+def frame_for(node: Node, interior: Interior, *, entering: int, leaving: int,
+              edge_spacing: float, transposed: bool) -> Frame:
+    """The box of compound ``node`` around ``interior`` with ``entering`` and ``leaving``
+    border crossings; ``transposed`` for LeftToRight (canonical sizes are swapped)."""
+    label_w, label_h = label_size(node)
+    room = label_h + LABEL_GAP if label_h else 0.0
+    top = PADDING + (0.0 if transposed else room)
+    left = PADDING + (room if transposed else 0.0)
+    entering_strip = edge_spacing * (entering + 1) if entering else 0.0
+    leaving_strip = edge_spacing * (leaving + 1) if leaving else 0.0
+    need_w = left + interior.width + PADDING
+    need_h = top + entering_strip + interior.height + leaving_strip + PADDING
+    min_w, min_h = (node.height, node.width) if transposed else (node.width, node.height)
+    label_span = label_w + 2 * PADDING if label_w else 0.0
+    width = max(need_w, min_w, 0.0 if transposed else label_span)
+    height = max(need_h, min_h, label_span if transposed else 0.0)
+    label_box = None
+    if label_w or label_h:
+        label_box = Box(PADDING, PADDING, *((label_h, label_w) if transposed
+                                            else (label_w, label_h)))
+    inner_y = top + entering_strip
+    return Frame(width, height, left + (width - need_w) / 2, inner_y, label_box,
+                 top + edge_spacing, inner_y + interior.height + edge_spacing, edge_spacing)

@@ -1,0 +1,235 @@
+"""Compound nodes in the layered engine: every route contract on graphs with three levels
+of nesting and edges into and out of compound nodes at every level, in every direction
+and at every effort; the compound checkers themselves, each fed one deliberate defect;
+the level split, border pinning and jog tracks on their own."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+
+import pytest
+
+from layouts.api import layout
+from layouts.compound_corpus import SAMPLES, sibling_groups, three_levels
+from layouts.errors import InvalidGraphError
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered.contracts.hierarchy import check_compound_layout
+from layouts.layered.hierarchy import run_hierarchy
+from layouts.layered.hierarchy.frames import PADDING
+from layouts.layered.hierarchy.jogs import tracks
+from layouts.layered.hierarchy.plan import split
+from layouts.mirror import base_direction, mirror_result
+from layouts.options import Direction, Effort, LayoutOptions
+from layouts.result import Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point, Side
+
+SMALL = ["three-levels", "sibling-groups"]
+
+
+def base_frame_violations(graph: Graph, result: LayoutResult, direction: Direction
+                          ) -> list[str]:
+    """The compound contract violations, checked in the base direction's frame (a
+    mirrored layout reflected back: reflections keep every contract)."""
+    base = mirror_result(result, direction)
+    options = LayoutOptions(direction=base_direction(direction))
+    return [v.message for v in check_compound_layout(graph, base, options)]
+
+
+@pytest.mark.parametrize("effort", list(Effort))
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("name", SMALL)
+def test_compound_layout_keeps_every_contract(name: str, direction: Direction,
+                                              effort: Effort) -> None:
+    graph = SAMPLES[name]()
+    before = copy.deepcopy(graph)
+    result = layout(graph, engine="layered", direction=direction, effort=effort)
+    assert graph == before, "the caller's graph was changed"
+    assert [n.id for n in result.nodes] == [n.id for n in graph.all_nodes()]
+    assert base_frame_violations(graph, result, direction) == []
+    assert result.diagnostics.direction == direction.value
+
+
+@pytest.mark.parametrize("direction", [Direction.TOP_TO_BOTTOM, Direction.RIGHT_TO_LEFT])
+def test_a_generated_nested_graph_keeps_every_contract(direction: Direction) -> None:
+    graph = SAMPLES["generated-60"]()
+    result = layout(graph, engine="layered", direction=direction, effort="draft")
+    assert base_frame_violations(graph, result, direction) == []
+
+
+def test_leaves_keep_their_size_and_shape_and_compounds_hold_their_label() -> None:
+    graph = three_levels()
+    result = layout(graph, engine="layered")
+    for node in graph.all_nodes():
+        box = result.node(node.id)
+        if not node.children:
+            assert (box.width, box.height, box.shape) == (node.width, node.height, node.shape)
+            continue
+        assert box.width >= node.width and box.height >= node.height
+        label = box.label_box
+        assert label is not None and label.x >= box.x + PADDING and label.y >= box.y + PADDING
+        for child in node.children:     # the label row sits above every child
+            assert result.node(child.id).y >= label.y + label.height
+
+
+def test_left_to_right_puts_the_label_on_top_and_flows_right() -> None:
+    graph = three_levels()
+    result = layout(graph, engine="layered", direction="LR")
+    outer, o1 = result.node("outer"), result.node("o1")
+    assert outer.label_box is not None
+    assert outer.label_box.y == outer.y + PADDING          # top row, not the left column
+    assert result.node("start").x + result.node("start").width <= outer.x
+    assert o1.x > outer.x + PADDING - 0.5
+
+
+def test_same_input_gives_byte_identical_json() -> None:
+    first = layout(sibling_groups(), engine="layered", effort="best").to_json()
+    assert layout(sibling_groups(), engine="layered", effort="best").to_json() == first
+    assert LayoutResult.from_dict(json.loads(first)).to_json() == first
+
+
+def test_an_edge_leaves_through_the_bottom_and_enters_through_the_top() -> None:
+    # start (root) -> i1 (three levels down): the route crosses outer, middle and inner
+    # top faces once each, going down, and i3 -> end crosses the three bottom faces
+    result = layout(three_levels(), engine="layered")
+    route = next(r for r in result.edges if r.id == "start-i1")
+    for compound in ("outer", "middle", "inner"):
+        box = result.node(compound)
+        ys = [p.y for p in route.points if box.x < p.x < box.x + box.width]
+        assert min(ys) < box.y < max(ys), compound
+    assert all(b.y >= a.y for a, b in zip(route.points, route.points[1:], strict=False))
+
+
+def test_invariant_checks_pass_on_every_level() -> None:
+    run_hierarchy(sibling_groups(), LayoutOptions(), check_invariants=True)
+
+
+def test_an_edge_from_a_compound_into_itself_is_a_clear_error() -> None:
+    graph = Graph((Node("g", 9, 9, children=(Node("a", 9, 9),)),), (Edge("down", "g", "a"),))
+    with pytest.raises(InvalidGraphError, match="'down' joins compound node 'g' to its own "
+                                                "descendant 'a'") as caught:
+        layout(graph, engine="layered")
+    assert caught.value.offending_id == "down"
+
+
+def test_split_gives_one_piece_per_level_and_a_crossing_per_border() -> None:
+    plan = split(three_levels())
+    path = next(p for p in plan.paths if p.edge.id == "start-i1")
+    assert [(p.level, p.source) for p in path.pieces] == [
+        (None, "start"), ("outer", path.crossings[0].dummy),
+        ("middle", path.crossings[1].dummy), ("inner", path.crossings[2].dummy)]
+    assert [(c.compound, c.entering) for c in path.crossings] == [
+        ("outer", True), ("middle", True), ("inner", True)]
+    inner = next(p for p in plan.paths if p.edge.id == "i1-i2")
+    assert [p.level for p in inner.pieces] == ["inner"] and inner.crossings == ()
+    assert [level.owner for level in plan.levels] == ["inner", "middle", "outer", None]
+
+
+def test_jog_tracks_keep_coinciding_columns_apart() -> None:
+    # jog 0 comes down at x=10 and goes on at 50; jog 1 comes down at 50: if 1's track
+    # were below 0's, both would run down x=50 between the two tracks
+    assert tracks([(10, 50), (50, 90)]) == [1, 0]
+    # and a jog whose lower column is another's upper one goes after it, either way round
+    assert tracks([(50, 90), (10, 50)]) == [0, 1]
+
+
+# The checkers, each fed one deliberate defect on a small hand-made layout:
+# g (0..200 x 0..200) holds a (50..150 x 50..90); b (50..150 x 300..340) is outside;
+# e runs from a's bottom centre straight down through g's bottom face to b's top.
+CHECK_GRAPH = Graph((Node("g", 10, 10, children=(Node("a", 100, 40),)), Node("b", 100, 40)),
+                    (Edge("e", "a", "b"),))
+BOXES = (NodeBox("g", 0, 0, 200, 200), NodeBox("a", 50, 50, 100, 40, parent="g"),
+         NodeBox("b", 50, 300, 100, 40))
+
+
+def _result(boxes: tuple[NodeBox, ...], points: tuple[Point, ...]) -> LayoutResult:
+    route = EdgeRoute("e", "a", "b", points, EdgeEnd(Side.BOTTOM, 0), EdgeEnd(Side.TOP, 0))
+    return LayoutResult(boxes, (route,), 400, 400, Diagnostics("layered", "draft",
+                                                               "TopToBottom"))
+
+
+def _messages(boxes: tuple[NodeBox, ...], points: tuple[Point, ...]) -> list[str]:
+    return [v.message for v in check_compound_layout(CHECK_GRAPH, _result(boxes, points),
+                                                     LayoutOptions())]
+
+
+STRAIGHT = (Point(100, 90), Point(100, 300))
+
+
+def test_the_hand_made_compound_layout_keeps_every_contract() -> None:
+    assert _messages(BOXES, STRAIGHT) == []
+
+
+def test_a_child_outside_its_parents_padding_is_reported() -> None:
+    moved = (BOXES[0], replace(BOXES[1], x=5), BOXES[2])
+    found = _messages(moved, (Point(55, 90), Point(55, 150), Point(100, 150),
+                              Point(100, 300)))
+    assert any("'a' is not inside its parent 'g'" in m for m in found)
+
+
+def test_overlapping_siblings_are_reported_but_a_child_on_its_parent_is_not() -> None:
+    boxes = (BOXES[0], BOXES[1], replace(BOXES[2], y=150))
+    found = _messages(boxes, (Point(100, 90), Point(100, 150)))
+    assert "nodes 'b' and 'g' overlap" in found
+
+
+def test_an_edge_leaving_and_coming_back_in_is_reported() -> None:
+    # out through the bottom, back in, and out again
+    points = (Point(100, 90), Point(100, 250), Point(175, 250), Point(175, 150),
+              Point(240, 150), Point(240, 300), Point(120, 300))
+    found = _messages(BOXES, points)
+    assert any("crosses the border of 'g' 3 times, not 1" in m for m in found)
+
+
+def test_an_edge_through_a_foreign_compound_is_reported() -> None:
+    graph = Graph((*CHECK_GRAPH.nodes, Node("h", 10, 10, children=(Node("c", 20, 20),))),
+                  CHECK_GRAPH.edges)
+    boxes = (*BOXES, NodeBox("h", 60, 220, 80, 60), NodeBox("c", 90, 240, 20, 20, parent="h"))
+    result = _result(boxes, STRAIGHT)
+    found = [v.message for v in check_compound_layout(graph, result, LayoutOptions())]
+    assert "'e' passes through node 'h'" in found
+
+
+def test_a_crossing_off_the_face_slots_is_reported() -> None:
+    # g's bottom face holds one crossing: its slot is the face's centre, x = 100
+    points = (Point(100, 90), Point(100, 150), Point(60, 150), Point(60, 250),
+              Point(100, 250), Point(100, 300))
+    found = _messages(BOXES, points)
+    assert any("a crossing at (60, 200) is not slot 0 of 1 on the bottom face of 'g'" in m
+               for m in found)
+
+
+def _deep(levels: int) -> Graph:
+    node = Node("leaf", 80, 40)
+    for i in range(levels):
+        node = Node(f"g{i}", 10, 10, label=f"g{i}", children=(node, Node(f"s{i}", 60, 30)))
+    return Graph((Node("top", 80, 40), node, Node("bottom", 80, 40)),
+                 (Edge("in", "top", "leaf"), Edge("out", "leaf", "bottom"),
+                  Edge("back", "s0", "top"), Edge("across", f"s{levels - 1}", "leaf"),
+                  Edge("loop", "leaf", "leaf")))
+
+
+EDGE_CASES = {
+    # 63 compounds deep, the deepest leaf at the model's depth limit of 64
+    "deepest nesting": _deep(63),
+    "between compound boxes, parallel and labelled": Graph(
+        (Node("g1", 9, 9, children=(Node("a", 80, 40),)),
+         Node("g2", 9, 9, children=(Node("b", 80, 40),))),
+        (Edge("boxes", "g1", "g2"), Edge("down", "a", "b"), Edge("up", "b", "a"),
+         Edge("self", "g1", "g1"), Edge("again", "a", "b"),
+         Edge("labelled", "a", "b", label="two", label_width=30, label_height=14))),
+    "gateway and circle inside": Graph(
+        (Node("g", 9, 9, children=(Node("d", 60, 60, Shape.DIAMOND),
+                                   Node("c", 40, 40, Shape.CIRCLE))),
+         Node("s", 50, 50), Node("t", 50, 50)),
+        (*(Edge(f"e{i}", "s", "d") for i in range(4)), Edge("f", "c", "t"),
+         Edge("h", "t", "c"), Edge("k", "d", "c"))),
+}
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("case", list(EDGE_CASES))
+def test_edge_cases_keep_every_contract(case: str, direction: Direction) -> None:
+    graph = EDGE_CASES[case]
+    result = layout(graph, engine="layered", direction=direction)
+    assert base_frame_violations(graph, result, direction) == []
