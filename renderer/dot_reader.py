@@ -18,7 +18,7 @@ import math
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from layouts.graph import Edge, Graph, Node, Shape
@@ -49,6 +49,18 @@ def read_dot(text: str, *, default_name: str = "graph") -> Diagram:
 def dot_counts(agraph: Any) -> tuple[int, int]:
     """Number of nodes and edges of a parsed DOT graph (cheap: no sizes measured)."""
     return int(agraph.number_of_nodes()), int(agraph.number_of_edges())
+
+
+def dot_texts(agraph: Any) -> Iterator[tuple[str, str | None]]:
+    """Every node name and label, edge id and label of a parsed DOT graph, as
+    ``(where, text)`` pairs (for the reader's label-length limit; nothing measured)."""
+    for node_name in _node_names(agraph):
+        yield "a node name", node_name
+        yield f"node {node_name[:40]!r} label", agraph.get_node(node_name).attr.get("label")
+    for edge in agraph.edges():
+        where = f"edge {str(edge[0])[:20]!r} -> {str(edge[1])[:20]!r}"
+        yield f"{where} id", edge.attr.get("id")
+        yield f"{where} label", edge.attr.get("label")
 
 
 def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagram:
@@ -95,19 +107,22 @@ def parse_dot(text: str) -> Any:
 
 
 def _syntax_problem(text: str) -> str | None:
-    """Graphviz's own message (with its line number) for text that failed to parse."""
-    dot = shutil.which("dot")
-    if dot is None:
+    """Graphviz's own message (with its line number) for text that failed to parse.
+
+    Graphviz's ``nop`` only parses and prints the graph back (``dot -Tcanon`` would lay it
+    out first, which took seconds for large graphs)."""
+    nop = shutil.which("nop")
+    if nop is None:
         return None
     try:
-        done = subprocess.run([dot, "-Tcanon"], input=text.encode("utf-8"),
+        done = subprocess.run([nop], input=text.encode("utf-8"),
                               capture_output=True, timeout=SYNTAX_CHECK_SECONDS, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode == 0:
         return None
     message = done.stderr.decode("utf-8", "replace").strip().replace("<stdin>: ", "")
-    return message.removeprefix("Error: ").splitlines()[0] if message else "dot rejected it"
+    return message.removeprefix("Error: ").splitlines()[0] if message else "Graphviz rejected it"
 
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -155,20 +170,26 @@ def _node(node_id: str, attributes: Mapping[str, str], graph_name: str) -> tuple
     return Node(node_id, width, height, shape, title), view
 
 
-def _generated_id(base: str, seen: dict[str, int]) -> str:
-    """``base``, then ``base#2``, ``base#3``... for parallel edges without an ``id``."""
-    count = seen.get(base, 0)
-    seen[base] = count + 1
-    return base if count == 0 else f"{base}#{count + 1}"
+def _generated_id(base: str, seen: dict[str, int], given: set[str]) -> str:
+    """``base``, then ``base#2``, ``base#3``... for parallel edges without an ``id``,
+    skipping the ids given explicitly."""
+    while True:
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        edge_id = base if count == 1 else f"{base}#{count}"
+        if edge_id not in given:
+            return edge_id
 
 
 def _edges(agraph: Any, graph_name: str) -> list[Edge]:
+    """The edges; an ``id`` given twice is left for ``Graph.validate`` to refuse."""
     seen: dict[str, int] = {}
+    given = {str(e.attr.get("id")) for e in agraph.edges() if e.attr.get("id")}
     edges = []
     for edge in agraph.edges():
         tail, head = str(edge[0]), str(edge[1])
         attributes = _attributes(edge.attr, EDGE_ATTRIBUTES)
-        edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen)
+        edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen, given)
         raw_label = attributes.get("label")
         label = _label_text(raw_label, "", graph_name) if raw_label else None
         width, height = edge_label_size(label)

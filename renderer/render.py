@@ -29,8 +29,9 @@ from layouts.errors import (
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
-from renderer.isolation import layout_isolated
-from renderer.readers import ReaderError, read_diagram
+from renderer.isolation import JobCancelledError, PoolClosedError, layout_isolated
+from renderer.isolation_worker import WorkerMemoryError
+from renderer.readers import InputLimitError, ReaderError, read_diagram
 from renderer.writers import OutputFormat, write_output
 from workflow.dsl import DslError
 
@@ -98,17 +99,23 @@ class Problem:
 PROBLEM_TABLE: tuple[tuple[type[Exception], int, int], ...] = (
     # (error class, HTTP status, CLI exit code); the first matching row wins.
     (InvalidGraphError, 422, 2),
+    (InputLimitError, 413, 2),
     (ReaderError, 400, 2),
     (DslError, 400, 2),
     (InvalidOptionError, 400, 2),
     (UnknownEngineError, 400, 2),
     (ProviderUnavailableError, 503, 2),
     (LayoutTimeoutError, 504, 2),
+    (WorkerMemoryError, 413, 2),
+    (PoolClosedError, 503, 1),
+    (JobCancelledError, 503, 1),
     (ProviderFailedError, 502, 1),
 )
-"""Expected failures. 504 for a timeout: the layout worker, like an upstream server, did
-not answer in time; the input may be fine with a larger ``timeBudget``. A crashed provider
-is 502 (a failed upstream) and exit code 1 (not the user's fault)."""
+"""Expected failures. 413 for an input over a limit (nodes, edges, label length) and for a
+render that needs more than the worker's memory limit: the input is too large to process.
+504 for a timeout: the layout worker, like an upstream server, did not answer in time; the
+input may be fine with a larger ``timeBudget``. A closed pool is 503 (try again later). A
+crashed provider is 502 (a failed upstream) and exit code 1 (not the user's fault)."""
 
 
 def classify_error(error: BaseException) -> Problem | None:

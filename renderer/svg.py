@@ -45,7 +45,7 @@ from renderer.styles import (
     LOOP_BACK_DASH,
     EdgeStyle,
 )
-from renderer.svg_nodes import draw_node, draw_text, xml_safe
+from renderer.svg_nodes import draw_node, draw_text, element_id, xml_safe
 from renderer.svg_nodes import format_number as _n
 
 MARGIN = 20.0
@@ -85,7 +85,7 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
     nodes = drawing.add(drawing.g(id="nodes"))
     for node in result.nodes:
         nodes.add(draw_node(drawing, node, scene.view(node.id)))
-    labels = drawing.add(drawing.g(id="edge-labels"))
+    labels = drawing.add(drawing.g(id="labels"))  # "edge-labels" is edge "labels"'s id
     for route in result.edges:
         label = _edge_label(drawing, scene, route)
         if label is not None:
@@ -149,7 +149,7 @@ def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
     loop_back = route.loop_back or route.id in scene.loop_backs
     classes = ["edge", *(["loop-back"] if loop_back else []),
                *([f"edge-{view.state.value}"] if view.state is not None else [])]
-    group = drawing.g(id=xml_safe(f"edge-{route.id}"), class_=" ".join(classes))
+    group = drawing.g(id=element_id("edge", route.id), class_=" ".join(classes))
     group["data-edge-id"] = xml_safe(route.id)
     if view.iterations:
         group["data-iterations"] = str(view.iterations)
@@ -205,7 +205,7 @@ def _edge_label(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> G
     box = edge_label_box(route, text)
     if text is None or box is None:
         return None
-    group = drawing.g(id=xml_safe(f"label-{route.id}"), class_="edge-label")
+    group = drawing.g(id=element_id("label", route.id), class_="edge-label")
     group.add(drawing.rect(insert=(_n(box.x), _n(box.y)), size=(_n(box.width), _n(box.height)),
                            rx="3", fill="#ffffff", fill_opacity="0.92", stroke="#cfd8dc"))
     _, text_height = measure_text(text, EDGE_LABEL_TEXT.size, bold=EDGE_LABEL_TEXT.bold)

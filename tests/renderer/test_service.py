@@ -219,10 +219,10 @@ def test_a_slow_layout_gets_504_while_the_server_keeps_answering(
 def test_a_bug_is_logged_and_gives_500(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(*args: object, **kwargs: object) -> bytes:
+    def broken(*args: object, **kwargs: object) -> str:
         raise KeyError("unexpected")
 
-    monkeypatch.setattr(service, "render_document", broken)
+    monkeypatch.setattr(service, "response_key", broken)
     with caplog.at_level(logging.ERROR, logger="renderer.service"):
         response = post_render(client, json.dumps(GRAPH))
     assert response.status_code == 500

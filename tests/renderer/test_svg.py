@@ -135,7 +135,7 @@ def test_control_characters_still_give_well_formed_xml() -> None:
 def test_label_without_engine_box_sits_on_longest_segment() -> None:
     diagram, result = _three_node_case()
     root = _parse(write_svg(diagram, result))
-    box = root.find(f"{SVG}g[@id='edge-labels']/{SVG}g/{SVG}rect")
+    box = root.find(f"{SVG}g[@id='labels']/{SVG}g/{SVG}rect")
     assert box is not None
     # d->t runs (60,160)-(60,220): middle (60,190); the box is centred there
     x, y = float(box.get("x", "nan")), float(box.get("y", "nan"))
@@ -147,7 +147,7 @@ def test_label_uses_engine_label_box() -> None:
     diagram, result = _three_node_case()
     routed = dataclasses.replace(result.edges[1], label_box=Box(70, 180, 50, 16))
     result = dataclasses.replace(result, edges=(result.edges[0], routed, result.edges[2]))
-    box = _parse(write_svg(diagram, result)).find(f"{SVG}g[@id='edge-labels']/{SVG}g/{SVG}rect")
+    box = _parse(write_svg(diagram, result)).find(f"{SVG}g[@id='labels']/{SVG}g/{SVG}rect")
     assert box is not None
     assert [box.get(k) for k in ("x", "y", "width", "height")] == ["70", "180", "50", "16"]
 
