@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any
@@ -121,6 +121,7 @@ class _Worker:
     usable: bool = True
     busy_until: float | None = None
     """While a job runs: the monotonic time by which it must be answered or killed."""
+    started_at: float = field(default_factory=time.monotonic)
 
     @property
     def pid(self) -> int:
@@ -232,6 +233,11 @@ class WorkerPool:
         with self._lock:
             return sorted(self._all)
 
+    def starting(self) -> list[int]:
+        """Process ids of the workers that have not reported ready yet."""
+        with self._lock:
+            return sorted(pid for pid, worker in self._all.items() if not worker.ready)
+
     def start(self, *, wait: bool = True) -> None:
         """Start the workers (idempotent). With ``wait``, block until each is ready; without,
         the first job on a worker waits for it (so start-up overlaps the caller's work)."""
@@ -323,7 +329,7 @@ class WorkerPool:
         """Why workers hang, one line each (``[]``: none does): a busy worker more than
         :data:`STUCK_SLACK_SECONDS` past its hard limit (it should have been killed), or
         an idle worker that does not answer a ping within :data:`PING_SECONDS` (it is
-        replaced)."""
+        replaced), or one that has not started within :data:`STARTUP_SECONDS`."""
         now = time.monotonic()
         with self._lock:
             workers = list(self._all.values())
@@ -340,8 +346,13 @@ class WorkerPool:
             except queue.Empty:
                 break
             try:
+                if not worker.ready and worker.connection.poll(0):
+                    worker.wait_ready()  # its ready message is waiting: take it
                 if worker.ready and worker.usable:
                     self._run_on(worker, PingJob(), PING_SECONDS, None)
+                elif time.monotonic() - worker.started_at > STARTUP_SECONDS:
+                    problems.append(f"layout worker {worker.pid} has not started within "
+                                    f"{STARTUP_SECONDS:g} s")
             except (LayoutTimeoutError, ProviderFailedError) as error:
                 problems.append(f"layout worker {worker.pid} does not answer: {error}")
             finally:
