@@ -252,10 +252,12 @@ class KeepAliveClient:
 
     async def request(self, method: str, path: str, headers: dict[str, str],
                       body: object = None) -> Answer:
-        data = b"" if body is None else json.dumps(body).encode()
+        raw = isinstance(body, bytes)  # sent as it is, typed by the caller's headers
+        data = body if isinstance(body, bytes) else b"" if body is None else \
+            json.dumps(body).encode()
         head = [f"{method} {path} HTTP/1.1\r\n".encode(), self._host_header]
         head += [f"{name}: {value}\r\n".encode() for name, value in headers.items()]
-        if body is not None:
+        if body is not None and not raw:
             head.append(b"content-type: application/json\r\n")
         head.append(f"content-length: {len(data)}\r\n\r\n".encode())
         message = b"".join(head) + data

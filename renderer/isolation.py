@@ -99,6 +99,11 @@ class PoolClosedError(ProviderFailedError):
     """The worker pool was closed (or never started) when a job was submitted."""
 
 
+class WorkerDiedError(ProviderFailedError):
+    """A worker died during a job (crashed, killed, or ran out of memory in C code, which
+    exits instead of raising); it was replaced."""
+
+
 class JobCancelledError(ProviderFailedError):
     """The caller gave up on a job (its client went away); its worker was replaced."""
 
@@ -186,10 +191,12 @@ def _receive(worker: _Worker, *, engine: str) -> Any:
     except (EOFError, OSError):
         worker.stop()
         code = worker.process.returncode
-        what = f"engine '{engine}'" if engine else "start-up"
-        raise ProviderFailedError(
-            f"layout worker for {what} died with exit code {code}"
-        ) from None
+        if not engine:
+            raise ProviderFailedError(
+                f"layout worker for start-up died with exit code {code}") from None
+        raise WorkerDiedError(f"layout worker for engine '{engine}' died with exit code "
+                              f"{code} (it is replaced; a graph too large for its memory "
+                              "limit can do this)") from None
     if kind == "error":
         raise rebuild_error(payload)
     return payload

@@ -1,8 +1,9 @@
 """The worker side of :mod:`renderer.isolation`: the jobs, the job loop and the error transport.
 
 A worker applies its :class:`WorkerSetup` (extra providers, the memory limit as
-``RLIMIT_AS``), reports ready, then reads jobs from its connection and answers each with
-``("result", value)`` or ``("error", description)``. A job is a small dataclass whose
+``RLIMIT_AS``), lowers its CPU priority (:data:`WORKER_NICENESS`), reports ready, then
+reads jobs from its connection and answers each with ``("result", value)`` or
+``("error", description)``. A job is a small dataclass whose
 ``run()`` does the work in the worker: :class:`LayoutJob` lays out a graph,
 :class:`RenderJob` reads, checks, lays out and writes a whole document (so parsing YAML or
 DOT never happens in the server), :class:`PingJob` answers at once (a health probe).
@@ -25,9 +26,11 @@ message). Any other error comes back as :class:`ProviderFailedError` naming it.
 from __future__ import annotations
 
 import importlib
+import os
 import pickle
 import resource
 import signal
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -38,11 +41,16 @@ from layouts.errors import LayoutError, ProviderFailedError
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.registry import ProviderFactory, register
+from layouts.result import LayoutResult
 
 OWN_PACKAGES = ("layouts.", "renderer.", "workflow.")
 """Errors from modules of these packages travel typed; others become ProviderFailedError."""
 
 MEBIBYTE = 1024 * 1024
+
+WORKER_NICENESS = 5
+"""Workers run at a lower CPU priority than the server, so on a busy machine the server's
+event loop (``/healthz``, admission, refusals) still gets the CPU when it needs it."""
 
 
 class WorkerMemoryError(ProviderFailedError):
@@ -73,20 +81,23 @@ class LayoutJob:
 @dataclass(frozen=True, slots=True)
 class RenderJob:
     """Read ``data`` (any input format), check it against the input limits, lay it out
-    and write it as ``fmt``; the result is the written bytes."""
+    and write it as ``fmt``; the result is the written bytes. The layout comes from the
+    worker's :data:`LAYOUTS` unless ``fresh``."""
 
     data: bytes
     filename: str | None
     fmt: str
     engine: str
     options: LayoutOptions
+    fresh: bool = False
 
     def run(self) -> Any:
         from renderer.render import render_document  # the render pipeline, worker side
         from renderer.writers import OutputFormat
 
+        runner = _in_process if self.fresh else LAYOUTS.layout
         return render_document(self.data, filename=self.filename, fmt=OutputFormat(self.fmt),
-                               engine=self.engine, options=self.options, runner=_in_process)
+                               engine=self.engine, options=self.options, runner=runner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +113,47 @@ class PingJob:
 Job = LayoutJob | RenderJob | PingJob
 
 
-def _in_process(graph: Graph, engine: str, options: LayoutOptions) -> Any:
+def _in_process(graph: Graph, engine: str, options: LayoutOptions) -> LayoutResult:
     return layout(graph, engine=engine, options=options)
+
+
+class LayoutMemo:
+    """The last ``capacity`` layouts of this worker by
+    :func:`renderer.layout_cache.layout_key` (graph, engine and options), so one graph
+    drawn as SVG and as JSON, or sent as YAML and as JSON, is laid out once. Graphs of more
+    than ``max_items`` nodes and edges are not kept (their layouts would crowd the worker's
+    memory limit).
+
+    >>> from layouts.graph import Node
+    >>> memo = LayoutMemo(capacity=1)
+    >>> first = memo.layout(Graph((Node("a", 9, 9),)), "layered", LayoutOptions())
+    >>> memo.layout(Graph((Node("a", 9, 9),)), "layered", LayoutOptions()) is first
+    True
+    """
+
+    def __init__(self, capacity: int = 32, max_items: int = 2000) -> None:
+        self.capacity = capacity
+        self.max_items = max_items
+        self._results: OrderedDict[str, LayoutResult] = OrderedDict()
+
+    def layout(self, graph: Graph, engine: str, options: LayoutOptions) -> LayoutResult:
+        from renderer.layout_cache import layout_key
+
+        if len(graph.nodes) + len(graph.edges) > self.max_items:
+            return _in_process(graph, engine, options)
+        key = layout_key(graph, engine, options)
+        found = self._results.get(key)
+        if found is None:
+            found = _in_process(graph, engine, options)
+            self._results[key] = found
+            while len(self._results) > self.capacity:
+                self._results.popitem(last=False)
+        self._results.move_to_end(key)
+        return found
+
+
+LAYOUTS = LayoutMemo()
+"""This worker's layouts (a worker runs one job at a time, so no lock)."""
 
 
 def apply_memory_limit(limit_mb: int | None) -> None:
@@ -124,6 +174,7 @@ def serve(connection: Connection) -> None:
     for name, factory in setup.providers.items():
         register(name, factory)
     apply_memory_limit(setup.memory_limit_mb)
+    os.nice(WORKER_NICENESS)
     connection.send(("ready", None))
     while True:
         try:

@@ -29,7 +29,12 @@ from layouts.errors import (
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
-from renderer.isolation import JobCancelledError, PoolClosedError, layout_isolated
+from renderer.isolation import (
+    JobCancelledError,
+    PoolClosedError,
+    WorkerDiedError,
+    layout_isolated,
+)
 from renderer.isolation_worker import WorkerMemoryError
 from renderer.readers import InputLimitError, ReaderError, read_diagram
 from renderer.writers import OutputFormat, write_output
@@ -108,14 +113,17 @@ PROBLEM_TABLE: tuple[tuple[type[Exception], int, int], ...] = (
     (LayoutTimeoutError, 504, 2),
     (WorkerMemoryError, 413, 2),
     (PoolClosedError, 503, 1),
+    (WorkerDiedError, 503, 1),
     (JobCancelledError, 503, 1),
     (ProviderFailedError, 502, 1),
 )
 """Expected failures. 413 for an input over a limit (nodes, edges, label length) and for a
 render that needs more than the worker's memory limit: the input is too large to process.
 504 for a timeout: the layout worker, like an upstream server, did not answer in time; the
-input may be fine with a larger ``timeBudget``. A closed pool is 503 (try again later). A
-crashed provider is 502 (a failed upstream) and exit code 1 (not the user's fault)."""
+input may be fine with a larger ``timeBudget``. A closed pool and a worker that died (it is
+replaced; C code that runs out of memory exits instead of raising) are 503: try again. A
+provider that fails otherwise is 502 (a failed upstream); both are exit code 1 (not the
+user's fault)."""
 
 
 def classify_error(error: BaseException) -> Problem | None:

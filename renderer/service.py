@@ -11,8 +11,10 @@ bloat the server; the event loop only reads the body and hands bytes over. Reque
 admission first (:mod:`renderer.admission`: two lanes of bounded queues, 503 with
 ``Retry-After`` past them), a ``timeBudget`` over the server's maximum is refused with 400,
 and a client that goes away cancels its render (its worker is replaced). Responses are
-kept by input in a bounded cache with ETags (:mod:`renderer.response_cache`); a request
-with ``Cache-Control: no-cache`` is rendered anew. Every response carries the security
+kept by input in a bounded cache with ETags (:mod:`renderer.response_cache`), and each
+worker keeps its last layouts by graph hash, engine and options
+(:class:`renderer.isolation_worker.LayoutMemo`); a request with ``Cache-Control:
+no-cache`` is read, laid out and written anew. Every response carries the security
 headers of :mod:`renderer.security_headers`.
 
 Bad input is a 4xx with ``{"error": "<message>"}`` (statuses from
@@ -174,7 +176,7 @@ class Service:
         fresh = "no-cache" in request.headers.get("cache-control", "").lower()
         output = None if fresh else self.responses.get(key)
         if output is None:
-            job = RenderJob(data, filename, fmt.value, engine, options)
+            job = RenderJob(data, filename, fmt.value, engine, options, fresh=fresh)
             started = time.perf_counter()
             output = await self.render_in_pool(request, job)
             self.metrics.observe_render(engine, fmt.value, time.perf_counter() - started)

@@ -131,7 +131,7 @@ def test_render_json_with_query_options(client: TestClient) -> None:
         "nodes": [{"id": "twice", "width": 10, "height": 10},
                   {"id": "twice", "width": 10, "height": 10}]}), 422, "twice"),
     ({"engine": "test-service-missing"}, json.dumps(GRAPH), 503, "libmissing"),
-    ({"engine": "test-service-crash"}, json.dumps(GRAPH), 502, "exit code 3"),
+    ({"engine": "test-service-crash"}, json.dumps(GRAPH), 503, "exit code 3"),
 ])
 def test_bad_input_gets_a_4xx_json_error_naming_the_problem(
     client: TestClient, query: dict[str, str], body: str, status: int, named: str
