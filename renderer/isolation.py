@@ -49,6 +49,7 @@ from layouts.options import LayoutOptions
 from layouts.registry import ProviderFactory, runtime_registrations
 from layouts.result import LayoutResult
 from renderer.isolation_worker import (
+    WORKER_NICENESS,
     Job,
     LayoutJob,
     PingJob,
@@ -109,11 +110,13 @@ class JobCancelledError(ProviderFailedError):
 
 
 _BOOTSTRAP = (
+    f"import os; os.nice({WORKER_NICENESS}); "
     "import sys; from multiprocessing.connection import Connection; "
     "connection = Connection(int(sys.argv[1])); sys.path[:] = connection.recv(); "
     "from renderer.isolation_worker import serve; serve(connection)"
 )
-"""The worker's command: take the caller's ``sys.path`` first, then serve jobs."""
+"""The worker's command: lower its CPU priority (before the imports, which take a CPU
+second), take the caller's ``sys.path``, then serve jobs."""
 
 
 @dataclass(slots=True)

@@ -1,7 +1,7 @@
 """The worker side of :mod:`renderer.isolation`: the jobs, the job loop and the error transport.
 
 A worker applies its :class:`WorkerSetup` (extra providers, the memory limit as
-``RLIMIT_AS``), lowers its CPU priority (:data:`WORKER_NICENESS`), reports ready, then
+``RLIMIT_AS``), reports ready (at the CPU priority :data:`WORKER_NICENESS`), then
 reads jobs from its connection and answers each with ``("result", value)`` or
 ``("error", description)``. A job is a small dataclass whose
 ``run()`` does the work in the worker: :class:`LayoutJob` lays out a graph,
@@ -26,7 +26,6 @@ message). Any other error comes back as :class:`ProviderFailedError` naming it.
 from __future__ import annotations
 
 import importlib
-import os
 import pickle
 import resource
 import signal
@@ -48,9 +47,10 @@ OWN_PACKAGES = ("layouts.", "renderer.", "workflow.")
 
 MEBIBYTE = 1024 * 1024
 
-WORKER_NICENESS = 5
-"""Workers run at a lower CPU priority than the server, so on a busy machine the server's
-event loop (``/healthz``, admission, refusals) still gets the CPU when it needs it."""
+WORKER_NICENESS = 10
+"""Workers run at a lower CPU priority than the server (:mod:`renderer.isolation` starts
+them so), so on a busy machine the server's event loop (``/healthz``, admission, refusals)
+still gets the CPU when it needs it."""
 
 
 class WorkerMemoryError(ProviderFailedError):
@@ -174,7 +174,6 @@ def serve(connection: Connection) -> None:
     for name, factory in setup.providers.items():
         register(name, factory)
     apply_memory_limit(setup.memory_limit_mb)
-    os.nice(WORKER_NICENESS)
     connection.send(("ready", None))
     while True:
         try:
