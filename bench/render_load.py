@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import tempfile
 from collections.abc import Awaitable
@@ -64,17 +65,43 @@ READY_SECONDS = 60.0
 PROBE_SECONDS = 0.05
 
 
+STAGES = ("read", "layout", "write", "pool")
+"""The service's ``Server-Timing`` stages: the worker's read, layout and write, and the
+server's whole wait for the worker (``pool``)."""
+
+
 @dataclass
 class Phase:
-    """One phase's requests and the worst ``/healthz`` latency seen meanwhile."""
+    """One phase's requests, their server-side stages and the worst ``/healthz`` latency
+    seen meanwhile."""
 
     result: PhaseResult
     healthz_max_ms: float = 0.0
     healthz_probes: int = 0
+    stages: dict[str, list[float]] = field(default_factory=lambda: {s: [] for s in STAGES})
+
+    def note(self, answer: Answer) -> None:
+        """Keep the stage durations (ms) of ``answer``'s ``Server-Timing`` header."""
+        for item in answer.headers.get("server-timing", "").split(","):
+            name, _, duration = item.strip().partition(";dur=")
+            if name in self.stages and duration:
+                self.stages[name].append(float(duration))
+
+    def stage_medians(self) -> dict[str, float]:
+        """Median ms per stage, and what lies between: ``hand-off`` (pool minus the
+        worker's stages: queueing, pickling, the socket) and ``http`` (the client's
+        latency minus pool: HTTP, the event loop, the client)."""
+        medians = {s: statistics.median(v) for s, v in self.stages.items() if v}
+        if len(medians) < len(STAGES):
+            return {}
+        worker = medians["read"] + medians["layout"] + medians["write"]
+        return {**medians, "hand-off": medians["pool"] - worker,
+                "http": self.result.percentile(50) - medians["pool"]}
 
     def summary(self) -> dict[str, Any]:
         return {**self.result.summary(), "healthzMaxMs": round(self.healthz_max_ms, 1),
-                "healthzProbes": self.healthz_probes}
+                "healthzProbes": self.healthz_probes,
+                "stageMedianMs": {k: round(v, 2) for k, v in self.stage_medians().items()}}
 
 
 @dataclass
@@ -101,7 +128,7 @@ async def run(name: str, port: int, clients: int, count: int, headers: dict[str,
 
     try:
         phase.result = await run_phase(name, connections, render, count=count, seconds=None,
-                                       server=server)
+                                       server=server, on_response=lambda i, a: phase.note(a))
     finally:
         probed = await healthz_probe.finish(probe)
         phase.healthz_max_ms, phase.healthz_probes = probed["maxMs"], probed["probes"]
@@ -141,6 +168,15 @@ def table(report: Report) -> str:
         lines.append(f"| {s['phase']} | {s['count']} | {errors} | {s['throughput']:.0f} "
                      f"| {s['p50Ms']:.1f} | {s['p95Ms']:.1f} | {s['p99Ms']:.1f} "
                      f"| {s['maxMs']:.1f} | {s['healthzMaxMs']:.1f} | {cpu} |")
+    lines += ["", "median ms per stage of the uncached renders (Server-Timing): "
+              "read, layout, write in the worker; hand-off = pool - worker; http = p50 - pool",
+              "| phase | " + " | ".join((*STAGES, "hand-off", "http")) + " |",
+              "| --- |" + " ---: |" * (len(STAGES) + 2)]
+    for phase in report.phases:
+        medians = phase.stage_medians()
+        if medians:
+            lines.append(f"| {phase.result.name} | " + " | ".join(
+                f"{medians[s]:.1f}" for s in (*STAGES, "hand-off", "http")) + " |")
     return "\n".join(lines)
 
 

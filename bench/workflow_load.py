@@ -231,6 +231,8 @@ class HttpError(Exception):
 class Answer:
     status: int
     body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    """Response headers by lower-case name."""
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -300,7 +302,7 @@ class KeepAliveClient:
             raise ValueError("response without Content-Length or chunked framing")
         if fields.get("connection", "").lower() == "close":
             await self.close()
-        return Answer(status, body)
+        return Answer(status, body, fields)
 
     @staticmethod
     async def _chunked(reader: asyncio.StreamReader) -> bytes:

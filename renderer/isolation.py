@@ -54,6 +54,7 @@ from renderer.isolation_worker import (
     LayoutJob,
     PingJob,
     RenderJob,
+    RenderOutput,
     WorkerMemoryError,
     WorkerSetup,
     rebuild_error,
@@ -277,10 +278,11 @@ class WorkerPool:
         result: LayoutResult = self.submit(LayoutJob(graph, engine, options), options)
         return result
 
-    def render(self, job: RenderJob, cancelled: threading.Event | None = None) -> bytes:
-        """The bytes of a whole render (read, check, lay out, write) done in a worker under
+    def render(self, job: RenderJob,
+               cancelled: threading.Event | None = None) -> RenderOutput:
+        """A whole render (read, check, lay out, write) done in a worker under
         :func:`time_limit` of the job's options; ``cancelled`` set gives up on it."""
-        output: bytes = self.submit(job, job.options, cancelled)
+        output: RenderOutput = self.submit(job, job.options, cancelled)
         return output
 
     def submit(self, job: Job, options: LayoutOptions,

@@ -79,10 +79,18 @@ class LayoutJob:
 
 
 @dataclass(frozen=True, slots=True)
+class RenderOutput:
+    """The bytes of a render and the seconds of its stages in the worker."""
+
+    output: bytes
+    stages: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RenderJob:
     """Read ``data`` (any input format), check it against the input limits, lay it out
-    and write it as ``fmt``; the result is the written bytes. The layout comes from the
-    worker's :data:`LAYOUTS` unless ``fresh``."""
+    and write it as ``fmt``; the result is a :class:`RenderOutput`. The layout comes from
+    the worker's :data:`LAYOUTS` unless ``fresh``."""
 
     data: bytes
     filename: str | None
@@ -92,12 +100,13 @@ class RenderJob:
     fresh: bool = False
 
     def run(self) -> Any:
-        from renderer.render import render_document  # the render pipeline, worker side
+        from renderer.render import render_timed  # the render pipeline, worker side
         from renderer.writers import OutputFormat
 
         runner = _in_process if self.fresh else LAYOUTS.layout
-        return render_document(self.data, filename=self.filename, fmt=OutputFormat(self.fmt),
-                               engine=self.engine, options=self.options, runner=runner)
+        done = render_timed(self.data, filename=self.filename, fmt=OutputFormat(self.fmt),
+                            engine=self.engine, options=self.options, runner=runner)
+        return RenderOutput(done.output, done.stages)
 
 
 @dataclass(frozen=True, slots=True)

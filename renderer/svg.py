@@ -47,6 +47,7 @@ from renderer.styles import (
 )
 from renderer.svg_nodes import draw_node, draw_text, element_id, xml_safe
 from renderer.svg_nodes import format_number as _n
+from renderer.svg_xml import xml_text
 
 MARGIN = 20.0
 """Space around the drawing's content inside the viewBox, in px."""
@@ -65,6 +66,13 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
 
     Raises ``ValueError`` naming an edge whose route has fewer than two points.
     """
+    document = xml_text(svg_drawing(diagram, result, title=title))
+    return XML_DECLARATION + document.encode("utf-8")
+
+
+def svg_drawing(diagram: Diagram, result: LayoutResult, *,
+                title: str | None = None) -> svgwrite.Drawing:
+    """The svgwrite drawing that :func:`write_svg` writes."""
     scene = _Scene.of(diagram)
     frame = _content_frame(scene, result)
     drawing = svgwrite.Drawing(
@@ -90,8 +98,7 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
         label = _edge_label(drawing, scene, route)
         if label is not None:
             labels.add(label)
-    document: str = drawing.tostring()
-    return XML_DECLARATION + document.encode("utf-8")
+    return drawing
 
 
 @dataclass(frozen=True, slots=True)

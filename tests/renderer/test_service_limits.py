@@ -26,7 +26,7 @@ from starlette.routing import Route
 from renderer.admission import Admission, Lane, Overloaded, RenderLimits
 from renderer.http_protocol import HeaderTimeoutProtocol
 from renderer.isolation import PING_SECONDS, WorkerPool
-from renderer.isolation_worker import RenderJob
+from renderer.isolation_worker import RenderJob, RenderOutput
 from renderer.service import FIXTURES_DIR, Service, create_app
 from renderer.web import RequestProblem, read_body
 
@@ -73,7 +73,8 @@ class CountingPool(WorkerPool):
 
     renders = 0
 
-    def render(self, job: RenderJob, cancelled: threading.Event | None = None) -> bytes:
+    def render(self, job: RenderJob,
+               cancelled: threading.Event | None = None) -> RenderOutput:
         self.renders += 1
         return super().render(job, cancelled)
 

@@ -294,6 +294,21 @@ def test_every_fixture_drawing_has_unique_element_ids(fixture: Path, engine: str
     assert len(ids) > 20 and len(ids) == len(set(ids))
 
 
+@pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.name)
+def test_the_one_pass_xml_writer_gives_svgwrites_bytes(fixture: Path) -> None:
+    from layouts.api import layout
+    from renderer.readers import read_diagram
+    from renderer.svg import svg_drawing
+    from renderer.svg_xml import xml_text
+
+    diagram = read_diagram(fixture.read_bytes(), filename=fixture.name)
+    hostile = Diagram(HOSTILE + "\x01\n\t\r", diagram.graph, diagram.nodes, diagram.edges)
+    result = layout(diagram.graph, engine="layered")
+    for drawn in (diagram, hostile):
+        drawing = svg_drawing(drawn, result, title=HOSTILE + " & <b>")
+        assert xml_text(drawing) == drawing.tostring()
+
+
 def test_ids_that_used_to_collide_stay_unique() -> None:
     # an edge named "labels" drew "edge-labels", the id of the labels layer; ids that
     # differ only in control characters all became U+FFFD
