@@ -13,8 +13,9 @@ fixed rotation (seeded, so runs are comparable):
   ``timeBudget`` over the server's maximum, an unsupported content type, duplicate edge ids;
 * oversized: a body over 2 MiB, 5,001 nodes, a 5,000-character label, a YAML alias bomb.
 
-Besides them, one client sends heavy renders (a 1,500-node graph with a 0.5 s budget, each
-laid out anew), and ``--slow`` (2) raw-socket clients play slow or idle peers in turn: a
+Besides them, ``--heavy`` (1) clients send heavy renders (a 1,500-node graph with a 0.5 s
+budget, each laid out anew), and ``--slow`` (2) raw-socket clients play slow or idle peers
+in turn: a
 connection that never sends anything, headers sent a byte a second, a body that never
 completes, and a render whose client hangs up half way. A probe process of its own
 (``healthz_probe.py``) asks ``/healthz`` every 100 ms. The targets of issue 15: no 5xx
@@ -273,13 +274,15 @@ async def soak(args: argparse.Namespace, port: int, server: Server) -> tuple[Tal
     start_rss = rss_mb(server.process.pid)
     tally = Tally()
     stop_at = time.monotonic() + args.minutes * 60
-    print(f"soaking for {args.minutes:g} min: {args.clients} clients, {args.slow} slow peers; "
-          f"server RSS {start_rss:.1f} MB", file=sys.stderr, flush=True)
+    print(f"soaking for {args.minutes:g} min: {args.clients} clients, {args.heavy} heavy, "
+          f"{args.slow} slow peers; server RSS {start_rss:.1f} MB", file=sys.stderr,
+          flush=True)
     prober = await healthz_probe.start(port, PROBE_SECONDS)
     await asyncio.gather(
         *(client_loop(port, tally, stop_at, k, args.clients, rotation())
           for k in range(args.clients)),
-        client_loop(port, tally, stop_at, 0, 1, heavy_rotation()),
+        *(client_loop(port, tally, stop_at, k, args.heavy, heavy_rotation())
+          for k in range(args.heavy)),
         *(slow_peer(port, tally, stop_at, k) for k in range(args.slow)))
     probed = await healthz_probe.finish(prober)
     tally.healthz_max_ms = probed["maxMs"]
@@ -310,8 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0, help="how long (10)")
     parser.add_argument("--clients", type=int, default=8, help="keep-alive clients (8)")
     parser.add_argument("--slow", type=int, default=2, help="slow raw-socket peers (2)")
+    parser.add_argument("--heavy", type=int, default=1,
+                        help="clients sending heavy renders (1)")
     args = parser.parse_args(argv)
-    if args.minutes <= 0 or args.clients < 1 or args.slow < 0:
+    if args.minutes <= 0 or args.clients < 1 or args.slow < 0 or args.heavy < 0:
         print(f"{PROG}: --minutes must be positive, --clients at least 1", file=sys.stderr)
         return 2
     port = free_port()
