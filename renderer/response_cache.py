@@ -27,8 +27,8 @@ from collections import OrderedDict
 from layouts.options import LayoutOptions
 from renderer.layout_cache import PACKAGE_VERSION
 
-MAX_ENTRIES = 512
-MAX_BYTES = 16 * 1024 * 1024
+MAX_ENTRIES = 256
+MAX_BYTES = 8 * 1024 * 1024
 
 
 def response_key(data: bytes, filename: str | None, fmt: str, engine: str,
