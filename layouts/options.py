@@ -189,6 +189,10 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
                "drawing; 'auto' does too, except where a lane between the columns saves "
                "crossings (two loop-backs whose layer ranges interleave).",
                choices=tuple(r.value for r in LoopBackRoute), parse=parse_loop_back_route),
+    OptionSpec("aspect_ratio", "number", 1.6,
+               "Layered engine: the width / height the drawing aims at when it packs "
+               "disconnected components (each laid out on its own) into rows.",
+               minimum=0.1, maximum=10.0, parse=_number("aspect_ratio", 0.1, 10.0)),
 )
 
 OPTION_SPECS: Mapping[str, OptionSpec] = {spec.name: spec for spec in OPTION_TABLE}
@@ -224,6 +228,7 @@ class LayoutOptions:
     time_budget: float = 10.0
     seed: int = 0
     loop_back_route: LoopBackRoute = LoopBackRoute.AUTO
+    aspect_ratio: float = 1.6
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, object]) -> LayoutOptions:

@@ -10,7 +10,9 @@ workflow API (:mod:`renderer.api.auth`). The workflow engine's commands come fro
 :func:`workflow.cli.register_commands`.
 
 Exit codes: 0 success; 2 bad input (one line on stderr naming the problem, no traceback);
-1 internal error (one line).
+3 a verb lost a race to another writer (``wfr decide``); 4 the store stayed locked by
+another process; 141 the reader of stdout went away; 1 anything else (one line: a failed
+run, a crashed provider, or a bug, named as one).
 
 >>> main(["render", "no-such-file.yaml"])  # prints "wfr render: cannot read ..." on stderr
 2
@@ -23,6 +25,7 @@ import contextlib
 import json
 import math
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import NoReturn, cast
@@ -272,12 +275,18 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stay quiet
         _silence_stdout()
         return 141  # 128 + SIGPIPE, as the shell reports a process killed by it
+    except sqlite3.OperationalError as error:  # the store of --run/--db is locked or broken
+        from workflow.cli_commands import store_problem
+
+        message, code = store_problem(error, getattr(args, "db", None))
+        return _report(f"{command}: {message}", code)
     except Exception as error:
         problem = classify_error(error)
         if problem is not None:
             return _report(f"{command}: {problem.message}", problem.exit_code)
         detail = one_line(f"{type(error).__name__}: {error}")
-        return _report(f"{command}: internal error: {detail}", 1)
+        return _report(f"{command}: unexpected {detail} (a bug in wfr: please report it "
+                       "with the command and its input)", 1)
 
 
 def _silence_stdout() -> None:

@@ -21,9 +21,16 @@ from renderer.api.openapi import SECURITY_SCHEMES, workflow_components, workflow
 from renderer.writers import MEDIA_TYPES, OutputFormat
 
 
-def openapi_document() -> dict[str, Any]:
+def openapi_document(*, metrics_public: bool = False) -> dict[str, Any]:
     """The OpenAPI 3.1 description of the service; the render query parameters come from
-    :data:`OPTION_TABLE` and the components are the schemas of :mod:`layouts.schemas`."""
+    :data:`OPTION_TABLE` and the components are the schemas of :mod:`layouts.schemas`.
+    ``/metrics`` needs a view token unless ``metrics_public`` (``WFR_METRICS_PUBLIC``).
+
+    >>> openapi_document()["paths"]["/metrics"]["get"]["security"]
+    [{'bearer': ['workflow:view']}]
+    >>> "security" in openapi_document(metrics_public=True)["paths"]["/metrics"]["get"]
+    False
+    """
     components = {_COMPONENT_NAMES.get(k, k): v for k, v in all_schemas().items()}
     components["Error"] = {"type": "object", "required": ["error"],
                            "properties": {"error": {"type": "string"}}}
@@ -73,7 +80,7 @@ def openapi_document() -> dict[str, Any]:
                             "pump are ready"),
             "/openapi.json": _get("This document"),
             "/": _get("An HTML index of the fixture drawings"),
-            "/metrics": _get("Prometheus metrics (workflow:view unless opened by a setting)"),
+            "/metrics": _metrics(metrics_public),
             **workflow_paths(),
         },
         "components": {"schemas": components, "securitySchemes": SECURITY_SCHEMES},
@@ -131,6 +138,16 @@ def _get(summary: str, parameters: list[dict[str, Any]] | None = None) -> dict[s
     if parameters:
         operation["parameters"] = parameters
     return {"get": operation}
+
+
+def _metrics(public: bool) -> dict[str, Any]:
+    path = _get("Prometheus metrics in the text format (workflow:view unless "
+                "WFR_METRICS_PUBLIC opens them for a scraper)")
+    if not public:
+        path["get"]["security"] = [{"bearer": ["workflow:view"]}]
+        path["get"]["responses"]["401"] = {"description": "No valid bearer token"}
+        path["get"]["responses"]["403"] = {"description": "The token lacks workflow:view"}
+    return path
 
 
 def _query_parameter(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:

@@ -24,14 +24,10 @@ raises :class:`layouts.errors.InvalidGraphError` naming the id. Inputs beyond
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import accumulate
 from pathlib import Path, PurePath
-
-import yaml
 
 from layouts.graph import Graph
 from renderer.diagram import Diagram
@@ -44,6 +40,7 @@ from renderer.dot_reader import (
 )
 from renderer.elk_json import ElkJsonError, read_elk_graph
 from renderer.from_definition import diagram_from_definition
+from workflow.documents import DOCUMENT_LIMITS, DocumentError, DocumentLimits, parse_document
 from workflow.dsl import Definition, DslError, definition_from_data, looks_like_definition
 
 
@@ -62,31 +59,24 @@ class InputLimits:
     max_nodes: int = 5000
     max_edges: int = 20000
     max_bytes: int = 20_000_000
-    max_values: int = 1_000_000
-    """Values in the parsed document counted with YAML aliases expanded, so a small
-    "billion laughs" file cannot blow up later processing."""
-    max_depth: int = 200
-    """Levels of lists and objects, YAML aliases followed: a chain of anchors builds
-    values far deeper than the parser allows, which recursive code (``json.dumps``,
-    ``repr``) then cannot handle."""
+    max_values: int = DOCUMENT_LIMITS.max_values
+    """Values in the parsed document counted with YAML aliases expanded (see
+    :mod:`workflow.documents`)."""
+    max_depth: int = DOCUMENT_LIMITS.max_depth
+    """Levels of lists and objects, YAML aliases followed."""
     max_label_length: int = 1000
     """Characters of one node or edge id, label or subtitle: text is measured glyph by
     glyph and drawn on one line, so a megabyte label only costs time and memory."""
 
 
 INPUT_LIMITS = InputLimits()
+_DOCUMENT_LIMITS = DocumentLimits(INPUT_LIMITS.max_bytes, INPUT_LIMITS.max_values,
+                                  INPUT_LIMITS.max_depth)
 
 DOT_EXTENSIONS = (".dot", ".gv")
 _DOT_START = re.compile(r"(strict\s+)?(di)?graph\b(?!\s*:)", re.IGNORECASE)
 """DOT's first keyword, but not a YAML key such as ``graph:``."""
 _LEADING_COMMENTS = re.compile(r"\A(\s+|//[^\n]*|#[^\n]*|/\*.*?\*/)*", re.DOTALL)
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader (ten times faster than PyYAML's pure-Python one) when PyYAML was
-built with it, which its wheels are."""
-MAX_FLOW_DEPTH = 400
-"""Most open ``[``/``{`` in YAML text; PyYAML's parser hits Python's recursion limit at
-about 490 levels anyway."""
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 KNOWN_FORMATS = ("a workflow definition (YAML/JSON with 'workflow' and 'steps'), ELK JSON "
                  "(an object with 'children'), graph JSON (an object with 'nodes') or DOT "
                  "('digraph ...')")
@@ -174,108 +164,14 @@ def _looks_like_dot(text: str, filename: str | None) -> bool:
 
 
 def _parse(text: str) -> object:
-    """JSON when the text starts like JSON (for exact error positions), else YAML."""
+    """The document in ``text``, read by :func:`workflow.documents.parse_document` (the
+    same guarded reading as the workflow DSL's) under :data:`INPUT_LIMITS`."""
     if not text.strip():
         raise ReaderError(f"input is empty; expected {KNOWN_FORMATS}")
-    from_json = text.lstrip()[0] in "{["
-    if not from_json:
-        _check_flow_depth(text)
     try:
-        data = json.loads(text) if from_json else yaml.load(text, Loader=SAFE_LOADER)
-    except json.JSONDecodeError as exc:
-        raise ReaderError(f"not valid JSON at line {exc.lineno} column {exc.colno}: "
-                          f"{exc.msg}") from None
-    except yaml.YAMLError as exc:
-        if "maximum nesting depth" in str(exc):  # libyaml's own limit (1000 levels)
-            raise ReaderError("input is nested too deeply to read") from None
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or exc
-        raise ReaderError(f"not valid YAML{where}: {problem}") from None
-    except RecursionError:
-        raise ReaderError("input is nested too deeply to read") from None
-    except ValueError as exc:  # YAML's "2020-13-01", "!!int x"; JSON's 5000-digit integers
-        raise ReaderError(f"input has a value that cannot be read: {exc}") from None
-    if isinstance(data, Mapping | list):
-        _check_expanded_size(data)
-        _check_unicode(data)
-    return data
-
-
-def _check_flow_depth(text: str) -> None:
-    """Refuse YAML with more than :data:`MAX_FLOW_DEPTH` open brackets before parsing:
-    PyYAML's scanner takes time quadratic in the open brackets (2000 ``[`` took 6 s) and
-    its parser would hit the recursion limit anyway. Brackets inside quotes count too, so
-    only text with hundreds of unclosed brackets in strings is refused wrongly."""
-    brackets = _NOT_BRACKETS.sub("", text)
-    depth = max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
-    if depth > MAX_FLOW_DEPTH:
-        raise ReaderError(f"input is nested too deeply to read (more than {MAX_FLOW_DEPTH} "
-                          "open brackets)")
-
-
-def _containers(item: object) -> list[object]:
-    values = item.values() if isinstance(item, Mapping) else item
-    assert isinstance(values, Iterable)
-    return [v for v in values if isinstance(v, Mapping | list)]
-
-
-def _check_expanded_size(data: object) -> None:
-    """Count values and levels as if YAML aliases were copied out (each shared part is
-    measured once, then reused), refusing documents over the limits or that contain
-    themselves."""
-    limit = INPUT_LIMITS.max_values
-    sizes: dict[int, int] = {}
-    depths: dict[int, int] = {}
-    on_path: set[int] = set()
-    stack: list[tuple[object, bool]] = [(data, False)]
-    while stack:
-        item, finished = stack.pop()
-        key = id(item)
-        if finished:
-            own = len(item) if isinstance(item, Mapping | list) else 0
-            sizes[key] = min(limit + 1, own + sum(sizes[id(c)] for c in _containers(item)))
-            depths[key] = 1 + max((depths[id(c)] for c in _containers(item)), default=0)
-            if depths[key] > INPUT_LIMITS.max_depth:
-                raise ReaderError(f"input is nested too deeply to read (more than "
-                                  f"{INPUT_LIMITS.max_depth} levels, YAML aliases followed)")
-            on_path.discard(key)
-        elif key in on_path:
-            raise ReaderError("input contains itself (a YAML alias inside its own anchor)")
-        elif key not in sizes:
-            on_path.add(key)
-            stack.append((item, True))
-            stack.extend((c, False) for c in _containers(item) if id(c) not in sizes)
-    if sizes[id(data)] > limit:
-        raise ReaderError(f"input expands to more than {limit} values (YAML aliases "
-                          "repeating large parts?)")
-
-
-def _check_unicode(data: object) -> None:
-    """Refuse strings with lone surrogates (JSON's or YAML's ``"\\ud800"``): they are not
-    Unicode text and no writer can encode them as UTF-8."""
-    seen: set[int] = set()
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        texts = [*item.keys(), *item.values()] if isinstance(item, Mapping) else item
-        assert isinstance(texts, Iterable)
-        for text in texts:
-            if isinstance(text, str) and not text.isascii():
-                _check_text(text)
-        stack.extend(_containers(item))
-
-
-def _check_text(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        code = ord(text[exc.start])
-        raise ReaderError(f"input has the lone surrogate \\u{code:04x} in {text[:40]!r}; "
-                          "it is not valid Unicode text") from None
+        return parse_document(text, limits=_DOCUMENT_LIMITS)
+    except DocumentError as exc:
+        raise ReaderError(str(exc)) from None
 
 
 def _check_counts(nodes: int, edges: int) -> None:

@@ -277,7 +277,9 @@ class Service:
         return JSONResponse(schemas[name])
 
     async def openapi(self, request: Request) -> Response:
-        return JSONResponse(openapi_document())
+        # without the workflow API there are no tokens, so /metrics is open
+        return JSONResponse(openapi_document(
+            metrics_public=self.settings.metrics_public or self.runtime is None))
 
 
 async def _off_the_loop(away: bool, call: Callable[..., T], *args: Any) -> T:

@@ -2,7 +2,9 @@
 
 A :class:`PumpThread` claims and carries out due queue rows until stopped. When nothing is
 due it sleeps until the next row comes due, at most ``idle_seconds`` (rows other processes
-queue are seen within that), or until :meth:`PumpThread.wake` says this process queued one.
+queue are seen within that), or until :meth:`PumpThread.wake` says this process queued one:
+so durable timers fire in real time, within ``idle_seconds`` of their due time, with no
+other command running. Its leases last ``lease_seconds`` of real time.
 
 >>> from workflow.engine import Engine
 >>> from workflow.store import MemoryStore
@@ -17,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from workflow.config import DEFAULTS
 from workflow.engine import Engine
 from workflow.pump import CrashHook, pump_once
 
@@ -34,8 +37,10 @@ class PumpThread:
     """One background thread pumping ``engine``'s queue."""
 
     def __init__(self, engine: Engine, *, owner: str, idle_seconds: float = IDLE_SECONDS,
-                 hook: CrashHook | None = None) -> None:
+                 hook: CrashHook | None = None,
+                 lease_seconds: float = DEFAULTS.lease_seconds) -> None:
         self.engine, self.owner, self.idle_seconds, self.hook = engine, owner, idle_seconds, hook
+        self.lease_seconds = lease_seconds
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"pump-{owner}", daemon=True)
@@ -64,7 +69,8 @@ class PumpThread:
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                if pump_once(self.engine, owner=self.owner, hook=self.hook):
+                if pump_once(self.engine, owner=self.owner, hook=self.hook,
+                             lease_seconds=self.lease_seconds):
                     self.handled += 1
                     continue
                 pause = self._idle_pause()

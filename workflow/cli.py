@@ -3,7 +3,10 @@ dead-letters, replay and purge.
 
 The ``wfr`` console script (``renderer/cli.py``) calls :func:`register_commands` with its
 sub-parser collection; every command sets ``func`` to a callable returning an exit code:
-0 success, 1 a run ended Failed or Cancelled, 2 bad input (one line on stderr). Run
+0 success, 1 a run ended Failed or Cancelled, 2 bad input (one line on stderr), 3 a
+decision or verb that lost a race to another writer, 4 the store stayed locked past
+``WFR_BUSY_TIMEOUT`` seconds, 141 the reader of stdout went away (the command still
+finished its work). Run
 commands work against a SQLite file (``--db``, default ``./workflow.db``) with the built-in
 demo executors.
 """
@@ -59,6 +62,9 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
                         help="pump threads in this process (default 1)")
     worker.add_argument("--demo", action="store_true",
                         help="use the built-in demo executors (fixed outputs)")
+    worker.add_argument("--lease-seconds", type=float, default=30.0, metavar="SECONDS",
+                        help="how long a claimed queue row stays this worker's (real time; "
+                             "a crashed worker's rows are taken over after it; default 30)")
     worker.add_argument("--executors", metavar="FILE", default=None,
                         help="JSON file of executor name -> URL (default: $WFR_EXECUTORS_FILE)")
     purge = _command(subparsers, "purge", "delete finished runs older than a time",

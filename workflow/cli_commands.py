@@ -5,7 +5,10 @@ them into argparse and imports this module only when one of them runs).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -13,30 +16,96 @@ from collections.abc import Callable
 from workflow.definitions import UnknownWorkflowError, VersionConflictError
 from workflow.demo import demo_definitions, demo_executors
 from workflow.dsl import DslError, load_definition
-from workflow.engine import Engine, EngineError
+from workflow.engine import Engine, EngineError, RunConflictError
 from workflow.model import Effect, EmitEvent, Event, Json, Run, RunState
 from workflow.pump import pump
 from workflow.sqlite_store import SqliteStore
+from workflow.store import ConcurrentTransitionError
 from workflow.validation import InvalidDefinitionError, validate_definition
 
 Command = Callable[[argparse.Namespace], int]
 BAD_INPUT = (DslError, EngineError, UnknownWorkflowError, VersionConflictError,
              InvalidDefinitionError, LookupError, OSError, ValueError)
+CONFLICT_EXIT = 3
+"""Exit code of a verb another writer won the race for (HTTP's 409)."""
+STORE_BUSY_EXIT = 4
+"""Exit code when the store stayed locked past the busy timeout: retry later."""
+BROKEN_PIPE_EXIT = 141
+"""128 + SIGPIPE: what a shell reports for a process whose reader went away."""
+BUSY_TIMEOUT_VARIABLE = "WFR_BUSY_TIMEOUT"
+"""Seconds a command waits for another process's write lock on the store (default 30)."""
+
+
+class _Stdout:
+    """Where the commands print; a reader that went away (``| head``) silences it instead
+    of breaking the command in the middle of its work."""
+
+    broken = False
+
+    @classmethod
+    def say(cls, line: str) -> None:
+        if cls.broken:
+            return
+        try:
+            print(line, flush=True)
+        except BrokenPipeError:
+            cls.broken = True
+            with contextlib.suppress(OSError, ValueError):  # stdout may not be a real file
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def guarded(name: str, function: Command) -> Command:
-    """``function`` with bad input (a typed engine, DSL or validation error, a missing
-    run, an unreadable file) turned into one stderr line and exit code 2."""
+    """``function`` with its expected failures turned into one stderr line: bad input (a
+    typed engine, DSL or validation error, a missing run, an unreadable file) is exit
+    code 2, a lost race (:class:`RunConflictError`) 3, a store locked past the busy
+    timeout 4; a closed stdout makes the command finish its work quietly (exit 141)."""
 
     def command(args: argparse.Namespace) -> int:
+        _Stdout.broken = False
         try:
-            return function(args)
+            code = function(args)
+        except (RunConflictError, ConcurrentTransitionError) as exc:
+            return _fail(name, str(exc), CONFLICT_EXIT)
+        except sqlite3.OperationalError as exc:
+            message, code = store_problem(exc, getattr(args, "db", None))
+            return _fail(name, message, code)
         except BAD_INPUT as exc:
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            print(f"wfr {name}: {message}", file=sys.stderr)
-            return 2
+            return _fail(name, str(exc) or type(exc).__name__, 2)
+        return BROKEN_PIPE_EXIT if _Stdout.broken else code
 
     return command
+
+
+def _fail(name: str, message: str, code: int) -> int:
+    print(f"wfr {name}: {message.splitlines()[0] if message else 'failed'}", file=sys.stderr)
+    return code
+
+
+def store_problem(error: sqlite3.OperationalError, path: str | None) -> tuple[str, int]:
+    """The one-line message and exit code of a SQLite failure of the store at ``path``.
+
+    >>> store_problem(sqlite3.OperationalError("database is locked"), "w.db")[1]
+    4
+    """
+    where = f"the workflow store {path}" if path else "the workflow store"
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return (f"{where} is locked by another process (a worker or command holding a "
+                f"write); try again when it is done, or raise {BUSY_TIMEOUT_VARIABLE} "
+                f"(seconds to wait)", STORE_BUSY_EXIT)
+    return f"{where} failed: {text}", 1
+
+
+def busy_timeout() -> float:
+    """Seconds to wait for the store's write lock (:data:`BUSY_TIMEOUT_VARIABLE`)."""
+    text = os.environ.get(BUSY_TIMEOUT_VARIABLE, "30")
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0.0 <= seconds <= 3600.0:
+        raise ValueError(f"{BUSY_TIMEOUT_VARIABLE} must be seconds from 0 to 3600, not {text!r}")
+    return seconds
 
 
 def validate_command(args: argparse.Namespace) -> int:
@@ -44,7 +113,7 @@ def validate_command(args: argparse.Namespace) -> int:
     known = [*args.known_executor, *(demo_executors() if args.demo else ())]
     problems = validate_definition(definition, strict=args.strict, known_executors=known)
     for problem in problems:
-        print(problem.describe())
+        _Stdout.say(problem.describe())
     return 2 if any(problem.is_error for problem in problems) else 0
 
 
@@ -56,7 +125,7 @@ def _json_argument(text: str, name: str) -> Json:
 
 
 def _engine(args: argparse.Namespace) -> Engine:
-    store = SqliteStore(args.db)
+    store = SqliteStore(args.db, busy_timeout=busy_timeout())
     return Engine(store, demo_executors(), clock=time.time, observer=_print_transition)
 
 
@@ -64,7 +133,7 @@ def _print_transition(run: Run, event: Event, effects: tuple[Effect, ...]) -> No
     happened = [e.kind + (f" {e.step_id}" if e.step_id else "") for e in effects
                 if isinstance(e, EmitEvent)]
     label = type(event).__name__ + (f" {getattr(event, 'step_id', '')}".rstrip())
-    print(f"{run.run_id}: {label} -> {run.state.value}"
+    _Stdout.say(f"{run.run_id}: {label} -> {run.state.value}"
           + (f" [{', '.join(happened)}]" if happened else ""))
 
 
@@ -75,7 +144,8 @@ def _drive(engine: Engine, run_id: str, *, simulate_time: bool) -> int:
 
     pump(engine, simulate_time=simulate_time, may_jump=may_jump)
     run = engine.run(run_id)
-    print(f"run {run.run_id} is {run.state.value}" + (f": {run.reason}" if run.reason else ""))
+    _Stdout.say(f"run {run.run_id} is {run.state.value}"
+                + (f": {run.reason}" if run.reason else ""))
     return 1 if run.state in (RunState.FAILED, RunState.CANCELLED) else 0
 
 
@@ -87,28 +157,41 @@ def run_command(args: argparse.Namespace) -> int:
         engine.register(extra)
     engine.register(definition)
     run = engine.start(definition.workflow, definition.version, run_input)
-    print(f"started run {run.run_id} of {definition.workflow} {definition.version}")
+    _Stdout.say(f"started run {run.run_id} of {definition.workflow} {definition.version}")
     return _drive(engine, run.run_id, simulate_time=not args.real_time)
 
 
 def runs_command(args: argparse.Namespace) -> int:
     for run in _engine(args).store.list_runs():
-        print(f"{run.run_id}\t{run.workflow}\t{run.version}\t{run.state.value}\t"
-              f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(run.updated_at))}")
+        _Stdout.say(f"{run.run_id}\t{run.workflow}\t{run.version}\t{run.state.value}\t"
+                    f"{timestamp(run.updated_at)}")
     return 0
+
+
+def timestamp(seconds: float) -> str:
+    """UTC ISO time of ``seconds`` since the epoch; a value no clock can show (a row stored
+    before numbers were checked: NaN, infinity, past the year 9999) prints as itself.
+
+    >>> timestamp(0.0), timestamp(float("inf")), timestamp(1e300)
+    ('1970-01-01T00:00:00', 'inf', '1e+300')
+    """
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    except (OverflowError, ValueError, OSError):
+        return f"{seconds:g}"
 
 
 def show_command(args: argparse.Namespace) -> int:
     run = _engine(args).run(args.run_id)
-    print(f"run {run.run_id}: {run.workflow} {run.version} {run.state.value}"
-          + (f" ({run.reason})" if run.reason else ""))
+    _Stdout.say(f"run {run.run_id}: {run.workflow} {run.version} {run.state.value}"
+                + (f" ({run.reason})" if run.reason else ""))
     for step_run in run.steps.values():
         waiting = f" waiting for {step_run.waiting_for}" if step_run.waiting_for else ""
         error = f" error: {step_run.error}" if step_run.error else ""
-        print(f"  {step_run.step_id}: {step_run.state.value} attempt {step_run.attempt} "
-              f"iteration {step_run.iteration}{waiting}{error}")
+        _Stdout.say(f"  {step_run.step_id}: {step_run.state.value} attempt {step_run.attempt} "
+                    f"iteration {step_run.iteration}{waiting}{error}")
     if run.output is not None:
-        print(f"output: {json.dumps(run.output, sort_keys=True)}")
+        _Stdout.say(f"output: {json.dumps(run.output, sort_keys=True)}")
     return 0
 
 
@@ -127,27 +210,26 @@ def cancel_command(args: argparse.Namespace) -> int:
 
 def dead_letters_command(args: argparse.Namespace) -> int:
     for letter in _engine(args).store.dead_letters():
-        print(f"{letter.signal_id}\t{letter.run_id}\t{letter.kind}\tattempts {letter.attempts}"
-              f"\t{letter.error}")
+        _Stdout.say(f"{letter.signal_id}\t{letter.run_id}\t{letter.kind}\t"
+                    f"attempts {letter.attempts}\t{letter.error}")
     return 0
 
 
 def replay_command(args: argparse.Namespace) -> int:
     engine = _engine(args)
     engine.store.replay(args.signal_id, now=engine.now())
-    print(f"replayed {args.signal_id}; handled {pump(engine)} queued signals")
+    _Stdout.say(f"replayed {args.signal_id}; handled {pump(engine)} queued signals")
     return 0
 
 
 def purge_command(args: argparse.Namespace) -> int:
     before = time.time() if args.before is None else args.before
-    print(f"purged {_engine(args).store.purge(before=before)} finished runs")
+    _Stdout.say(f"purged {_engine(args).store.purge(before=before)} finished runs")
     return 0
 
 
 def worker_command(args: argparse.Namespace) -> int:
     """Pump until SIGINT or SIGTERM with ``--concurrency`` threads over one store."""
-    import os
     import signal
     import threading
 
@@ -156,24 +238,27 @@ def worker_command(args: argparse.Namespace) -> int:
 
     if not 1 <= args.concurrency <= 64:
         raise ValueError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
+    if not 0.1 <= args.lease_seconds <= 86_400:
+        raise ValueError(f"--lease-seconds must be from 0.1 to 86400, not {args.lease_seconds}")
     file = args.executors or os.environ.get(EXECUTORS_VARIABLE)
     executors = (demo_executors() if args.demo else
                  executors_from_file(file) if file else ExecutorRegistry())
-    store = SqliteStore(args.db)
+    store = SqliteStore(args.db, busy_timeout=busy_timeout())
     engine = Engine(store, executors, clock=time.time)
     stop = threading.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, lambda *_: stop.set())
-    pumps = [PumpThread(engine, owner=f"worker-{os.getpid()}-{i}")
+    pumps = [PumpThread(engine, owner=f"worker-{os.getpid()}-{i}",
+                        lease_seconds=args.lease_seconds)
              for i in range(args.concurrency)]
     for thread in pumps:
         thread.start()
-    print(f"worker {os.getpid()} pumping {args.db} with {args.concurrency} thread(s); "
-          f"executors: {', '.join(executors) or 'none'}"
-          + (" (demo, fixed outputs)" if args.demo else ""), flush=True)
+    _Stdout.say(f"worker {os.getpid()} pumping {args.db} with {args.concurrency} thread(s); "
+                f"executors: {', '.join(executors) or 'none'}"
+                + (" (demo, fixed outputs)" if args.demo else ""))
     stop.wait()
     for thread in pumps:
         thread.stop()
     store.close()
-    print(f"worker stopped after {sum(p.handled for p in pumps)} queue rows", flush=True)
+    _Stdout.say(f"worker stopped after {sum(p.handled for p in pumps)} queue rows")
     return 0

@@ -37,8 +37,14 @@ DEFAULTS_TABLE: Final = (
     DefaultEntry("MaxFanout", 16, "most branches one Fanout may start"),
     DefaultEntry("MaxDeliveryAttempts", 5, "deliveries of a queued signal before dead letter"),
     DefaultEntry("RetryBaseSeconds", 1.0, "first retry backoff; doubles per attempt"),
+    DefaultEntry("RetryMaxSeconds", 3600.0, "longest retry backoff before jitter"),
     DefaultEntry("RetryJitterFraction", 0.25, "backoff jitter, a fraction of the backoff"),
+    DefaultEntry("DeliveryBackoffSeconds", 0.5,
+                 "wait before a failed queue delivery is tried again; doubles per failure"),
+    DefaultEntry("DeliveryBackoffMaxSeconds", 30.0, "longest delivery backoff before jitter"),
     DefaultEntry("LeaseSeconds", 30.0, "how long a pump's claim on a queue row lasts"),
+    DefaultEntry("MaxSubWorkflowDepth", 10,
+                 "most nested runs below a top-level run (SubWorkflow steps in SubWorkflows)"),
 )
 
 
@@ -54,8 +60,12 @@ class Defaults:
     max_fanout: int
     max_delivery_attempts: int
     retry_base_seconds: float
+    retry_max_seconds: float
     retry_jitter_fraction: float
+    delivery_backoff_seconds: float
+    delivery_backoff_max_seconds: float
     lease_seconds: float
+    max_subworkflow_depth: int
 
 
 def _defaults_from_table() -> Defaults:
@@ -69,8 +79,12 @@ def _defaults_from_table() -> Defaults:
         max_fanout=int(str(values["MaxFanout"])),
         max_delivery_attempts=int(str(values["MaxDeliveryAttempts"])),
         retry_base_seconds=float(str(values["RetryBaseSeconds"])),
+        retry_max_seconds=float(str(values["RetryMaxSeconds"])),
         retry_jitter_fraction=float(str(values["RetryJitterFraction"])),
+        delivery_backoff_seconds=float(str(values["DeliveryBackoffSeconds"])),
+        delivery_backoff_max_seconds=float(str(values["DeliveryBackoffMaxSeconds"])),
         lease_seconds=float(str(values["LeaseSeconds"])),
+        max_subworkflow_depth=int(str(values["MaxSubWorkflowDepth"])),
     )
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workflow.dsl import STEP_FIELDS, Definition, definition_from_data
-from workflow.validation import require_valid
+from workflow.validation import InvalidDefinitionError, Problem, require_valid
 
 
 class VersionConflictError(ValueError):
@@ -88,6 +88,59 @@ class RegisteredDefinition:
     tenant: str = "default"
 
 
+Version = tuple[str, str]  # (workflow, version)
+
+
+def subworkflow_cycle(registered: Collection[Definition], new: Definition
+                      ) -> list[tuple[str, str, str]] | None:
+    """The cycle of SubWorkflow steps through ``new``, as (workflow, version, step) hops
+    starting at ``new``, or ``None``. A step reaches every registered version its
+    ``version`` pattern matches (any version without one), so a cycle is found whichever
+    version a run would resolve to.
+
+    >>> from workflow.dsl import load_definition_text
+    >>> a = load_definition_text("workflow: a\\nversion: '1'\\nsteps: "
+    ...     "[{id: call-b, kind: SubWorkflow, workflow: b, version: 1.x}]")
+    >>> b = load_definition_text("workflow: b\\nversion: '1.2'\\nsteps: "
+    ...     "[{id: call-a, kind: SubWorkflow, workflow: a}]")
+    >>> subworkflow_cycle([a], b)
+    [('b', '1.2', 'call-a'), ('a', '1', 'call-b')]
+    >>> subworkflow_cycle([], b) is None
+    True
+    """
+    by_name: dict[str, list[Definition]] = {}
+    for definition in (*registered, new):
+        by_name.setdefault(definition.workflow, []).append(definition)
+    start: Version = (new.workflow, new.version)
+
+    def calls(definition: Definition) -> list[tuple[str, Definition]]:
+        return [(step.id, target) for step in definition.steps
+                if step.kind == "SubWorkflow" and step.workflow is not None
+                for target in by_name.get(step.workflow, ())
+                if step.version is None or version_matches(target.version, step.version)]
+
+    # depth-first search without recursion (a tenant may chain thousands of definitions)
+    path: list[tuple[str, str, str]] = []
+    stack: list[tuple[Definition, list[tuple[str, Definition]]]] = [(new, calls(new))]
+    seen: set[Version] = {start}
+    while stack:
+        definition, pending = stack[-1]
+        if not pending:
+            stack.pop()
+            if path:
+                path.pop()
+            continue
+        step_id, target = pending.pop(0)
+        node = (target.workflow, target.version)
+        if node == start:
+            return [*path, (definition.workflow, definition.version, step_id)]
+        if node not in seen:
+            seen.add(node)
+            path.append((definition.workflow, definition.version, step_id))
+            stack.append((target, calls(target)))
+    return None
+
+
 def version_matches(version: str, pattern: str) -> bool:
     """Whether ``version`` satisfies ``pattern`` (exact, or ``1.x`` / ``1.2.x`` prefixes).
 
@@ -117,9 +170,19 @@ class VersionRegistry:
 
     def register(self, definition: Definition, *, tenant: str = "default"
                  ) -> RegisteredDefinition:
-        """Validate and register; the same graph again is a no-op, a changed one is refused."""
+        """Validate and register; the same graph again is a no-op, a changed one is refused,
+        and so is one whose SubWorkflow steps would close a cycle through the tenant's
+        definitions (:func:`subworkflow_cycle`)."""
         require_valid(definition, known_executors=self.known_executors)
         key = (tenant, definition.workflow, definition.version)
+        if key not in self._entries:
+            others = [e.definition for e in tuple(self._entries.values()) if e.tenant == tenant]
+            cycle = subworkflow_cycle(others, definition)
+            if cycle is not None:
+                raise InvalidDefinitionError(definition.workflow, (Problem(
+                    "error", f"step '{cycle[0][2]}'", "SubWorkflow recursion: "
+                    + " -> ".join(f"{w} {v} (step '{s}')" for w, v, s in cycle)
+                    + f" -> {definition.workflow} {definition.version}"),))
         entry = RegisteredDefinition(definition, definition_hash(definition), tenant)
         existing = self._entries.get(key)
         if existing is not None and existing.hash != entry.hash:

@@ -20,12 +20,19 @@ of fields, required keys); semantic validation lives in :mod:`workflow.validatio
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from workflow.documents import (
+    DOCUMENT_LIMITS,
+    DocumentError,
+    check_document,
+    decode_document,
+    parse_document,
+)
 
 
 class DslError(ValueError):
@@ -124,28 +131,48 @@ def looks_like_definition(data: object) -> bool:
 
 
 def load_definition_text(text: str) -> Definition:
-    """Parse YAML or JSON text (JSON is YAML) into a :class:`Definition`."""
+    """Parse YAML or JSON text (JSON is YAML) into a :class:`Definition`, under the
+    size, depth and alias limits of :mod:`workflow.documents`.
+
+    >>> load_definition_text("steps: " + "[" * 1000)
+    Traceback (most recent call last):
+    ...
+    workflow.dsl.DslError: input is nested too deeply to read (more than 400 open brackets)
+    """
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise DslError(f"not valid YAML or JSON{where}: {getattr(exc, 'problem', exc)}") from None
+        data = parse_document(text)
+    except DocumentError as exc:
+        raise DslError(str(exc)) from None
     return definition_from_data(data)
 
 
 def load_definition(path: str | Path) -> Definition:
-    """Read a definition file (``.yaml``, ``.yml`` or ``.json``)."""
+    """Read a definition file (``.yaml``, ``.yml`` or ``.json``) under the same limits;
+    a file over the size limit is refused before it is read."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        size = file.stat().st_size
+        if size > DOCUMENT_LIMITS.max_bytes:
+            raise DslError(f"{file} has {size} bytes; the limit is {DOCUMENT_LIMITS.max_bytes}")
+        text = decode_document(file.read_bytes())
+    except OSError as exc:
+        raise DslError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except DocumentError as exc:
         raise DslError(f"cannot read {file}: {exc}") from None
     if file.suffix == ".json":
         try:
-            return definition_from_data(json.loads(text))
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DslError(f"{file} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise DslError(f"{file} is nested too deeply to read") from None
+        except ValueError as exc:  # a 5000-digit integer
+            raise DslError(f"{file} has a value that cannot be read: {exc}") from None
+        try:
+            check_document(data)
+        except DocumentError as exc:
+            raise DslError(str(exc)) from None
+        return definition_from_data(data)
     return load_definition_text(text)
 
 
@@ -197,9 +224,18 @@ def _int(value: object, where: str) -> int:
 
 
 def _number(value: object, where: str) -> float:
+    """A number as a float; an integer too large for one is infinity (refused by
+    validation, naming the field, like any other non-finite number).
+
+    >>> _number(10 ** 400, "delayMinutes")
+    inf
+    """
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise DslError(f"{where} must be a number, not {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 _INT_FIELDS = {"max_attempts", "quorum"}

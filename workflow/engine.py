@@ -17,12 +17,14 @@ in one store commit. The clock and the id source are injected, so tests are dete
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workflow import operations
+from workflow.config import DEFAULTS
 from workflow.definitions import RegisteredDefinition, UnknownWorkflowError, VersionRegistry
 from workflow.dsl import Definition
 from workflow.executors import ExecutorRegistry, execute
@@ -67,6 +69,7 @@ from workflow.tasks import task_changes
 from workflow.transition import DECISIONS, advance
 
 Observer = Callable[[Run, Event, tuple[Effect, ...]], None]
+LOGGER = logging.getLogger(__name__)
 
 
 class EngineError(ValueError):
@@ -111,6 +114,7 @@ class Engine:
     new_id: Callable[[], str] = _new_id
     observer: Observer = _no_observer
     time_offset: float = 0.0  # simulated time jumps (``wfr run --simulate-time``)
+    max_subworkflow_depth: int = DEFAULTS.max_subworkflow_depth
     versions: VersionRegistry = field(init=False)
     plans: dict[str, Plan] = field(init=False, default_factory=dict)
 
@@ -225,18 +229,35 @@ class Engine:
             raise NotFoundError(f"no run '{run_id}'")
         return run
 
-    def decide(self, run_id: str, step_id: str, decision: str, data: Json = None) -> str:
-        """Queue a human decision for a step that waits for one; return the signal id."""
-        step_run = self.run(run_id).steps.get(step_id)
-        if step_run is None or step_run.state is not StepState.WAITING or \
-                step_run.waiting_for not in (WaitingFor.DECISION, WaitingFor.ESCALATION):
-            raise EngineError(f"step '{step_id}' of run '{run_id}' is not waiting for a decision")
+    def decide(self, run_id: str, step_id: str, decision: str, data: Json = None, *,
+               actor: str = "cli") -> Run:
+        """Apply a human decision to a step that waits for one, now, and return the run.
+
+        Of several callers racing to decide one wait exactly one wins: the others get
+        :class:`RunConflictError` (the run's revision moved under them, or the step was
+        already decided); a step that never waited for a decision is an :class:`EngineError`.
+        """
         if decision not in DECISIONS:
             raise EngineError(f"unknown decision '{decision}' (known: {', '.join(DECISIONS)})")
+        run = self.run(run_id)
+        step_run = run.steps.get(step_id)
+        if step_run is None or step_run.state is not StepState.WAITING or \
+                step_run.waiting_for not in (WaitingFor.DECISION, WaitingFor.ESCALATION):
+            if step_run is not None and f"decision:{step_run.attempt_id}" in run.processed:
+                raise RunConflictError(run, f"step '{step_id}' of run '{run_id}' was already "
+                                            "decided by another caller")
+            raise EngineError(f"step '{step_id}' of run '{run_id}' is not waiting for a decision")
         event = Decision(step_id, step_run.attempt_id or "", decision, at=self.now(), data=data)
-        signal = self._event_signal(run_id, event, self.now())
-        self.store.commit(Commit(None, enqueue=(signal,)), at=self.now())
-        return signal.signal_id
+        new, effects = advance(self.plan(run), run, event)
+        audit = AuditEntry(actor, run.tenant, "task.complete", run_id, run.revision,
+                           new.revision, self.now(), decision)
+        try:
+            self._commit_transition(run, new, event, effects, audit=audit)
+        except ConcurrentTransitionError:
+            raise RunConflictError(self.run(run_id), f"run '{run_id}' changed while deciding "
+                                   f"step '{step_id}' (another decision or verb won); "
+                                   "look at the run again") from None
+        return new
 
     def operate(self, run_id: str, build: Callable[[Run, float], OperatorEvent], *,
                 tenant: str, actor: str, expected_revision: int | None = None) -> Run:
@@ -319,15 +340,22 @@ class Engine:
         emits += tuple(EmitEvent("task.requested", e.step_id, e.reason)
                        for e in effects if isinstance(e, RequestDecision))
         queued = (*self._signals_for(new, effects, now), *self._cancel_children(run, new, now))
-        opened, closed = task_changes(self.plan(run), run, new, event, effects, now)
+        delta = new.delta()
+        changed = None if delta is None else delta.steps
+        opened, closed = task_changes(self.plan(run), run, new, event, effects, now,
+                                      changed=changed)
         required = {c.task_id for c in closures}
-        self.store.commit(Commit(new, emits, queued, previous=run,
-                                 cancel=_stale_timeouts(run, new), audit=audit,
+        self.store.commit(Commit(new, emits, queued, previous=run, delta=delta,
+                                 cancel=_stale_timeouts(run, new, changed), audit=audit,
                                  open_tasks=opened,
                                  close_tasks=(*closures,
                                               *(c for c in closed if c.task_id not in required))),
                           at=now)
-        self.observer(new, event, effects)
+        try:
+            self.observer(new, event, effects)
+        except Exception:  # the transition is committed: a failing observer cannot undo it
+            LOGGER.exception("observer failed after run '%s' revision %d", new.run_id,
+                             new.revision)
 
     def _signals_for(self, run: Run, effects: tuple[Effect, ...], now: float
                      ) -> list[QueuedSignal]:
@@ -380,11 +408,13 @@ class Engine:
         try:
             registered = self.resolve(effect.workflow, effect.version, tenant=parent.tenant)
         except UnknownWorkflowError as exc:
-            failed = ChildFinished(effect.step_id, effect.attempt_id, False, at=self.now(),
-                                   error=str(exc))
-            self.store.commit(Commit(None, enqueue=(self._event_signal(
-                signal.run_id, failed, self.now()),), acknowledge=signal.signal_id),
-                at=self.now())
+            self._child_failed(signal, effect, str(exc))
+            return
+        chain = self._ancestry(parent)
+        if len(chain) > self.max_subworkflow_depth:
+            self._child_failed(signal, effect, (
+                f"sub-workflow depth limit {self.max_subworkflow_depth} reached: "
+                + " -> ".join(reversed(chain)) + f" -> {effect.workflow}"))
             return
         child_id = f"{signal.run_id}/{effect.attempt_id}"
         if self.store.load_run(child_id) is not None:  # started before a crash
@@ -394,17 +424,43 @@ class Engine:
                    parent=(signal.run_id, effect.step_id, effect.attempt_id), run_id=child_id,
                    acknowledge=signal.signal_id, tenant=parent.tenant)
 
+    def _ancestry(self, run: Run) -> list[str]:
+        """The workflows of ``run`` and of its parent runs, innermost first (at most one
+        more than :attr:`max_subworkflow_depth`)."""
+        chain = [run.workflow]
+        while run.parent_run_id is not None and len(chain) <= self.max_subworkflow_depth:
+            parent = self.store.load_run(run.parent_run_id)
+            if parent is None:
+                break
+            run = parent
+            chain.append(run.workflow)
+        return chain
+
+    def _child_failed(self, signal: QueuedSignal, effect: StartChildRun, error: str) -> None:
+        """Answer a start-child row with a failed ChildFinished instead of a child run."""
+        failed = ChildFinished(effect.step_id, effect.attempt_id, False, at=self.now(),
+                               error=error)
+        self.store.commit(Commit(None, enqueue=(self._event_signal(
+            signal.run_id, failed, self.now()),), acknowledge=signal.signal_id), at=self.now())
+
     @staticmethod
     def _event_signal(run_id: str, event: Event, due_at: float) -> QueuedSignal:
         return QueuedSignal(f"{run_id}:{event.key}", run_id, QueueRowKind.EVENT,
                             event_to_dict(event), due_at)
 
 
-def _stale_timeouts(before: Run, after: Run) -> tuple[str, ...]:
-    """Timeout timers of attempts that ended in this transition (they can only be no-ops)."""
+def _stale_timeouts(before: Run, after: Run, changed: frozenset[str] | None = None
+                    ) -> tuple[str, ...]:
+    """Timeout timers of attempts that ended in this transition (they can only be no-ops);
+    only the ``changed`` steps are looked at when the transition names them."""
     stale = []
-    for step_id, old in before.steps.items():
-        new = after.steps.get(step_id)
+    later = after.steps
+    earlier = before.steps
+    ids = earlier.keys() if changed is None else sorted(s for s in changed if s in earlier)
+    for step_id in ids:
+        old, new = earlier[step_id], later.get(step_id)
+        if new is old:  # unchanged (most steps of a large run): nothing ended
+            continue
         ended = new is None or new.attempt_id != old.attempt_id or not new.state.is_active
         if old.attempt_id and old.state.is_active and ended:
             stale.append(f"{before.run_id}:timer:{TimerPurpose.TIMEOUT}:{old.attempt_id}")

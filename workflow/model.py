@@ -58,7 +58,7 @@ class StepState(StrEnum):
     @property
     def is_active(self) -> bool:
         """Whether the step is dispatched or waiting for something."""
-        return self in (StepState.READY, StepState.RUNNING, StepState.WAITING)
+        return self is StepState.RUNNING or self is StepState.WAITING or self is StepState.READY
 
 
 class WaitingFor(StrEnum):
@@ -101,6 +101,18 @@ class StepRun:
 
 
 @dataclass(frozen=True, slots=True)
+class RunDelta:
+    """What one transition changed in a run, besides its small fields: the step runs and
+    edge decisions it wrote (an edge may also have been forgotten) and the event keys it
+    added. Steps new to the run come last in its ``steps``, in the order they were added;
+    ``completion_order`` only ever grows by appending."""
+
+    steps: frozenset[str]
+    edges: frozenset[str]
+    processed: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class Run:
     """A run of one registered definition. ``edges`` maps edge id to ``taken``/``dead``
     (absent: undecided); ``processed`` holds the keys of every event already applied."""
@@ -130,6 +142,35 @@ class Run:
     step_transitions: int = 0  # step-run state changes
     tenant: str = "default"  # whose run this is; child runs inherit it
     business_reference: str | None = None  # the caller's own key for the run (filterable)
+    # Memos of the transition that made this run (not fields of the run: never compared,
+    # serialized or copied by ``dataclasses.replace``, which starts them at None):
+    _active: frozenset[str] | None = field(default=None, init=False, compare=False, repr=False)
+    _delta: RunDelta | None = field(default=None, init=False, compare=False, repr=False)
+
+    def active_steps(self) -> frozenset[str]:
+        """Ids of the steps that are dispatched or waiting (computed once per run object,
+        or handed on by the transition that made it, so a large run is not scanned per
+        event).
+
+        >>> run = new_run("r", "w", "1", "h", {}, at=0.0)
+        >>> run.active_steps()
+        frozenset()
+        """
+        if self._active is None:
+            object.__setattr__(self, "_active", frozenset(
+                step_id for step_id, step in self.steps.items() if step.state.is_active))
+        assert self._active is not None
+        return self._active
+
+    def delta(self) -> RunDelta | None:
+        """What the transition that made this run changed, when it says (a run read from
+        a store or built by hand does not: ``None``)."""
+        return self._delta
+
+    def remember_transition(self, active: frozenset[str], delta: RunDelta) -> None:
+        """Record the transition's view of this new run (see :meth:`active_steps`)."""
+        object.__setattr__(self, "_active", active)
+        object.__setattr__(self, "_delta", delta)
 
     @property
     def revision(self) -> int:

@@ -17,7 +17,7 @@ every loop-back edge knows the body it re-runs (the steps its target reaches for
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import networkx as nx
@@ -86,9 +86,9 @@ def compile_plan(registered: RegisteredDefinition) -> Plan:
         hash=registered.hash,
         order=order,
         steps={step.id: _spec(step) for step in definition.steps},
-        incoming={s: tuple(e for e in forward if e.target == s) for s in order},
-        outgoing={s: tuple(e for e in forward if e.source == s) for s in order},
-        loop_backs={s: tuple(e for e in loops if e.source == s) for s in order},
+        incoming=_by_end(order, forward, lambda e: e.target),
+        outgoing=_by_end(order, forward, lambda e: e.source),
+        loop_backs=_by_end(order, loops, lambda e: e.source),
         loop_bodies={e.id: frozenset(nx.descendants(graph, e.target)) | {e.target}
                      for e in loops},
         guards={e.id: _guard(e.guard) for e in definition.edges if e.guard is not None},
@@ -97,6 +97,15 @@ def compile_plan(registered: RegisteredDefinition) -> Plan:
         max_loop_iterations=definition.max_loop_iterations
         or DEFAULTS.default_max_loop_iterations,
     )
+
+
+def _by_end(order: tuple[str, ...], edges: tuple[Transition, ...],
+            end: Callable[[Transition], str]) -> dict[str, tuple[Transition, ...]]:
+    """Every step's edges by one end, in edge order (one pass over the edges)."""
+    grouped: dict[str, list[Transition]] = {step_id: [] for step_id in order}
+    for edge in edges:
+        grouped.setdefault(end(edge), []).append(edge)
+    return {step_id: tuple(found) for step_id, found in grouped.items()}
 
 
 def _spec(step: Step) -> StepSpec:

@@ -9,8 +9,7 @@ Compensation runs the compensations of succeeded steps in reverse completion ord
 
 from __future__ import annotations
 
-import hashlib
-
+from workflow.backoff import exponential_backoff
 from workflow.config import DEFAULTS
 from workflow.kinds import FailurePolicy
 from workflow.model import (
@@ -28,16 +27,18 @@ from workflow.scratch import Scratch
 def backoff_seconds(run_id: str, attempt_id: str, attempt: int) -> float:
     """Delay before retrying after failed attempt ``attempt`` (1-based).
 
-    ``base * 2**(attempt-1)`` plus up to ``RetryJitterFraction`` of that, seeded by the ids.
+    ``min(RetryMaxSeconds, base * 2**(attempt-1))`` plus up to ``RetryJitterFraction`` of
+    that, seeded by the ids (:func:`workflow.backoff.exponential_backoff`).
 
     >>> first, third = backoff_seconds("r", "s@0.1", 1), backoff_seconds("r", "s@0.3", 3)
     >>> 1.0 <= first < 1.25, 4.0 <= third < 5.0
     (True, True)
+    >>> 3600.0 <= backoff_seconds("r", "s@0.99", 99) < 4500.0
+    True
     """
-    base: float = DEFAULTS.retry_base_seconds * 2.0 ** (attempt - 1)
-    digest = hashlib.sha256(f"{run_id}/{attempt_id}".encode()).digest()
-    fraction = int.from_bytes(digest[:4], "big") / 2**32
-    return base * (1.0 + DEFAULTS.retry_jitter_fraction * fraction)
+    return exponential_backoff(f"{run_id}/{attempt_id}", attempt,
+                               base=DEFAULTS.retry_base_seconds, cap=DEFAULTS.retry_max_seconds,
+                               jitter=DEFAULTS.retry_jitter_fraction)
 
 
 def fail_attempt(w: Scratch, step_id: str, error: str) -> None:

@@ -3,8 +3,11 @@
 Each row is claimed (lease), processed (its transition committed in one transaction) and
 then acknowledged. A worker killed between claim and commit leaves the row to be claimed
 again when the lease runs out; one killed between commit and acknowledge makes the row be
-applied again, which changes nothing because advance is idempotent. A row that fails
-``MaxDeliveryAttempts`` times moves to the dead letters with its error.
+applied again, which changes nothing because advance is idempotent. A failed delivery is
+due again after an exponential backoff with jitter (:func:`workflow.backoff.delivery_backoff`);
+a row that fails ``MaxDeliveryAttempts`` times moves to the dead letters with its error.
+A revision conflict (another writer changed the run first) is no failure: the row is
+applied again after a short pause, and its attempt is given back.
 
 For crash tests, ``WFR_CRASH_AT=<point>:<n>`` kills the process with SIGKILL the n-th time
 it reaches ``claimed`` or ``committed`` for an ``event`` row.
@@ -22,9 +25,10 @@ import signal as signals
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workflow.backoff import conflict_pause, delivery_backoff
 from workflow.config import DEFAULTS
 from workflow.engine import Engine
-from workflow.store import QueuedSignal, QueueRowKind
+from workflow.store import ConcurrentTransitionError, QueuedSignal, QueueRowKind
 
 CRASH_VARIABLE = "WFR_CRASH_AT"
 
@@ -54,10 +58,15 @@ class CrashHook:
 
 
 def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None = None,
-              max_delivery_attempts: int = DEFAULTS.max_delivery_attempts) -> bool:
-    """Claim and carry out one due row; False when nothing is due."""
+              max_delivery_attempts: int = DEFAULTS.max_delivery_attempts,
+              lease_seconds: float = DEFAULTS.lease_seconds) -> bool:
+    """Claim and carry out one due row; False when nothing is due.
+
+    A row is due by the engine's time (simulated jumps included); its lease is on the
+    engine's clock without them, real time, so a crash holds it ``lease_seconds`` at most.
+    """
     store, now = engine.store, engine.now()
-    signal = store.claim(owner, now=now, lease_seconds=DEFAULTS.lease_seconds)
+    signal = store.claim(owner, now=now, lease_seconds=lease_seconds, wall=engine.clock())
     if signal is None:
         return False
     if hook is not None:
@@ -68,12 +77,18 @@ def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None =
         return True
     try:
         engine.process(signal)
+    except ConcurrentTransitionError as exc:  # the run moved on: no failure of this row
+        store.release(signal.signal_id, f"{type(exc).__name__}: {exc}", now=now,
+                      retry_at=now + conflict_pause(signal.signal_id, signal.attempts),
+                      count_attempt=False)
+        return True
     except Exception as exc:  # a failed delivery is retried, then dead-lettered, never lost
         error = f"{type(exc).__name__}: {exc}"
         if signal.attempts >= max_delivery_attempts:
             store.dead_letter(signal, error, now=now)
         else:
-            store.release(signal.signal_id, error, now=now)
+            store.release(signal.signal_id, error, now=now,
+                          retry_at=now + delivery_backoff(signal.signal_id, signal.attempts))
         return True
     if hook is not None:
         hook.reached("committed", signal)
@@ -85,7 +100,8 @@ def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None =
 
 def pump(engine: Engine, *, simulate_time: bool = False, limit: int | None = None,
          owner: str = "worker", hook: CrashHook | None = None,
-         may_jump: Callable[[], bool] | None = None) -> int:
+         may_jump: Callable[[], bool] | None = None,
+         lease_seconds: float = DEFAULTS.lease_seconds) -> int:
     """Carry out due rows until none is due (or ``limit``); return how many were handled.
 
     With ``simulate_time`` the engine's clock jumps to the next timer whenever nothing
@@ -94,7 +110,7 @@ def pump(engine: Engine, *, simulate_time: bool = False, limit: int | None = Non
     """
     handled = 0
     while limit is None or handled < limit:
-        if pump_once(engine, owner=owner, hook=hook):
+        if pump_once(engine, owner=owner, hook=hook, lease_seconds=lease_seconds):
             handled += 1
             continue
         due = engine.store.next_due()

@@ -7,7 +7,7 @@ Each file runs once, in number order, inside one transaction together with its r
 >>> connection = sqlite3.connect(":memory:", isolation_level=None)
 >>> applied = apply_migrations(connection)
 >>> applied[0], applied[-1], len(applied)
-('0001_initial', '0005_run_children_index', 5)
+('0001_initial', '0006_run_parts', 6)
 >>> apply_migrations(connection)
 []
 """

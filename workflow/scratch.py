@@ -11,8 +11,51 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from workflow.model import Effect, EmitEvent, Json, Run, RunState, StepRun, StepState
+from workflow.model import Effect, EmitEvent, Json, Run, RunDelta, RunState, StepRun, StepState
 from workflow.plan import Plan
+
+
+class TrackedDict(dict[str, Any]):
+    """A dict that remembers the keys written or removed (``changed``), so a transition
+    knows what it touched without comparing every entry of a large run.
+
+    >>> d = TrackedDict({"a": 1}); d["b"] = 2; _ = d.pop("a"); sorted(d.changed)
+    ['a', 'b']
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.changed: set[str] = set()
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.changed.add(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.changed.add(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.changed.add(key)
+        return super().pop(key, *default)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.changed.add(key)
+        return super().setdefault(key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        changes = dict(*args, **kwargs)
+        self.changed.update(changes)
+        super().update(changes)
+
+    def popitem(self) -> tuple[str, Any]:
+        key, value = super().popitem()
+        self.changed.add(key)
+        return key, value
+
+    def clear(self) -> None:
+        self.changed.update(self)
+        super().clear()
 
 
 @dataclass(slots=True)
@@ -22,8 +65,8 @@ class Scratch:
     plan: Plan
     run: Run
     now: float
-    steps: dict[str, StepRun] = field(default_factory=dict)
-    edges: dict[str, str] = field(default_factory=dict)
+    steps: dict[str, StepRun] = field(default_factory=TrackedDict)
+    edges: dict[str, str] = field(default_factory=TrackedDict)
     loops: dict[str, int] = field(default_factory=dict)
     completion_order: list[str] = field(default_factory=list)
     effects: list[Effect] = field(default_factory=list)
@@ -36,7 +79,8 @@ class Scratch:
     @classmethod
     def of(cls, plan: Plan, run: Run, now: float) -> Scratch:
         """Copy ``run`` into fresh scratch state."""
-        return cls(plan, run, now, dict(run.steps), dict(run.edges), dict(run.loops),
+        return cls(plan, run, now, TrackedDict(run.steps), TrackedDict(run.edges),
+                   dict(run.loops),
                    list(run.completion_order), [], run.state, run.reason,
                    list(run.compensation), list(run.compensated))
 
@@ -51,6 +95,20 @@ class Scratch:
         self.step_transitions += updated.state is not current.state
         self.steps[step_id] = updated
         return updated
+
+    def touched(self, mapping: dict[str, Any]) -> set[str]:
+        """The keys of ``steps`` or ``edges`` written or removed in this transition."""
+        return mapping.changed if isinstance(mapping, TrackedDict) else set(mapping)
+
+    def active(self) -> set[str]:
+        """Ids of the active steps now: the run's, updated by this transition's writes."""
+        ids = set(self.run.active_steps())
+        for step_id in self.touched(self.steps):
+            if step_id in self.steps and self.steps[step_id].state.is_active:
+                ids.add(step_id)
+            else:
+                ids.discard(step_id)
+        return ids
 
     def emit(self, kind: str, step_id: str | None = None, detail: str | None = None) -> None:
         """Add an outbox lifecycle event."""
@@ -76,10 +134,16 @@ class Scratch:
         return {**self.outputs(), "input": self.run.input, "variables": self.run.variables}
 
     def freeze(self, key: str) -> Run:
-        """The new run: scratch state frozen, ``key`` recorded as processed."""
-        return dataclasses.replace(
+        """The new run: scratch state frozen, ``key`` recorded as processed, with the
+        transition's active and changed steps remembered (:meth:`Run.active_steps`)."""
+        old, old_edges = self.run.steps, self.run.edges
+        delta = RunDelta(
+            frozenset(s for s in self.touched(self.steps) if old.get(s) is not self.steps.get(s)),
+            frozenset(e for e in self.touched(self.edges) if old_edges.get(e) != self.edges.get(e)),
+            frozenset(() if key in self.run.processed else (key,)))
+        run = dataclasses.replace(
             self.run, state=self.state, reason=self.reason, updated_at=self.now,
-            steps={s: self.steps[s] for s in self.plan.order if s in self.steps},
+            steps=dict(self.steps),  # first-touch order: a new step goes last
             edges=dict(self.edges), loops=dict(self.loops),
             completion_order=tuple(self.completion_order),
             processed=self.run.processed | {key},
@@ -87,3 +151,5 @@ class Scratch:
             transitions=self.run.transitions + 1,
             step_transitions=self.run.step_transitions + self.step_transitions,
         )
+        run.remember_transition(frozenset(self.active()), delta)
+        return run

@@ -16,14 +16,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from workflow.definitions import RegisteredDefinition, canonical_json, definition_from_json
-from workflow.model import Run, StepRun
+from workflow.model import Run, RunDelta, StepRun
 from workflow.schema import apply_migrations
-from workflow.serialize import run_from_json, run_to_json
+from workflow.serialize import run_from_parts, run_head_json, run_parts
 from workflow.sqlite_queries import (
     AUDIT_COLUMNS,
     TASK_COLUMNS,
@@ -91,7 +92,15 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
 _QUEUE_COLUMNS = "signal_id, run_id, kind, payload, due_at, attempts, last_error"
 _OUTBOX_COLUMNS = "seq, run_id, kind, step_id, detail, created_at, tenant"
-_TENANT_TABLES = ("runs", "step_runs", "outbox", "queue", "dead_letters", "tasks")
+_TENANT_TABLES = ("runs", "step_runs", "run_parts", "outbox", "queue", "dead_letters", "tasks")
+_UPSERT_PART = """
+INSERT INTO run_parts (run_id, part, key, seq, value) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (run_id, part, key) DO UPDATE SET value = excluded.value
+"""
+_PARTS = "SELECT part, key, value FROM run_parts WHERE run_id = ? ORDER BY part, seq, key"
+CACHED_RUNS = 512
+"""Runs a store keeps parsed in memory (the ones used last), each checked against the
+stored revision before it is used, so a run another process changed is read again."""
 STORED_LAYOUTS = 1000
 """Layouts the store keeps per tenant (the ones used last); a row of a large graph is a
 few hundred kilobytes."""
@@ -100,12 +109,15 @@ few hundred kilobytes."""
 class SqliteStore:
     """A :class:`~workflow.store.QueryStore` in one SQLite file (``:memory:`` for tests)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout: float = 30.0) -> None:
         self.path = str(path)
+        self.busy_timeout = busy_timeout
         self._local = threading.local()
         self._shared_lock: threading.RLock | None = None
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
+        self._cache: OrderedDict[str, Run] = OrderedDict()
+        self._cache_lock = threading.Lock()
         if self.path == ":memory:":  # one database only lives as long as its one connection
             self._shared_lock = threading.RLock()
             self._shared = self._open()
@@ -113,7 +125,8 @@ class SqliteStore:
 
     def _open(self) -> sqlite3.Connection:
         try:
-            connection = sqlite3.connect(self.path, isolation_level=None, timeout=30.0,
+            connection = sqlite3.connect(self.path, isolation_level=None,
+                                         timeout=self.busy_timeout,
                                          check_same_thread=False)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
@@ -199,12 +212,53 @@ class SqliteStore:
     # --- runs -----------------------------------------------------------------------------
 
     def load_run(self, run_id: str) -> Run | None:
-        rows = self._rows("SELECT document FROM runs WHERE run_id = ?", (run_id,))
-        return run_from_json(str(rows[0][0])) if rows else None
+        """The stored run: the cached one if the stored revision is still its revision,
+        else its head and its part rows read again (a cost that grows with the run, paid
+        once per change by another process, not once per event)."""
+        rows = self._rows("SELECT revision, updated_at FROM runs WHERE run_id = ?", (run_id,))
+        if not rows:
+            return None
+        cached = self._cached(run_id, rows[0][0], rows[0][1])
+        if cached is not None:
+            return cached
+        head = self._rows("SELECT document FROM runs WHERE run_id = ?", (run_id,))
+        return self._read_run(run_id, str(head[0][0])) if head else None
 
     def list_runs(self) -> tuple[Run, ...]:
-        rows = self._rows("SELECT document FROM runs ORDER BY created_at, run_id")
-        return tuple(run_from_json(str(doc)) for (doc,) in rows)
+        rows = self._rows("SELECT run_id, revision, updated_at, document FROM runs "
+                          "ORDER BY created_at, run_id")
+        return tuple(self._run_of_row(*row) for row in rows)
+
+    def _run_of_row(self, run_id: object, revision: object, updated_at: object,
+                    head: object) -> Run:
+        cached = self._cached(str(run_id), revision, updated_at)
+        return cached if cached is not None else self._read_run(str(run_id), str(head))
+
+    def _read_run(self, run_id: str, head: str) -> Run:
+        parts = [(str(p), str(k), str(v)) for p, k, v in self._rows(_PARTS, (run_id,))]
+        run = run_from_parts(head, parts)
+        self._remember(run)
+        return run
+
+    def _cached(self, run_id: str, revision: object, updated_at: object) -> Run | None:
+        with self._cache_lock:
+            run = self._cache.get(run_id)
+            if run is None or run.revision != revision or run.updated_at != updated_at:
+                return None
+            self._cache.move_to_end(run_id)
+            return run
+
+    def _remember(self, run: Run) -> None:
+        with self._cache_lock:
+            self._cache[run.run_id] = run
+            self._cache.move_to_end(run.run_id)
+            while len(self._cache) > CACHED_RUNS:
+                self._cache.popitem(last=False)
+
+    def _forget(self, run_ids: Iterable[str]) -> None:
+        with self._cache_lock:
+            for run_id in run_ids:
+                self._cache.pop(run_id, None)
 
     def find_runs(self, tenant: str, where: RunFilter, *, limit: int,
                   after: str | None = None) -> Page[Run]:
@@ -214,17 +268,17 @@ class SqliteStore:
             created_at, run_id = decode_cursor(after)
             conditions.append("(created_at < ? OR (created_at = ? AND run_id < ?))")
             parameters += [created_at, created_at, run_id]
-        rows = self._rows(f"SELECT document, created_at, run_id FROM runs WHERE "
-                          f"{' AND '.join(conditions)} ORDER BY created_at DESC, "
+        rows = self._rows(f"SELECT run_id, revision, updated_at, document, created_at FROM runs "
+                          f"WHERE {' AND '.join(conditions)} ORDER BY created_at DESC, "
                           f"run_id DESC LIMIT ?", (*parameters, limit + 1))
-        runs = tuple(run_from_json(str(doc)) for doc, _, _ in rows[:limit])
-        return Page(runs, cursor_after(rows, limit, lambda row: (row[1], row[2])))
+        runs = tuple(self._run_of_row(*row[:4]) for row in rows[:limit])
+        return Page(runs, cursor_after(rows, limit, lambda row: (row[4], row[0])))
 
     def commit(self, commit: Commit, *, at: float) -> None:
         with self._transaction() as db:
             run = commit.run
             if run is not None:
-                self._write_run(db, run, commit.previous, at)
+                self._write_run(db, run, commit.previous, at, commit.delta)
                 _many(db, "INSERT INTO outbox (run_id, kind, step_id, detail, created_at, "
                       "tenant) VALUES (?, ?, ?, ?, ?, ?)",
                       [(run.run_id, e.kind, e.step_id, e.detail, at, run.tenant)
@@ -239,11 +293,15 @@ class SqliteStore:
             _many(db, "DELETE FROM queue WHERE signal_id = ?", [(s,) for s in finished])
             if commit.audit is not None:
                 _audit(db, commit.audit)
+        if commit.run is not None:
+            self._remember(commit.run)
 
     @staticmethod
-    def _write_run(db: sqlite3.Connection, run: Run, previous: Run | None, at: float) -> None:
+    def _write_run(db: sqlite3.Connection, run: Run, previous: Run | None, at: float,
+                   delta: RunDelta | None = None) -> None:
+        """The run's head row and the part rows and step-run rows its transition changed."""
         finished = at if run.state.is_finished else None
-        document, revision = run_to_json(run), run.revision
+        document, revision = run_head_json(run), run.revision
         if previous is None:
             try:
                 db.execute(_INSERT_RUN, (run.run_id, run.workflow, run.version,
@@ -259,9 +317,13 @@ class SqliteStore:
             if updated.rowcount != 1:
                 raise ConcurrentTransitionError(
                     f"run '{run.run_id}' changed concurrently (expected revision {expected})")
-        old = previous.steps if previous is not None else {}
-        _many(db, _UPSERT_STEP, [_step_row(run, s) for step_id, s in run.steps.items()
-                                 if old.get(step_id) != s])
+        written, deleted = run_parts(run, previous, delta)
+        _many(db, _UPSERT_PART, [(run.run_id, *row) for row in written])
+        _many(db, "DELETE FROM run_parts WHERE run_id = ? AND part = ? AND key = ?",
+              [(run.run_id, *row) for row in deleted])
+        steps = run.steps
+        _many(db, _UPSERT_STEP, [_step_row(run, steps[key]) for part, key, _, _ in written
+                                 if part == "step"])
 
     @staticmethod
     def _write_tasks(db: sqlite3.Connection, commit: Commit, at: float) -> None:
@@ -330,13 +392,16 @@ class SqliteStore:
 
     # --- the queue ----------------------------------------------------------------------
 
-    def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
-        """Lease the next due row. A row no engine can read (an unknown kind, a payload
-        that is not JSON) goes straight to the dead letters, so it cannot block the rows
-        behind it."""
+    def claim(self, owner: str, *, now: float, lease_seconds: float,
+              wall: float | None = None) -> QueuedSignal | None:
+        """Lease the next row due by ``now`` for ``lease_seconds`` of ``wall`` time (default
+        ``now``). A row no engine can read (an unknown kind, a payload that is not JSON)
+        goes straight to the dead letters, so it cannot block the rows behind it."""
+        lease_now = now if wall is None else wall
         while True:
             with self._locked() as db:
-                row = db.execute(_CLAIM, (owner, now + lease_seconds, now, now)).fetchone()
+                row = db.execute(_CLAIM, (owner, lease_now + lease_seconds, now,
+                                          lease_now)).fetchone()
             if row is None:
                 return None
             signal_id, run_id, kind, payload, due_at, attempts, last_error = row
@@ -361,10 +426,13 @@ class SqliteStore:
         with self._locked() as db:
             db.execute("DELETE FROM queue WHERE signal_id = ?", (signal_id,))
 
-    def release(self, signal_id: str, error: str, *, now: float) -> None:
+    def release(self, signal_id: str, error: str, *, now: float, retry_at: float | None = None,
+                count_attempt: bool = True) -> None:
         with self._locked() as db:
             db.execute("UPDATE queue SET lease_owner = NULL, lease_until = NULL, "
-                       "last_error = ? WHERE signal_id = ?", (error, signal_id))
+                       "last_error = ?, due_at = COALESCE(?, due_at), attempts = attempts - ? "
+                       "WHERE signal_id = ?", (error, retry_at, 0 if count_attempt else 1,
+                                               signal_id))
 
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:
         with self._transaction() as db:
@@ -420,6 +488,7 @@ class SqliteStore:
                 db.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(r,) for r in old])
             if audit is not None:
                 _audit(db, audit)
+        self._forget(old)
         return len(old)
 
     # --- the layout cache -----------------------------------------------------------------
@@ -464,6 +533,17 @@ class SqliteStore:
     def check(self) -> None:
         """Raise :class:`sqlite3.Error` unless the store answers a query."""
         self._rows("SELECT 1 FROM schema_migrations LIMIT 1")
+
+    def local_read_size(self, run_id: str) -> int | None:
+        """Bytes of the run's stored head and parts (``None``: no such run). Readers of a
+        file in WAL mode never wait for the writer; the shared connection of ``:memory:``
+        does (it is locked during a commit), so it answers ``None``."""
+        if self._shared_lock is not None:
+            return None
+        rows = self._rows("SELECT length(document) + (SELECT COALESCE(SUM(length(value)), 0) "
+                          "FROM run_parts WHERE run_id = ?1) FROM runs WHERE run_id = ?1",
+                          (run_id,))
+        return int(str(rows[0][0])) if rows else None
 
 
 def _signals(rows: list[tuple[object, ...]]) -> tuple[QueuedSignal, ...]:

@@ -3,8 +3,13 @@ in-memory implementation for tests.
 
 A :class:`Commit` is one transition: the new run (with its step runs), the outbox rows of
 its lifecycle events and the queue rows it adds, written atomically. Queue rows are
-claimed with a lease, acknowledged (deleted) after their commit, released with an error
-on failure, and dead-lettered past the delivery budget.
+claimed with a lease (on ``wall`` time: a row is due by the claimer's clock, which
+simulated time may have moved ahead, but a lease lasts ``lease_seconds`` of real time, so
+another pump can take over a dead one's rows that soon), acknowledged (deleted) after
+their commit, released with an error on failure (due again at ``retry_at``, the pump's
+backoff; a release with ``count_attempt=False`` gives the claim's attempt back, for a
+revision conflict that is no failure of the row), and dead-lettered past the delivery
+budget.
 
 >>> from workflow.model import new_run
 >>> store = MemoryStore()
@@ -25,7 +30,7 @@ from enum import StrEnum
 from typing import Generic, Protocol, TypeVar
 
 from workflow.definitions import RegisteredDefinition, VersionConflictError
-from workflow.model import EmitEvent, Json, Run, RunState
+from workflow.model import EmitEvent, Json, Run, RunDelta, RunState
 
 
 class QueueRowKind(StrEnum):
@@ -187,6 +192,9 @@ class Commit:
     open_tasks: tuple[HumanTask, ...] = ()
     close_tasks: tuple[TaskClosure, ...] = ()
     idempotency: IdempotencyClaim | None = None  # with a new run: its start's key
+    delta: RunDelta | None = None
+    """What ``run`` changed from ``previous`` when the engine knows it (a store may then
+    write just that instead of comparing every step and edge); None: compare."""
 
 
 class ConcurrentTransitionError(RuntimeError):
@@ -215,9 +223,11 @@ class Store(Protocol):
     def load_run(self, run_id: str) -> Run | None: ...
     def list_runs(self) -> tuple[Run, ...]: ...
     def commit(self, commit: Commit, *, at: float) -> None: ...
-    def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None: ...
+    def claim(self, owner: str, *, now: float, lease_seconds: float,
+              wall: float | None = None) -> QueuedSignal | None: ...
     def acknowledge(self, signal_id: str) -> None: ...
-    def release(self, signal_id: str, error: str, *, now: float) -> None: ...
+    def release(self, signal_id: str, error: str, *, now: float, retry_at: float | None = None,
+                count_attempt: bool = True) -> None: ...
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None: ...
     def dead_letters(self, tenant: str | None = None) -> tuple[DeadLetter, ...]: ...
     def replay(self, signal_id: str, *, now: float, audit: AuditEntry | None = None) -> None: ...
@@ -232,7 +242,12 @@ class Store(Protocol):
 
 
 class QueryStore(Store, Protocol):
-    """What the HTTP API reads besides the engine's own needs; every read is by tenant."""
+    """What the HTTP API reads besides the engine's own needs; every read is by tenant.
+
+    :meth:`local_read_size` tells the API whether a run's record may be read on its event
+    loop: the size in bytes of the run's stored document when reads are local and never
+    wait for a writer (SQLite in WAL mode), ``None`` when a read may wait (a database over
+    the network) or the run does not exist."""
 
     def definition_rows(self, tenant: str, workflow: str | None = None
                         ) -> tuple[DefinitionRow, ...]: ...
@@ -248,6 +263,7 @@ class QueryStore(Store, Protocol):
     def pending_timers(self) -> Iterable[tuple[str, int]]: ...
     def dead_letter_counts(self) -> Iterable[tuple[str, int]]: ...
     def check(self) -> None: ...
+    def local_read_size(self, run_id: str) -> int | None: ...
 
 
 def definition_conflict(existing: str, offered: RegisteredDefinition) -> VersionConflictError:
@@ -363,23 +379,29 @@ class MemoryStore:
     def save_audit(self, entry: AuditEntry) -> None:
         self.audit.append(dataclasses.replace(entry, seq=len(self.audit) + 1))
 
-    def claim(self, owner: str, *, now: float, lease_seconds: float) -> QueuedSignal | None:
+    def claim(self, owner: str, *, now: float, lease_seconds: float,
+              wall: float | None = None) -> QueuedSignal | None:
+        lease_now = now if wall is None else wall
         free = [row for row in self.queue.values() if row.signal.due_at <= now
-                and (row.lease_until is None or row.lease_until <= now)]
+                and (row.lease_until is None or row.lease_until <= lease_now)]
         if not free:
             return None
         row = min(free, key=lambda r: (r.signal.due_at, r.seq))
         row.signal = dataclasses.replace(row.signal, attempts=row.signal.attempts + 1)
-        row.lease_owner, row.lease_until = owner, now + lease_seconds
+        row.lease_owner, row.lease_until = owner, lease_now + lease_seconds
         return row.signal
 
     def acknowledge(self, signal_id: str) -> None:
         self.queue.pop(signal_id, None)
 
-    def release(self, signal_id: str, error: str, *, now: float) -> None:
+    def release(self, signal_id: str, error: str, *, now: float, retry_at: float | None = None,
+                count_attempt: bool = True) -> None:
         row = self.queue.get(signal_id)
         if row is not None:
-            row.signal = dataclasses.replace(row.signal, last_error=error)
+            row.signal = dataclasses.replace(
+                row.signal, last_error=error,
+                due_at=row.signal.due_at if retry_at is None else retry_at,
+                attempts=row.signal.attempts - (0 if count_attempt else 1))
             row.lease_owner = row.lease_until = None
 
     def dead_letter(self, signal: QueuedSignal, error: str, *, now: float) -> None:

@@ -42,11 +42,17 @@ def task_id(run_id: str, attempt_id: str, waiting_for: str) -> str:
 
 
 def task_changes(plan: Plan, before: Run, after: Run, event: Event, effects: tuple[Effect, ...],
-                 now: float) -> tuple[tuple[HumanTask, ...], tuple[TaskClosure, ...]]:
-    """The tasks a transition from ``before`` to ``after`` opens and closes."""
-    closed = tuple(_closure(before, step, after.steps.get(step.step_id), event)
-                   for step in before.steps.values()
-                   if _waits_on_human(step) and not _same_wait(step, after.steps.get(step.step_id)))
+                 now: float, *, changed: frozenset[str] | None = None
+                 ) -> tuple[tuple[HumanTask, ...], tuple[TaskClosure, ...]]:
+    """The tasks a transition from ``before`` to ``after`` opens and closes (looking only
+    at the ``changed`` steps when the transition names them)."""
+    later, earlier = after.steps, before.steps
+    steps = (earlier.values() if changed is None
+             else [earlier[s] for s in sorted(changed) if s in earlier])
+    closed = tuple(_closure(before, step, later.get(step.step_id), event)
+                   for step in steps
+                   if later.get(step.step_id) is not step  # an unchanged step keeps its wait
+                   and _waits_on_human(step) and not _same_wait(step, later.get(step.step_id)))
     opened = tuple(_opened(plan, after, effect, now) for effect in effects
                    if isinstance(effect, RequestDecision))
     return opened, closed

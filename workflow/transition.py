@@ -170,7 +170,7 @@ def _settle(w: Scratch) -> None:
     """Derive the run state from its steps; complete the run when nothing is active."""
     if w.state.is_finished or w.state in (RunState.COMPENSATING, RunState.SUSPENDED):
         return
-    active = [r for r in w.steps.values() if r.state.is_active]
+    active = [w.steps[s] for s in w.active()]
     if not active:
         for step_id in w.plan.order:
             if w.step(step_id).state is StepState.PENDING:

@@ -35,6 +35,10 @@ from workflow.kinds import KIND_NAMES, FailurePolicy, StepKind, parse_kind, pars
 MAX_MINUTES = 1_000_000_000
 """Longest ``timeoutMinutes`` or ``delayMinutes`` (about 1,900 years): a timer's due time
 must stay a time that can be written (before the year 10000), and NaN or infinity never is."""
+MAX_ATTEMPTS = 100
+"""Most ``maxAttempts`` of a step (past it the doubling backoff alone is centuries)."""
+MAX_LOOP_ITERATIONS = 10_000
+"""Largest ``maxLoopIterations``: each iteration is recorded in the run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +76,7 @@ def validate_definition(
     ``known_executors`` names executors a ``compensation`` may name instead of a step.
     """
     problems = [
+        *_name_problems(definition),
         *_step_problems(definition, known_executors),
         *_edge_problems(definition),
         *_graph_problems(definition),
@@ -88,6 +93,22 @@ def require_valid(definition: Definition, *, known_executors: Collection[str] = 
         raise InvalidDefinitionError(definition.workflow, problems)
 
 
+def _name_problems(definition: Definition) -> Iterator[Problem]:
+    """A name or version with a '/' could not be read back by its URL
+    (``/api/workflow/definitions/{name}/versions/{version}``).
+
+    >>> from workflow.dsl import Definition
+    >>> [p.message for p in _name_problems(Definition("team/flow", "1", (), ()))]
+    ["the workflow name 'team/flow' must not contain '/': it is one segment of the API's paths"]
+    """
+    subject = f"workflow '{definition.workflow}'"
+    for what, value in (("workflow name", definition.workflow),
+                        ("version", definition.version)):
+        if "/" in value:
+            yield Problem("error", subject, f"the {what} '{value}' must not contain '/': it "
+                                            "is one segment of the API's paths")
+
+
 def _step_problems(definition: Definition, known_executors: Collection[str]) -> Iterator[Problem]:
     counts = Counter(step.id for step in definition.steps)
     step_ids = set(counts)
@@ -99,9 +120,21 @@ def _step_problems(definition: Definition, known_executors: Collection[str]) -> 
             yield Problem("error", subject, "duplicate step id")
         for message in _step_messages(step, step_ids, known_executors):
             yield Problem("error", subject, message)
+        if _starts_itself(definition, step):
+            yield Problem("error", subject, f"SubWorkflow recursion: it starts its own workflow "
+                          f"'{definition.workflow}' {step.version or 'any version'} "
+                          f"({definition.workflow} -> {definition.workflow})")
         if _executes(step) and step.failure_policy is None:
             yield Problem("warning", subject,
                           f"no failurePolicy; default '{DEFAULTS.failure_policy}' applies")
+
+
+def _starts_itself(definition: Definition, step: Step) -> bool:
+    """Whether a SubWorkflow step names its own workflow at a version matching its own."""
+    from workflow.definitions import version_matches  # definitions imports this module
+
+    return (step.kind == StepKind.SUB_WORKFLOW and step.workflow == definition.workflow
+            and (step.version is None or version_matches(definition.version, step.version)))
 
 
 def _executes(step: Step) -> bool:
@@ -117,8 +150,8 @@ def _step_messages(
     if step.failure_policy is not None and parse_policy(step.failure_policy) is None:
         known = ", ".join(policy.value for policy in FailurePolicy)
         yield f"unknown failurePolicy '{step.failure_policy}' (known: {known})"
-    if step.max_attempts is not None and step.max_attempts < 1:
-        yield f"maxAttempts must be at least 1, not {step.max_attempts}"
+    if step.max_attempts is not None and not 1 <= step.max_attempts <= MAX_ATTEMPTS:
+        yield f"maxAttempts must be from 1 to {MAX_ATTEMPTS}, not {step.max_attempts}"
     for name in ("timeout_minutes", "delay_minutes"):
         value = getattr(step, name)
         if value is not None and not (math.isfinite(value) and value <= MAX_MINUTES):
@@ -210,8 +243,9 @@ def _loop_back_problems(
     definition: Definition, forward: nx.DiGraph, loop_backs: list[Transition]
 ) -> Iterator[Problem]:
     bound = definition.max_loop_iterations
-    if loop_backs and bound is not None and bound < 1:
-        yield Problem("error", "workflow", f"maxLoopIterations must be at least 1, not {bound}")
+    if bound is not None and not 1 <= bound <= MAX_LOOP_ITERATIONS:
+        yield Problem("error", "workflow", f"maxLoopIterations must be from 1 to "
+                      f"{MAX_LOOP_ITERATIONS:,}, not {bound}")
     if loop_backs and bound is None:
         yield Problem("warning", "workflow", "loop-back edges without maxLoopIterations; default "
                       f"{DEFAULTS.default_max_loop_iterations} applies")

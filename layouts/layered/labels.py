@@ -1,12 +1,16 @@
 """Edge labels of the layered engine: each label box sits in the channel just below its
-edge's source, beside the edge's first vertical segment (routing picks the side the edge
-turns to and hands over the box's x).
+edge's source, beside one of the edge's own vertical segments there: in the channel's top
+*zone*, above its tracks, beside the first vertical (routing prefers that, on the side the
+edge turns to), or, when another edge's vertical would run through the box there (the
+middle branch of a gateway's fan), in the bottom zone below the tracks beside the
+vertical that enters the next layer (:func:`layouts.layered.routing.geometry.label_requests`
+picks the zone and side and hands over the box's x).
 
-A channel holds no nodes, so a label placed there cannot overlap a node. Labels of one
-channel are spread over rows by first-fit interval colouring in x order (each label
-keeps its x next to its edge and takes the first row where it clears the previous label
-by ``gap``); the channel then grows by the rows' height, which keeps labels apart from
-each other and the channel's tracks below them.
+A channel holds no nodes, so a label placed there cannot overlap a node. The labels of one
+zone of a channel are spread over rows by first-fit interval colouring in x order (each
+label keeps its x next to its edge and takes the first row where it clears the previous
+label by ``gap``); the channel then grows by the rows' height, which keeps labels apart
+from each other and the channel's tracks.
 
 >>> reqs = [LabelRequest(key=0, channel=1, x=10, width=50, height=14),
 ...         LabelRequest(key=1, channel=1, x=40, width=50, height=14),
@@ -23,7 +27,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from layouts.result import Box
 
@@ -39,15 +43,19 @@ class LabelRequest:
     x: float
     width: float
     height: float
+    bottom: bool = False
+    """In the channel's bottom zone (below its tracks) rather than its top zone."""
 
 
 @dataclass(frozen=True, slots=True)
 class LabelRows:
-    """Per label key, the offset of its box's top below the channel's top; per channel,
-    the height the labels need at the top of the channel."""
+    """Per label key, the offset of its box's top below its zone's top; per channel, the
+    height the labels need at the top of the channel (``heights``) and at its bottom
+    (``bottom_heights``)."""
 
     offsets: dict[int, float]
     heights: dict[int, float]
+    bottom_heights: dict[int, float] = field(default_factory=dict)
 
 
 class _FirstFit:
@@ -93,26 +101,35 @@ def _rows_of_channel(requests: Sequence[LabelRequest], gap: float) -> list[int]:
 
 def arrange_labels(requests: Sequence[LabelRequest], gap: float = LABEL_GAP) -> LabelRows:
     """Assign every label a row in its channel; see the module example."""
-    by_channel: dict[int, list[LabelRequest]] = defaultdict(list)
+    by_zone: dict[tuple[int, bool], list[LabelRequest]] = defaultdict(list)
     for request in requests:
-        by_channel[request.channel].append(request)
+        by_zone[(request.channel, request.bottom)].append(request)
     offsets: dict[int, float] = {}
     heights: dict[int, float] = {}
-    for channel in sorted(by_channel):
-        group = by_channel[channel]
+    bottom_heights: dict[int, float] = {}
+    for channel, bottom in sorted(by_zone):
+        group = by_zone[(channel, bottom)]
         row_height = float(max(r.height for r in group))
         rows = _rows_of_channel(group, gap)
         for request, row in zip(group, rows, strict=True):
             offsets[request.key] = float(gap) + row * (row_height + gap)
-        heights[channel] = float(gap) + (max(rows) + 1) * (row_height + gap)
-    return LabelRows(offsets, heights)
+        (bottom_heights if bottom else heights)[channel] = \
+            float(gap) + (max(rows) + 1) * (row_height + gap)
+    return LabelRows(offsets, heights, bottom_heights)
 
 
-def label_box(request: LabelRequest, channel_top: float, rows: LabelRows) -> Box:
-    """The final box of a label once its channel's top is known.
+def label_box(request: LabelRequest, channel_top: float, rows: LabelRows,
+              channel_bottom: float = 0.0) -> Box:
+    """The final box of a label once its channel's top (and, for the bottom zone, its
+    bottom) is known.
 
     >>> r = LabelRequest(key=3, channel=2, x=5, width=30, height=10)
     >>> label_box(r, 100.0, LabelRows({3: 4.0}, {2: 18.0}))
     Box(x=5, y=104.0, width=30, height=10)
+    >>> low = LabelRequest(key=3, channel=2, x=5, width=30, height=10, bottom=True)
+    >>> label_box(low, 100.0, LabelRows({3: 4.0}, {}, {2: 18.0}), 200.0)   # 200 - 18 + 4
+    Box(x=5, y=186.0, width=30, height=10)
     """
-    return Box(request.x, channel_top + rows.offsets[request.key], request.width, request.height)
+    top = channel_bottom - rows.bottom_heights[request.channel] if request.bottom \
+        else channel_top
+    return Box(request.x, top + rows.offsets[request.key], request.width, request.height)

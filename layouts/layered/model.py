@@ -101,20 +101,38 @@ class Deadline:
     """A time budget shared by the phases: phases that iterate check :meth:`expired`
     between iterations and stop early, keeping their best result so far.
 
+    :meth:`keep` holds back a *reserve* for the steps still to come: optimisation loops
+    then stop that long before the budget's end (:meth:`expired`), while the steps a
+    layout cannot do without look at :meth:`remaining`, the time to the end itself.
+
     >>> Deadline(60).expired()
     False
+    >>> d = Deadline(60)
+    >>> d.keep(61)
+    >>> d.expired(), d.remaining() > 59
+    (True, True)
     """
 
     def __init__(self, seconds: float) -> None:
         self._clock = time.perf_counter
-        self._end = self._clock() + seconds
+        self.started = self._clock()
+        self._end = self.started + seconds
+        self._soft_end = self._end
         self.exhausted = False
 
+    def keep(self, reserve: float) -> None:
+        """From now on :meth:`expired` is true ``reserve`` seconds before the end."""
+        self._soft_end = self._end - max(0.0, reserve)
+
     def expired(self) -> bool:
-        """True once the budget has run out (and remembers that it did)."""
-        if self._clock() >= self._end:
+        """True once the budget less the reserve has run out (and remembers that it did)."""
+        if not self.exhausted and self._clock() >= self._soft_end:
             self.exhausted = True
         return self.exhausted
 
     def remaining(self) -> float:
+        """Seconds to the budget's end, reserve included (never negative)."""
         return max(0.0, self._end - self._clock())
+
+    def elapsed(self) -> float:
+        return self._clock() - self.started

@@ -13,10 +13,18 @@
 9. frame restore: transpose back for LeftToRight;
 10. export: a :class:`LayoutResult` with the per-step timings in its diagnostics.
 
+A graph of several weakly connected components runs steps 1-9 once per component, and a
+``packing`` step packs their drawings into rows toward ``options.aspect_ratio``
+(:mod:`.packing`) before the export.
+
 Steps 1-6 are :func:`prepare`, callable on their own (tests run the invariant checkers of
-:mod:`.invariants` after each of them). The deadline from ``options.time_budget`` is a
-safety net checked inside the iterative steps; when it runs out they keep their best
-result and the diagnostics say so.
+:mod:`.invariants` after each of them). The deadline from ``options.time_budget`` is
+checked inside the iterative steps (sweeps, transpose rounds, restarts, sifting,
+network simplex pivots, lanes, repairs); when it runs out they keep their best result
+and the diagnostics say so. Before each step the deadline holds back a reserve for the
+steps every layout needs (:mod:`.budget`'s cost model): when Brandes-Koepf does not fit,
+placement packs its layers; when placement and routing do not fit at all, the layout is
+the one-pass :mod:`.staircase` layout instead, which keeps every route contract.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> g = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
@@ -29,16 +37,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ParamSpec, TypeVar
 
 from layouts.errors import LayoutError
 from layouts.graph import Graph
-from layouts.layered import cycles, frame, invariants, lanes, layering, ordering, placement
+from layouts.layered import (
+    cycles,
+    frame,
+    invariants,
+    lanes,
+    layering,
+    ordering,
+    packing,
+    placement,
+)
+from layouts.layered.budget import COSTS, OutOfTimeError, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.routing import route_edges
+from layouts.layered.staircase import staircase
 from layouts.options import LayoutOptions
 from layouts.result import Diagnostics, LayoutResult
 
@@ -59,7 +78,18 @@ class StepRunner:
     def __init__(self, deadline: Deadline) -> None:
         self.deadline = deadline
         self.timings: list[tuple[str, float]] = []
+        self.notes: list[str] = []
         self.started = time.perf_counter()
+
+    def absorb(self, child: StepRunner) -> None:
+        """Add a child runner's timings (per step name) and notes, and its deadline's
+        state, to this one's (components laid out one by one)."""
+        totals = dict(self.timings)
+        for name, seconds in child.timings:
+            totals[name] = totals.get(name, 0.0) + seconds
+        self.timings = list(totals.items())
+        self.notes += [note for note in child.notes if note not in self.notes]
+        self.deadline.exhausted |= child.deadline.exhausted
 
     def __call__(self, name: str, step: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         start = time.perf_counter()
@@ -85,16 +115,42 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
             check_invariants: bool = False) -> Stages:
     """Steps 1-6, import to placement; with ``check_invariants`` every phase's
     post-condition is checked and :class:`InvariantViolationError` names the first
-    broken one."""
+    broken one.
+
+    Before each step the deadline keeps a reserve for the steps a layout cannot do
+    without (:mod:`.budget`), so optimisation stops in time; placement packs its layers
+    when Brandes-Koepf would not fit, and :class:`~.budget.OutOfTimeError` says when only
+    the staircase layout would."""
     run = run or StepRunner(Deadline(options.time_budget))
+    deadline = run.deadline
+    items = len(graph.nodes) + len(graph.edges)
     layered = run("import", import_graph, graph, options)
     acyclic = run("cycle breaking", cycles.run, layered)
-    rank = run("layering", layering.run, acyclic, run.deadline)
+    guess = round(COSTS.proper_per_item * items)
+    deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items)))
+    rank = run("layering", layering.run, acyclic, deadline)
     proper = run("dummy chains", chains.run, acyclic, rank)
-    order = run("ordering", ordering.run, proper, options, run.deadline)
+    front = sum(seconds for name, seconds in run.timings if name != "layering")
+    speed = COSTS.speed(front, items)
+    proper_items = len(proper.nodes) + len(proper.segments)
+    least = COSTS.ordering_per_item * proper_items * speed + COSTS.after_ordering(
+        proper_items, quick=True, speed=speed)
+    if least > deadline.remaining() and COSTS.staircase(items, speed) < least:
+        raise OutOfTimeError(f"{proper_items} items left to order, place and route")
+    # lanes may add up to as many dummies again: keep room for placing those too
+    deadline.keep(COSTS.after_ordering(2 * proper_items, speed=speed))
+    order = run("ordering", ordering.run, proper, options, deadline)
     proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
-                        run.deadline)
-    placed = run("placement", placement.run, proper, order, options)
+                        deadline)
+    proper_items = len(proper.nodes) + len(proper.segments)
+    plan = Plan.for_remaining(deadline.remaining(), COSTS, items, proper_items, speed)
+    if plan is Plan.STAIRCASE:
+        raise OutOfTimeError(f"{proper_items} items left to place and route")
+    if plan is not Plan.FULL:
+        deadline.exhausted = True
+        run.notes.append("time budget short: layers packed instead of Brandes-Koepf")
+    placed = run("placement", placement.run, proper, order, options,
+                 quick=plan is not Plan.FULL)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:
         check(stages, options)
@@ -103,13 +159,64 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
 
 def run_layout(graph: Graph, options: LayoutOptions, *,
                check_invariants: bool = False) -> LayoutResult:
-    """Lay out ``graph`` with the layered engine; the caller's graph is not changed."""
+    """Lay out ``graph`` with the layered engine; the caller's graph is not changed.
+    Disconnected components are laid out one by one, each with the time the later
+    ones' least layouts leave (at least its share by size), and packed into rows toward
+    ``options.aspect_ratio`` (:mod:`.packing`). When the budget cannot pay for the
+    layered pipeline, the result is the :mod:`.staircase` layout (flagged
+    budget-exhausted, with a note saying so)."""
     run = StepRunner(Deadline(options.time_budget))
-    stages = prepare(graph, options, run, check_invariants=check_invariants)
+    parts = packing.split(graph)
+    if len(parts) <= 1:
+        routing, crossings = _connected(graph, options, run, check_invariants)
+        return run("export", export, graph, routing, options, run, crossings)
+    sizes = [len(part.nodes) + len(part.edges) for part in parts]
+    left = sum(sizes)
+    drawings: list[Routing] = []
+    counts: list[int] = []
+    for part, size in zip(parts, sizes, strict=True):
+        left -= size
+        remaining = run.deadline.remaining()
+        # all the time the later components' least layouts leave, at least their fair share
+        share = max(0.001, remaining * size / (left + size), remaining - COSTS.pipeline(left))
+        child = StepRunner(Deadline(share))
+        routing, crossings = _connected(part, replace(options, time_budget=share), child,
+                                        check_invariants)
+        run.absorb(child)
+        drawings.append(routing)
+        counts += [] if crossings is None else [crossings]
+    gap = max(options.node_spacing, 2 * options.clearance)
+    packed = run("packing", packing.merge, drawings, options.aspect_ratio, gap)
+    run.notes.append(f"{len(parts)} components packed")
+    return run("export", export, graph, packed, options, run, sum(counts) if counts else None)
+
+
+def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
+               check_invariants: bool) -> tuple[Routing, int | None]:
+    """The routed drawing of a connected ``graph`` in the caller's frame, and the
+    ordering's crossing count (``None`` for the staircase layout)."""
+    items = len(graph.nodes) + len(graph.edges)
+    if COSTS.pipeline(items) > run.deadline.remaining() and \
+            COSTS.staircase(items) < COSTS.pipeline(items):
+        return _staircase(graph, options, run), None
+    try:
+        stages = prepare(graph, options, run, check_invariants=check_invariants)
+    except OutOfTimeError:
+        return _staircase(graph, options, run), None
+    proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
+    run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline)
     restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
-    final = run("frame restore", frame.restore, restored, options.direction)
-    return run("export", export, graph, final, options, run, stages.order.crossings)
+    return run("frame restore", frame.restore, restored, options.direction), \
+        stages.order.crossings
+
+
+def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> Routing:
+    """The fallback layout of last resort (see :mod:`.staircase`)."""
+    run.deadline.exhausted = True
+    run.notes.append("time budget too short for the layered pipeline: staircase layout")
+    drawn = run("staircase", staircase, graph, options)
+    return run("frame restore", frame.restore, drawn, options.direction)
 
 
 def check(stages: Stages, options: LayoutOptions) -> None:
@@ -127,18 +234,21 @@ def check(stages: Stages, options: LayoutOptions) -> None:
 
 
 def export(graph: Graph, routing: Routing, options: LayoutOptions, run: StepRunner,
-           crossings: int) -> LayoutResult:
+           crossings: int | None) -> LayoutResult:
     """The :class:`LayoutResult`: real nodes in input order and routes in input order,
-    with the timings so far and whether the deadline ran out."""
+    with the timings so far and whether the deadline ran out (``crossings`` is
+    ``None`` for the staircase layout, which has no ordering step)."""
     position = {n.id: i for i, n in enumerate(graph.nodes)}
     nodes = tuple(sorted((n for n in routing.nodes if n.id in position),
                          key=lambda n: position[n.id]))
-    notes = [f"crossings after ordering: {crossings}"]
+    notes = [] if crossings is None else [f"crossings after ordering: {crossings}"]
+    notes.extend(run.notes)
     if run.deadline.exhausted:
         notes.append("time budget ran out; the layout is the best found so far")
+    edge_position = {e.id: i for i, e in enumerate(graph.edges)}
     return LayoutResult(
         nodes=nodes,
-        edges=routing.edges,
+        edges=tuple(sorted(routing.edges, key=lambda e: edge_position[e.id])),
         width=routing.width,
         height=routing.height,
         diagnostics=Diagnostics(

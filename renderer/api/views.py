@@ -11,6 +11,8 @@ True
 from __future__ import annotations
 
 import datetime
+import functools
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -29,12 +31,32 @@ JsonObject = dict[str, Any]
 
 
 def iso_time(seconds: float | None) -> str | None:
-    """Seconds since the epoch as ISO 8601 UTC with milliseconds (``None`` stays)."""
+    """Seconds since the epoch as ISO 8601 UTC with milliseconds (``None`` stays).
+
+    The time as :meth:`datetime.datetime.fromtimestamp` reads it (rounded half to even to
+    the microsecond, then cut to the millisecond). A run's record writes a dozen times from
+    the same few seconds, so the text of each whole second is kept (:func:`_second_text`).
+
+    >>> iso_time(0.0), iso_time(1_700_000_000.9996), iso_time(-0.5)
+    ('1970-01-01T00:00:00.000Z', '2023-11-14T22:13:20.999Z', '1969-12-31T23:59:59.500Z')
+    >>> iso_time(-62_135_596_800.0)
+    '0001-01-01T00:00:00.000Z'
+    """
     if seconds is None:
         return None
-    moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
-    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S.") + \
-        f"{moment.microsecond // 1000:03d}Z"
+    fraction, whole = math.modf(seconds)
+    micros, second = round(fraction * 1e6), int(whole)
+    if micros >= 1_000_000:
+        second, micros = second + 1, micros - 1_000_000
+    elif micros < 0:
+        second, micros = second - 1, micros + 1_000_000
+    return f"{_second_text(second)}.{micros // 1000:03d}Z"
+
+
+@functools.lru_cache(maxsize=4096)
+def _second_text(second: int) -> str:
+    moment = datetime.datetime.fromtimestamp(second, tz=datetime.UTC)
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S")
 
 
 def parse_iso_time(text: str) -> float:

@@ -77,6 +77,10 @@ REJECTIONS: tuple[tuple[type[Exception], RejectionReason], ...] = (
 )
 """Why a definition import was refused, for the rejections metric."""
 VerbBuilder = Callable[[Run, float], OperatorEvent]
+INLINE_RECORD_BYTES = 64 * 1024
+"""Largest stored run document whose record is built on the event loop (about a hundred
+steps; such a record takes about a millisecond): larger ones go to a thread, so a huge run
+never stalls the other requests."""
 
 
 @dataclass(slots=True)
@@ -100,8 +104,9 @@ class WorkflowApi:
         for spec in ROUTES:
             handler = functools.partial(spec.handler, self)
             path = PREFIX + spec.path.replace("/instances/{id}", "/instances/{id:path}")
+            inline = None if spec.inline is None else functools.partial(spec.inline, self)
             paths.setdefault(path, {})[spec.method] = endpoint(handler, spec.scope,
-                                                               self.gate)
+                                                               self.gate, inline)
         routes += [Route(path, by_method(methods), methods=list(methods))
                    for path, methods in paths.items()]
         return routes
@@ -230,6 +235,13 @@ class WorkflowApi:
                           queued=self.store.queued_for(run.run_id), children=children,
                           tasks=tasks)
         return json_response(record, headers={"ETag": f'"{run.run_id}:{run.revision}"'})
+
+    def small_record(self, call: Call) -> bool:
+        """Whether a run's record is read on the event loop: when the store reads locally
+        without waiting and the run's document is at most :data:`INLINE_RECORD_BYTES`
+        (a bigger record, or one over the network, is built in a thread)."""
+        size = self.store.local_read_size(call.path["id"])
+        return size is not None and size <= INLINE_RECORD_BYTES
 
     def run_graph(self, call: Call) -> Response:
         return graph.run_graph(self.engine, self.store, self.graphs, call)
@@ -377,6 +389,8 @@ class RouteSpec:
     success: int = 200
     body_media: str = "application/json"
     drawing: bool = False  # answers SVG or JSON drawings under an ETag (304 on a match)
+    inline: Callable[[WorkflowApi, Call], bool] | None = None
+    """When the handler may run on the event loop instead of a thread (a short read)."""
 
 
 ROUTES: tuple[RouteSpec, ...] = (
@@ -427,7 +441,7 @@ ROUTES: tuple[RouteSpec, ...] = (
               query=GRAPH_QUERY, drawing=True),
     RouteSpec("GET", "/instances/{id}", WorkflowApi.instance, Scope.VIEW,
               "A run's whole record: steps with attempts, timers, compensation, children",
-              response="Instance"),
+              response="Instance", inline=WorkflowApi.small_record),
     RouteSpec("GET", "/tasks", WorkflowApi.tasks, Scope.VIEW, "Human tasks",
               response="TaskPage",
               query=("status", "assignee", "workflowInstanceId", "limit", "after")),

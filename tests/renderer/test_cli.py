@@ -209,7 +209,8 @@ def test_a_bug_exits_1_with_one_line(
 
     monkeypatch.setattr(cli, "render_timed", broken)
     assert main(["render", str(graph_file)]) == 1
-    assert one_error_line(capsys) == "wfr render: internal error: KeyError: 'unexpected'"
+    assert one_error_line(capsys) == ("wfr render: unexpected KeyError: 'unexpected' (a bug in "
+                                      "wfr: please report it with the command and its input)")
 
 
 def test_argparse_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

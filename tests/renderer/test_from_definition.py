@@ -138,3 +138,15 @@ def test_duplicate_step_is_invalid_graph() -> None:
         "workflow: w\nsteps:\n  - { id: a, kind: Tool }\n  - { id: a, kind: Agent }\n")
     with pytest.raises(InvalidGraphError, match="duplicate node id 'a'"):
         diagram_from_definition(definition)
+
+
+def test_every_engine_step_kind_is_drawn_with_a_style_of_its_own() -> None:
+    # the renderer's node kinds are the engine's step kinds plus those of graphs that are
+    # not workflows: a kind added to the engine must not fall through to a plain box
+    from workflow.kinds import StepKind as EngineKind
+
+    drawn = {kind.value for kind in StepKind}
+    assert {kind.value for kind in EngineKind} <= drawn
+    assert drawn - {kind.value for kind in EngineKind} == {StepKind.PLAIN.value}
+    for kind in EngineKind:
+        assert KIND_STYLES[StepKind(kind.value)] != KIND_STYLES[StepKind.PLAIN], kind

@@ -1,4 +1,5 @@
 import argparse
+import dataclasses
 from pathlib import Path
 
 from workflow.cli import register_commands
@@ -71,7 +72,9 @@ def test_human_task_waits_then_decide_finishes_it(tmp_path, capsys):
     assert "  ask: Waiting attempt 1 iteration 0 waiting for decision" in capsys.readouterr().out
     assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"run {run_id} is Completed"
-    assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 2
+    assert run_cli(["decide", run_id, "ask", "approve", "--db", db]) == 3  # a conflict
+    assert "was already decided" in capsys.readouterr().err
+    assert run_cli(["decide", run_id, "tell", "approve", "--db", db]) == 2  # never waited
     assert "is not waiting for a decision" in capsys.readouterr().err
 
 
@@ -98,10 +101,11 @@ def test_dead_letters_are_listed_and_replayed(tmp_path, capsys):
     store.close()
     assert run_cli(["replay", "lost:start", "--db", str(db)]) == 2  # not dead yet
     assert "no dead letter 'lost:start'" in capsys.readouterr().err
-    definition = tmp_path / "approval.yaml"
-    definition.write_text(HUMAN)
-    run_cli(["run", str(definition), "--db", str(db)])  # pumps the bad row 5 times
-    capsys.readouterr()
+    store = SqliteStore(db)
+    (row,) = store.pending()
+    store.dead_letter(dataclasses.replace(row, attempts=5), "NotFoundError: no run 'lost'",
+                      now=0.0)  # what five failed deliveries leave (test_engine_queue.py)
+    store.close()
     assert run_cli(["dead-letters", "--db", str(db)]) == 0
     assert capsys.readouterr().out == ("lost:start\tlost\tevent\tattempts 5\t"
                                        "NotFoundError: no run 'lost'\n")

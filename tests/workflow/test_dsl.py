@@ -61,7 +61,7 @@ def test_generated_edge_ids_skip_the_ids_given_explicitly() -> None:
         ("workflow: w\nsteps: [{id: a, kind: Join, quorum: two}]\n", "'quorum'"),
         ("workflow: w\nsteps: []\nedges: [{from: a}]\n", "needs 'from' and 'to'"),
         ("workflow: w\nsteps: []\nedges: [{from: a, to: b, isLoopBack: maybe}]\n", "isLoopBack"),
-        ("workflow: [w\n", "not valid YAML or JSON at line"),
+        ("workflow: [w\n", "not valid YAML at line 2"),
         ("- just a list\n", "must be a mapping"),
     ],
 )

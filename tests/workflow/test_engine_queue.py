@@ -74,8 +74,14 @@ def test_undeliverable_signal_goes_to_dead_letters_after_five_attempts_and_repla
     engine = make_engine(clock=clock, store=store)
     bad = QueuedSignal("ghost:start", "ghost", "event", {"type": "Start", "at": 0.0}, 0.0)
     engine.store.commit(Commit(None, enqueue=(bad,)), at=0.0)
-    handled = pump(engine)
-    assert handled == 5  # MaxDeliveryAttempts 5: five deliveries, then dead-lettered
+    for failures in range(1, 5):  # MaxDeliveryAttempts 5: five deliveries, then dead-lettered
+        assert pump(engine) == 1  # not again at once: it waits its backoff
+        (row,) = engine.store.pending()
+        backoff = 0.5 * 2 ** (failures - 1)  # DeliveryBackoffSeconds 0.5, doubling
+        assert backoff <= row.due_at - clock.now < 1.25 * backoff  # jitter up to 25 %
+        assert row.attempts == failures
+        clock.now = row.due_at
+    assert pump(engine) == 1
     (letter,) = engine.store.dead_letters()
     assert letter.signal_id == "ghost:start" and letter.attempts == 5
     assert letter.error == "NotFoundError: no run 'ghost'"

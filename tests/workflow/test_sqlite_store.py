@@ -28,7 +28,7 @@ def test_migrations_are_forward_only_and_applied_once(tmp_path):
     names = [row[0] for row in connection.execute("SELECT name FROM schema_migrations")]
     assert names == [name for name, _ in migration_files()] == [
         "0001_initial", "0002_run_revision", "0003_tenants_tasks_audit",
-        "0004_layout_cache", "0005_run_children_index"]
+        "0004_layout_cache", "0005_run_children_index", "0006_run_parts"]
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     connection.isolation_level = None
     assert apply_migrations(connection) == []

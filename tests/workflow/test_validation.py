@@ -60,7 +60,7 @@ maxLoopIterations: 0
 steps: [{id: a, kind: Timer, delayMinutes: 1}, {id: b, kind: Timer, delayMinutes: 1}]
 edges: [{from: a, to: b, isLoopBack: true}]
 """)
-    assert found == ["error: workflow: maxLoopIterations must be at least 1, not 0",
+    assert found == ["error: workflow: maxLoopIterations must be from 1 to 10,000, not 0",
                      "error: edge 'a->b': isLoopBack but 'b' does not lead back to 'a'"]
 
 

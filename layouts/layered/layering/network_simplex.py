@@ -48,16 +48,21 @@ def rank_component(node_count: int, arcs: Sequence[Arc],
         return []
     arcs = _merge_parallel(arcs)
     rank = _longest_path(node_count, arcs)
-    tree = _feasible_tree(node_count, arcs, rank)
+    if deadline is not None and deadline.expired():
+        low = min(rank)
+        return [r - low for r in rank]
+    tree = _feasible_tree(node_count, arcs, rank, deadline)
+    if tree is None:   # out of time: the longest-path ranks, feasible but not tight
+        rank = _longest_path(node_count, arcs)
+        low = min(rank)
+        return [r - low for r in rank]
     _number_tree(tree, arcs, root=0)
     _compute_cut_values(tree, arcs)
-    iterations = 0
     while (leave := _leaving_node(tree)) != -1:
+        if deadline is not None and deadline.expired():
+            break
         enter = _entering_arc(tree, arcs, rank, leave)
         _exchange(tree, arcs, rank, leave, enter)
-        iterations += 1
-        if deadline is not None and iterations % 32 == 0 and deadline.expired():
-            break
     low = min(rank)
     return _balance(node_count, arcs, [r - low for r in rank])
 
@@ -97,9 +102,11 @@ def _slack(arc: Arc, rank: list[int]) -> int:
     return rank[arc[1]] - rank[arc[0]] - arc[2]
 
 
-def _feasible_tree(node_count: int, arcs: list[Arc], rank: list[int]) -> _Tree:
+def _feasible_tree(node_count: int, arcs: list[Arc], rank: list[int],
+                   deadline: Deadline | None = None) -> _Tree | None:
     """Grow a tree of tight arcs from node 0, shifting the tree's ranks to make the
-    least-slack incident arc tight whenever the tree stops growing."""
+    least-slack incident arc tight whenever the tree stops growing; ``None`` when the
+    deadline expires first (``rank`` is then shifted in part, so not to be used)."""
     tree = _Tree(node_count, len(arcs))
     incident = tree.incident
     for i, (a, b, _, _) in enumerate(arcs):
@@ -123,6 +130,8 @@ def _feasible_tree(node_count: int, arcs: list[Arc], rank: list[int]) -> _Tree:
                     tree.adjacent[w].append(i)
         if len(members) == node_count:
             return tree
+        if deadline is not None and deadline.expired():
+            return None
         best = min((i for i, (a, b, _, _) in enumerate(arcs) if in_tree[a] != in_tree[b]),
                    key=lambda i: (_slack(arcs[i], rank), i))
         delta = _slack(arcs[best], rank)

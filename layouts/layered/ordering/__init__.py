@@ -223,7 +223,8 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
                             median=(iteration // 2) % 2 == 1, pinned=pinned)
             if plan.transpose:
                 moved = transpose(layers, pos, up, down, pinned=pinned,
-                                  dirty=widen(changed) if restart or iteration else None)
+                                  dirty=widen(changed) if restart or iteration else None,
+                                  expired=lambda: _expired(deadline))
                 changed = [a or b for a, b in zip(changed, moved, strict=True)]
             count = _recount(layers, pos, work.real_down, pairs, changed) + corridor()
         if best_count == 0 or _expired(deadline):
@@ -234,7 +235,7 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
         layers = [list(layer) for layer in best]
         _set_positions(layers, pos)
         sift(layers, pos, up, down, deadline, pinned=pinned)
-        transpose(layers, pos, up, down, pinned=pinned)
+        transpose(layers, pos, up, down, pinned=pinned, expired=lambda: _expired(deadline))
         count = total_crossings(layers, pos, work.real_down) + corridor()
         if count >= best_count:
             break

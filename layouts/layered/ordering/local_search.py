@@ -20,7 +20,7 @@ model order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from layouts.layered.model import Deadline
 
@@ -68,14 +68,18 @@ def _side_cost(left: list[int], right: list[int]) -> int:
 def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
               down: Sequence[Sequence[int]], max_rounds: int = 8,
               pinned: Sequence[int] | None = None,
-              dirty: list[bool] | None = None) -> list[bool]:
+              dirty: list[bool] | None = None,
+              expired: Callable[[], bool] | None = None) -> list[bool]:
     """Swap neighbours while that strictly lowers crossings (at most ``max_rounds``);
     pinned nodes (``pinned[v] != 0``) never move. The first round visits the ``dirty``
     layers (all by default), later rounds only layers next to a layer that changed in the
-    round before: elsewhere no swap can have become better. Returns which layers changed."""
+    round before: elsewhere no swap can have become better. ``expired()`` (the time
+    budget) ends the rounds early. Returns which layers changed."""
     dirty = dirty if dirty is not None else [True] * len(layers)
     touched = [False] * len(layers)
-    for _ in range(max_rounds):
+    for round_number in range(max_rounds):
+        if round_number and expired is not None and expired():
+            break
         changed = [_transpose_layer(layer, pos, up, down, pinned) if dirty[i] else False
                    for i, layer in enumerate(layers)]
         if not any(changed):

@@ -126,7 +126,7 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
     rows = arrange_labels(labels)
     offsets, heights = layer_offsets(placement)
     frame = vertical_frame(heights, counts, rows.heights, placement.layer_spacing, spacing,
-                           margin)
+                           margin, rows.bottom_heights)
     track_y = {k: frame.track_starts[leg.channel] + tracks[k] * spacing
                for k, leg in enumerate(legs)}
     final = final_boxes(placement, frame, offsets)

@@ -68,7 +68,8 @@ def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
         edge = plan.edge
         request = labels.get(plan.position)
         box = None if request is None else label_box(
-            request, frame.channel_tops[request.channel], rows)
+            request, frame.channel_tops[request.channel], rows,
+            frame.channel_bottom(request.channel))
         routes.append(EdgeRoute(
             edge.id, edge.source, edge.target,
             _edge_points(plan, geometry, legs, track_y, boxes, steps),

@@ -1,8 +1,9 @@
 """Sub-step 5 of routing: the vertical frame, once tracks and label rows are known.
 
 Channel ``c`` is the band above layer ``c`` (channel 0 lies above the first layer and
-channel ``L`` below the last). A channel holds, from its top: its label rows, then its
-tracks, ``edge_spacing`` apart, at least ``clearance`` from the layers above and below.
+channel ``L`` below the last). A channel holds, from its top: its top label rows, then its
+tracks, ``edge_spacing`` apart, at least ``clearance`` from the layers above and below
+(and from the label rows), then its bottom label rows.
 An inner channel is at least ``layer_spacing`` high and centres its tracks; the outer
 channels take only the room their tracks and labels need. Each layer keeps its nodes'
 vertical offsets from the placement; whole layers move down, never apart from each other.
@@ -28,18 +29,25 @@ class Frame:
     track_starts: tuple[float, ...]
     height: float
 
+    def channel_bottom(self, channel: int) -> float:
+        """The bottom of ``channel``: the top of the layer below it, or the drawing's end."""
+        return self.layer_tops[channel] if channel < len(self.layer_tops) else self.height
+
 
 def _channel_height(inner: bool, tracks: int, label_height: float, layer_spacing: float,
-                    edge_spacing: float, clearance: float) -> tuple[float, float]:
+                    edge_spacing: float, clearance: float, bottom_labels: float = 0.0
+                    ) -> tuple[float, float]:
     """Height of a channel and the offset of its track 0 below the channel's top."""
-    need = label_height + 2 * clearance + (tracks - 1) * edge_spacing if tracks else label_height
+    labels = label_height + bottom_labels
+    need = labels + 2 * clearance + (tracks - 1) * edge_spacing if tracks else labels
     height = max(layer_spacing, need) if inner else need
     return height, label_height + clearance + (height - need) / 2
 
 
 def vertical_frame(layer_heights: Sequence[float], tracks: Mapping[int, int],
                    labels: Mapping[int, float], layer_spacing: float, edge_spacing: float,
-                   clearance: float) -> Frame:
+                   clearance: float, bottom_labels: Mapping[int, float] | None = None
+                   ) -> Frame:
     """Stack channels and layers top to bottom; see the module example."""
     count = len(layer_heights)
     layer_tops: list[float] = []
@@ -49,7 +57,8 @@ def vertical_frame(layer_heights: Sequence[float], tracks: Mapping[int, int],
     for channel in range(count + 1):
         inner = 0 < channel < count
         height, start = _channel_height(inner, tracks.get(channel, 0), labels.get(channel, 0.0),
-                                        layer_spacing, edge_spacing, clearance)
+                                        layer_spacing, edge_spacing, clearance,
+                                        (bottom_labels or {}).get(channel, 0.0))
         channel_tops.append(y)
         starts.append(y + start)
         y += height

@@ -17,6 +17,7 @@ from layouts.layered.labels import LABEL_GAP, LabelRequest
 from layouts.layered.model import Placement
 from layouts.layered.routing.corridors import Corridor, CorridorSide
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
+from layouts.layered.routing.label_zones import choose, zones_of
 from layouts.layered.routing.slots import slot_coordinate
 from layouts.result import NodeBox
 
@@ -102,25 +103,32 @@ def _label_goes_left(plan: EdgePlan, boxes: Mapping[str, NodeBox], placement: Pl
 def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
                    placement: Placement, steps: Mapping[str, float],
                    corridors: Mapping[int, Corridor]) -> list[LabelRequest]:
-    """One request per labelled edge, in the channel below its source node, beside the
-    edge's first vertical segment on the side the edge turns to (self-loops: beside
-    the loop)."""
+    """One request per labelled edge, in the channel below its source node, beside one of
+    the edge's own verticals there where no other edge's vertical runs through the box
+    (:mod:`.label_zones`): the first, on the side the edge turns to, when it can;
+    self-loops: beside the loop."""
     requests: list[LabelRequest] = []
+    zones = zones_of(plans, boxes, placement)
     for plan in plans:
         edge = plan.edge
         if edge.label_width <= 0 and edge.label_height <= 0:
             continue
+        channel = placement.nodes[plan.source.node].layer + 1
         if plan.kind is EdgeKind.SELF_LOOP:
             anchor = loop_reach(boxes, plan, steps)
-        else:
-            anchor = end_x(boxes, plan.source)
-        if _label_goes_left(plan, boxes, placement, corridors):
-            x = anchor - LABEL_GAP - edge.label_width
-        else:
-            x = anchor + LABEL_GAP
-        channel = placement.nodes[plan.source.node].layer + 1
+            requests.append(LabelRequest(plan.position, channel, anchor + LABEL_GAP,
+                                         edge.label_width, edge.label_height))
+            continue
+        entering = None
+        if plan.kind is EdgeKind.FORWARD:
+            chain = plan.edge.chain
+            entering = placement.nodes[chain[0]].x + placement.nodes[chain[0]].width / 2 \
+                if chain else end_x(boxes, plan.target)
+        x, bottom = choose(zones, channel, plan.position, edge.label_width,
+                           end_x(boxes, plan.source), entering,
+                           _label_goes_left(plan, boxes, placement, corridors))
         requests.append(LabelRequest(plan.position, channel, x, edge.label_width,
-                                     edge.label_height))
+                                     edge.label_height, bottom))
     return requests
 
 

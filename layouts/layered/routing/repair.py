@@ -246,16 +246,18 @@ def repair_routes(routes: Sequence[EdgeRoute], boxes: Mapping[str, NodeBox],
     """Run the repairs on every route with a defect, until the deadline (the repairs are
     optional: once the budget is gone the remaining routes stay as constructed)."""
     clearance = options.clearance
-    grid = Grid.for_items(boxes.values(), [s for r in routes for s in segments(r.points)])
     out = list(routes)
+    if deadline.expired():
+        return out
+    grid = Grid.for_items(boxes.values(), [s for r in routes for s in segments(r.points)])
     index: SegmentIndex | None = None
     for position, route in enumerate(routes):
+        if deadline.expired():
+            break
         if route.source == route.target or len(route.points) < 2:
             continue
         if route_defects(route, boxes, grid, clearance).none:
             continue
-        if deadline.expired():
-            break
         index = index or SegmentIndex.of_routes([r.points for r in routes])
         scene = Scene(boxes, grid, (), clearance, index, position)
         out[position] = nudge_segments(repair_ends(route, scene), scene)

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import random
-from itertools import combinations
+from itertools import combinations, pairwise
 
+import pytest
+
+from layouts.graph import Graph
 from layouts.layered.labels import LabelRequest, LabelRows, arrange_labels, label_box
+from layouts.layered.pipeline import run_layout
+from layouts.options import Direction, LayoutOptions
+from layouts.quality_geometry import Segment, segment_box_distance
+from layouts.result import Box, LayoutResult, Point
+from renderer import corpus
 
 
 def boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
@@ -70,3 +78,37 @@ def test_many_labels_take_the_same_rows_as_plain_first_fit() -> None:
         expected = first_fit_rows(reqs, 4)
         assert rows.offsets == {k: 4.0 + row * (12 + 4) for k, row in expected.items()}
         assert rows.heights == {1: 4 + (max(expected.values()) + 1) * (12 + 4)}
+
+
+def route_box_distance(points: tuple[Point, ...], box: Box) -> float:
+    return min(segment_box_distance(Segment(a.x, a.y, b.x, b.y, 0, "", ""), box.x, box.y,
+                                    box.right, box.bottom)
+               for a, b in pairwise(points))
+
+
+def misplaced_labels(result: LayoutResult) -> list[str]:
+    """Labelled edges whose label box is not strictly nearer to their own route than to
+    every other route: a reader would take the label for the other edge's."""
+    wrong = []
+    for edge in result.edges:
+        if edge.label_box is None:
+            continue
+        own = route_box_distance(edge.points, edge.label_box)
+        nearest = min((route_box_distance(other.points, edge.label_box), other.id)
+                      for other in result.edges if other.id != edge.id)
+        if nearest[0] <= own:
+            wrong.append(f"{edge.id}: own route {own:.1f} px, '{nearest[1]}' {nearest[0]:.1f} px")
+    return wrong
+
+
+LABEL_GRAPHS = [(path.stem, corpus.file_graph(path)) for path in corpus.fixture_paths()] + [
+    (f"generated-{n}-seed{seed}", corpus.generated_graph(n, seed))
+    for n in (20, 60, 150) for seed in (1, 2, 3, 4, 5)]
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize(("name", "graph"), LABEL_GRAPHS, ids=[n for n, _ in LABEL_GRAPHS])
+def test_every_label_is_nearer_its_own_route_than_any_other(name: str, graph: Graph,
+                                                            direction: Direction) -> None:
+    result = run_layout(graph, LayoutOptions(direction=direction))
+    assert misplaced_labels(result) == []

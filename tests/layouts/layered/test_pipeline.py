@@ -128,8 +128,14 @@ def test_self_loops_and_isolated_nodes_are_laid_out() -> None:
                   (Edge("ab", "a", "b"), Edge("bb", "b", "b")))
     result = run_layout(graph, LayoutOptions(), check_invariants=True)
     assert [e.id for e in result.edges] == ["ab", "bb"]
-    # lonely is its own component, on the first layer: centred on a's axis.
-    assert result.node("lonely").center.y == result.node("a").center.y
+    # lonely is its own component, packed beside the first (one row: the two are far
+    # narrower than tall), top-aligned in the row and a component gap to the right of
+    # everything the first one draws (its self-loop included).
+    lonely = result.node("lonely")
+    first_right = max([result.node("b").box.right,
+                       *(p.x for e in result.edges for p in e.points)])
+    assert lonely.y == 0
+    assert lonely.x >= first_right + LayoutOptions().node_spacing
 
 
 def test_parallel_edges_cycles_and_self_loops_together() -> None:

@@ -165,16 +165,20 @@ def test_gateway_labels_sit_beside_their_edges_in_rows_below_the_gateway() -> No
     boxes = [e.label_box for e in r.edges]
     assert all(b is not None for b in boxes)
     # slots at 85, 100, 115 (before the shift of 60). ea turns left: its label ends 4 px
-    # left of x = 85 (85 - 4 - 60 = 21); em goes straight and eb turns right: 104 and 119.
-    # In x order: 21..81 takes row 1, 104 >= 81 + 4 joins it, 119 < 164 + 4 opens row 2;
-    # rows start 4 px below the gateway (y 40 + 4) and 14 + 4 apart.
+    # left of x = 85 (85 - 4 - 60 = 21), clear of the verticals at 100 and 115; eb turns
+    # right: 119..179, clear of 85 and 100. Both take the first row, 4 px below the
+    # gateway (y 40 + 4). em goes straight down, and beside its first vertical either
+    # side would cover a neighbour's (104..164 holds 115, 36..96 holds 85), so its label
+    # goes below the tracks, beside its vertical into m (x 100): 104..164, where the only
+    # other verticals enter a (x -20) and b (x 220).
     shift = 60
     assert [(b.x, b.y) for b in boxes if b is not None] == [
-        (21 + shift, 44), (104 + shift, 44), (119 + shift, 62)]
-    # the labels take 4 + 2 * 18 = 40 px; the single track lies 12 px below them (92) and
-    # the channel grows to 40 + 12 + 12 = 64, so the next layer starts at 40 + 64
-    assert r.edges[0].points[1].y == 92
-    assert r.nodes[1].y == 104
+        (21 + shift, 44), (104 + shift, 90), (119 + shift, 44)]
+    # top labels take 4 + 18 = 22 px, bottom ones 22; the single track lies 12 px below
+    # the top ones (40 + 22 + 12 = 74) and the channel grows to 22 + 12 + 12 + 22 = 68, so
+    # the next layer starts at 40 + 68 = 108 and em's label at 108 - 22 + 4 = 90.
+    assert r.edges[0].points[1].y == 74
+    assert r.nodes[1].y == 108
 
 
 def test_bad_placement_gets_a_typed_error_naming_the_edge() -> None:

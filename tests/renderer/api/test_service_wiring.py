@@ -30,6 +30,9 @@ def samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
 def test_metrics_need_the_view_scope_and_count_runs_steps_and_renders(make_service):
     service = make_service()
     assert service.client.get("/metrics").status_code == 401
+    # and the OpenAPI document says so
+    metrics = service.client.get("/openapi.json").json()["paths"]["/metrics"]["get"]
+    assert metrics["security"] == [{"bearer": ["workflow:view"]}]
     service.import_definition(FLOW)
     run_id = service.client.post(f"{API}/start", json={"workflowName": "one"},
                                  headers=auth("operate")).json()["workflowInstanceId"]
@@ -60,6 +63,8 @@ def test_metrics_open_to_a_scraper_when_the_setting_says_so(tmp_path):
     with TestClient(create_app(pool=WorkerPool(size=1), settings=settings)) as client:
         response = client.get("/metrics")
         assert response.status_code == 200 and "wfr_runs" in response.text
+        metrics = client.get("/openapi.json").json()["paths"]["/metrics"]["get"]
+        assert "security" not in metrics
 
 
 def test_render_endpoints_need_a_token_only_when_configured(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from api_testing import FIXTURES, HUMAN_FLOW, auth, executors
 
 API = "/api/workflow"
@@ -73,6 +74,22 @@ def test_import_of_an_invalid_definition_is_422_with_its_problems(make_service):
         headers={**auth("admin"), "content-type": "application/yaml"})
     assert response.status_code == 422
     assert any("Robot" in p["message"] for p in response.json()["problems"])
+
+
+@pytest.mark.parametrize(("find", "replace", "named"), [
+    ("workflow: approval", "workflow: team/approval", "workflow name 'team/approval'"),
+    ('version: "1"', 'version: "1/beta"', "version '1/beta'")])
+def test_a_name_or_version_with_a_slash_is_refused(make_service, find, replace, named):
+    # imported, it could not be read back: /definitions/{name}/versions/{version} splits it
+    service = make_service()
+    response = service.client.post(
+        f"{API}/definitions", content=HUMAN_FLOW.replace(find, replace),
+        headers={**auth("admin"), "content-type": "application/yaml"})
+    assert response.status_code == 422, response.text
+    assert any(named in p["message"] and "'/'" in p["message"]
+               for p in response.json()["problems"])
+    listing = service.client.get(f"{API}/definitions", headers=auth("view")).json()
+    assert listing == {"items": []}
 
 
 def test_definitions_versions_and_documents(make_service):

@@ -1,0 +1,146 @@
+"""The layered engine keeps its time budget (issue 15, item 5).
+
+Timings themselves are measured by ``bench/layered_budget.py``; these tests check what a
+short budget must never cost: a complete layout that keeps every route contract, flagged
+budget-exhausted, the same bytes run to run whenever the same path is taken.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered import budget, cycles, frame, layering, ordering, pipeline, placement
+from layouts.layered.contracts import check_layout
+from layouts.layered.graph import import_graph
+from layouts.layered.layering import chains
+from layouts.layered.layering.network_simplex import rank_component
+from layouts.layered.model import Deadline
+from layouts.layered.pipeline import StepRunner, export, run_layout
+from layouts.layered.routing import route_edges
+from layouts.layered.staircase import staircase
+from layouts.options import Direction, LayoutOptions
+from layouts.result import LayoutResult
+from renderer import corpus
+
+GRAPHS = [(path.stem, corpus.file_graph(path)) for path in corpus.fixture_paths()] + [
+    (f"generated-{n}-seed{seed}", corpus.generated_graph(n, seed))
+    for n in (12, 40, 120) for seed in (1, 2, 3)]
+
+
+def awkward_graph() -> Graph:
+    """Self-loops (two on one node), parallel edges, a 2-cycle, a declared loop-back
+    that points forward, diamonds and circles with many ends, labels everywhere."""
+    nodes = (Node("s", 40, 40, Shape.CIRCLE), Node("g", 60, 40, Shape.DIAMOND),
+             Node("a", 120, 40), Node("b", 30, 60), Node("j", 60, 40, Shape.DIAMOND),
+             Node("t", 40, 40, Shape.CIRCLE))
+    edges = [Edge("s-g", "s", "g"), Edge("g-a", "g", "a", label_width=90, label_height=14),
+             Edge("g-b", "g", "b", label_width=40, label_height=14), Edge("g-j", "g", "j"),
+             Edge("a-j", "a", "j"), Edge("a-j2", "a", "j", label_width=30, label_height=14),
+             Edge("b-j", "b", "j"), Edge("j-t", "j", "t"),
+             Edge("j-g", "j", "g", loop_back=True, label_width=70, label_height=14),
+             Edge("b-a", "b", "a"), Edge("a-b", "a", "b"),
+             Edge("a-a", "a", "a", label_width=20, label_height=14), Edge("a-a2", "a", "a"),
+             Edge("t-s", "t", "s", loop_back=True), Edge("s-t", "s", "t", loop_back=True)]
+    return Graph(nodes, tuple(edges))
+
+
+def staircase_result(graph: Graph, options: LayoutOptions) -> LayoutResult:
+    drawn = frame.restore(staircase(graph, options), options.direction)
+    return export(graph, drawn, options, StepRunner(Deadline(60)), None)
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize(("name", "graph"), [*GRAPHS, ("awkward", awkward_graph())],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_staircase_keeps_every_contract(name: str, graph: Graph, direction: Direction) -> None:
+    options = LayoutOptions(direction=direction)
+    result = staircase_result(graph, options)
+    assert check_layout(graph, result, options) == [], name
+    assert len(result.edges) == len(graph.edges)
+
+
+def test_staircase_draws_forward_edges_down_and_cycles_up() -> None:
+    """Nodes stand on a diagonal in depth-first order: a -> b -> c, and c -> a closes the
+    cycle, so it leaves c's top face and enters a's right face."""
+    g = Graph(tuple(Node(n, 80, 40) for n in "abc"),
+              (Edge("ab", "a", "b"), Edge("bc", "b", "c"), Edge("ca", "c", "a")))
+    result = staircase_result(g, LayoutOptions())
+    a, b, c = (result.node(n) for n in "abc")
+    assert a.x < b.x < c.x and a.y < b.y < c.y
+    back = next(r for r in result.edges if r.id == "ca")
+    assert back.loop_back and back.source_end.side.value == "top"
+    assert back.target_end.side.value == "right"
+    assert back.points[-1].x == a.x + a.width
+
+
+def test_tiny_budget_gives_a_complete_flagged_layout_that_keeps_contracts() -> None:
+    graph = corpus.generated_graph(300, 2)
+    options = LayoutOptions(time_budget=0.001)
+    result = run_layout(graph, options)
+    assert result.diagnostics.budget_exhausted
+    assert any("staircase" in note for note in result.diagnostics.notes)
+    assert check_layout(graph, result, options) == []
+    again = run_layout(graph, options)
+    assert json.dumps(again.to_dict()) == json.dumps(result.to_dict())
+
+
+def test_quick_placement_keeps_every_contract_after_routing() -> None:
+    """The packed placement that replaces Brandes-Koepf when time is short feeds routing
+    a placement it can route within every contract."""
+    for name, graph in GRAPHS:
+        options = LayoutOptions()
+        acyclic = cycles.run(import_graph(graph, options))
+        proper = chains.run(acyclic, layering.run(acyclic))
+        order = ordering.run(proper, options)
+        placed = placement.run(proper, order, options, quick=True)
+        routed = cycles.undo(route_edges(placed, options, Deadline(60)), acyclic)
+        result = export(graph, routed, options, StepRunner(Deadline(60)), 0)
+        assert check_layout(graph, result, options) == [], name
+
+
+def test_pipeline_packs_layers_when_brandes_koepf_would_not_fit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cost model in which Brandes-Koepf never fits the budget but the staircase layout
+    costs more than carrying on: the pipeline takes the packed placement, says so, flags
+    the budget, and every contract holds."""
+    slow_placement = replace(budget.COSTS, front_per_item=0.0, ordering_per_item=0.0,
+                             placement_per_item=1e3, quick_placement_per_item=0.0,
+                             routing_per_item=0.0, staircase_per_item=1e3)
+    monkeypatch.setattr(pipeline, "COSTS", slow_placement)
+    for name, graph in GRAPHS[:4]:
+        options = LayoutOptions()
+        result = run_layout(graph, options)
+        assert result.diagnostics.budget_exhausted, name
+        assert any("packed" in note for note in result.diagnostics.notes), name
+        assert check_layout(graph, result, options) == [], name
+
+
+def test_network_simplex_out_of_time_still_gives_feasible_ranks() -> None:
+    arcs = [(0, 1, 1, 1.0), (1, 2, 1, 1.0), (0, 3, 1, 1.0), (3, 2, 2, 1.0), (0, 2, 1, 5.0)]
+    spent = Deadline(0.0)
+    rank = rank_component(4, arcs, spent)
+    assert spent.exhausted
+    assert all(rank[b] - rank[a] >= length for a, b, length, _ in arcs)
+    assert min(rank) == 0
+
+
+def test_deadline_reserve_stops_optimisation_early_but_not_the_clock() -> None:
+    deadline = Deadline(30)
+    assert not deadline.expired()
+    deadline.keep(31)
+    assert deadline.expired() and deadline.exhausted
+    assert deadline.remaining() > 25
+
+
+@pytest.mark.explicit
+@pytest.mark.parametrize("budget", [0.1, 1.0])
+def test_5000_nodes_short_budget_flagged_and_contracts_hold(budget: float) -> None:
+    graph = corpus.generated_graph(5000, 1)
+    options = LayoutOptions(time_budget=budget)
+    result = run_layout(graph, options)
+    assert result.diagnostics.budget_exhausted
+    assert check_layout(graph, result, options) == []
