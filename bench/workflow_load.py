@@ -231,6 +231,8 @@ class HttpError(Exception):
 class Answer:
     status: int
     body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    """Response headers by lower-case name."""
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -252,10 +254,12 @@ class KeepAliveClient:
 
     async def request(self, method: str, path: str, headers: dict[str, str],
                       body: object = None) -> Answer:
-        data = b"" if body is None else json.dumps(body).encode()
+        raw = isinstance(body, bytes)  # sent as it is, typed by the caller's headers
+        data = body if isinstance(body, bytes) else b"" if body is None else \
+            json.dumps(body).encode()
         head = [f"{method} {path} HTTP/1.1\r\n".encode(), self._host_header]
         head += [f"{name}: {value}\r\n".encode() for name, value in headers.items()]
-        if body is not None:
+        if body is not None and not raw:
             head.append(b"content-type: application/json\r\n")
         head.append(f"content-length: {len(data)}\r\n\r\n".encode())
         message = b"".join(head) + data
@@ -298,7 +302,7 @@ class KeepAliveClient:
             raise ValueError("response without Content-Length or chunked framing")
         if fields.get("connection", "").lower() == "close":
             await self.close()
-        return Answer(status, body)
+        return Answer(status, body, fields)
 
     @staticmethod
     async def _chunked(reader: asyncio.StreamReader) -> bytes:

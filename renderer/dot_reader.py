@@ -40,7 +40,7 @@ import math
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -146,6 +146,18 @@ FLOW_SIDES: Mapping[str, tuple[PortSide, PortSide]] = {
     "TB": (PortSide.NORTH, PortSide.SOUTH), "BT": (PortSide.SOUTH, PortSide.NORTH),
     "LR": (PortSide.WEST, PortSide.EAST), "RL": (PortSide.EAST, PortSide.WEST)}
 """(entry, exit) side of every node for each ``rankdir``."""
+
+
+def dot_texts(agraph: Any) -> Iterator[tuple[str, str | None]]:
+    """Every node name and label, edge id and label of a parsed DOT graph, as
+    ``(where, text)`` pairs (for the reader's label-length limit; nothing measured)."""
+    for node_name in _node_names(agraph):
+        yield "a node name", node_name
+        yield f"node {node_name[:40]!r} label", agraph.get_node(node_name).attr.get("label")
+    for edge in agraph.edges():
+        where = f"edge {str(edge[0])[:20]!r} -> {str(edge[1])[:20]!r}"
+        yield f"{where} id", edge.attr.get("id")
+        yield f"{where} label", edge.attr.get("label")
 
 
 def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagram:
@@ -564,11 +576,15 @@ def _node_size(figure: Figure, title: str, shape_name: str, attributes: Mapping[
     return max(width, MIN_SIZE), max(height, MIN_SIZE)
 
 
-def _generated_id(base: str, seen: dict[str, int]) -> str:
-    """``base``, then ``base#2``, ``base#3``... for parallel edges without an ``id``."""
-    count = seen.get(base, 0)
-    seen[base] = count + 1
-    return base if count == 0 else f"{base}#{count + 1}"
+def _generated_id(base: str, seen: dict[str, int], given: set[str]) -> str:
+    """``base``, then ``base#2``, ``base#3``... for parallel edges without an ``id``,
+    skipping the ids given explicitly."""
+    while True:
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        edge_id = base if count == 1 else f"{base}#{count}"
+        if edge_id not in given:
+            return edge_id
 
 
 _DIR_ENDS: Mapping[str, tuple[bool, bool]] = {
@@ -604,12 +620,14 @@ def _edge_port(node_id: str, raw: str | None, exit_side: bool, ports: set[str]
 
 def _edges(agraph: Any, context: _GraphContext, ports: set[str]
            ) -> tuple[list[Edge], dict[str, EdgeView], int]:
+    """The edges; an ``id`` given twice is left for ``Graph.validate`` to refuse."""
     seen: dict[str, int] = {}
+    given = {str(e.attr.get("id")) for e in agraph.edges() if e.attr.get("id")}
     edges, views, unknown = [], {}, 0
     for edge in agraph.edges():
         tail, head = str(edge[0]), str(edge[1])
         attributes = _attributes(edge.attr, EDGE_ATTRIBUTES)
-        edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen)
+        edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen, given)
         raw_label = attributes.get("label") or attributes.get("xlabel")
         label = _label_text(raw_label, "", context.name) if raw_label else None
         width, height = edge_label_size(label)

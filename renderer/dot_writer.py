@@ -23,6 +23,7 @@ digraph "g" {
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from itertools import pairwise
 
@@ -65,20 +66,31 @@ def write_dot(diagram: Diagram, result: LayoutResult) -> bytes:
 
 
 def quote(text: str) -> str:
-    """A DOT double-quoted string (``"`` escaped, control characters replaced by U+FFFD;
-    DOT keeps every other character of a quoted string as it is).
+    r"""A DOT double-quoted string that nothing in ``text`` can leave: ``"`` escaped, and
+    every run of backslashes that ends before a ``"``, a line break or the end doubled
+    (DOT reads a backslash with the character after it as a pair, so an odd run there
+    would escape the closing quote or eat the one that follows); control characters
+    become U+FFFD. Other backslashes stay as they are, so DOT reads them back unchanged.
 
-    >>> quote('say "hi"')
-    '"say \\\\"hi\\\\""'
+    >>> print(quote('say "hi"'), quote("back\\slash"), quote("tail\\"), quote('q\\"x'))
+    "say \"hi\"" "back\slash" "tail\\" "q\\\"x"
     """
-    escaped = xml_safe(text).replace('"', '\\"')
-    return f'"{escaped}"'
+    escaped = _QUOTE_BREAKING_RUN.sub(lambda run: run.group(0) * 2, xml_safe(text))
+    return '"' + escaped.replace('"', '\\"') + '"'
+
+
+_QUOTE_BREAKING_RUN = re.compile(r'\\+(?=["\n]|\Z)')
 
 
 def _label(text: str) -> str:
-    """A quoted label: backslashes doubled so DOT's ``\\N``-style escapes stay literal,
-    line breaks as DOT's ``\\n``."""
-    return quote(text.replace("\\", "\\\\").replace("\n", "\\n"))
+    r"""A quoted label: every backslash doubled (labels are DOT escape strings, which read
+    ``\\`` as one backslash, so ``\N`` stays literal), line breaks as DOT's ``\n``.
+
+    >>> print(_label('a\\N "b"\nc\\'))
+    "a\\N \"b\"\nc\\"
+    """
+    escaped = xml_safe(text).replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("\n", "\\n") + '"'
 
 
 def _n(value: float, decimals: int = 2) -> str:

@@ -7,10 +7,17 @@ framed by :class:`multiprocessing.connection.Connection`), the caller waits at m
 ``options.time_budget + GRACE_SECONDS``, and a job past that limit gets its worker killed
 (only that worker) and replaced.
 
-Errors come back typed: a :class:`layouts.errors.LayoutError` raised in the worker is
-rebuilt in the caller as the same class with the same message and attributes; a job past
-its limit raises :class:`LayoutTimeoutError`; a worker that dies raises
-:class:`ProviderFailedError` with its exit code.
+Errors come back typed: an error of our packages raised in the worker is rebuilt in the
+caller as the same class with the same message and attributes; a job past its limit raises
+:class:`LayoutTimeoutError`; a worker that dies raises :class:`ProviderFailedError` with its
+exit code; a job that runs out of the worker's memory limit (``memory_limit_mb``, applied
+as ``RLIMIT_AS``) raises :class:`WorkerMemoryError`, and a job whose caller gave up
+(``cancelled`` set) raises :class:`JobCancelledError`. In every case but a typed error
+from the job itself, the worker is killed and replaced.
+
+:meth:`WorkerPool.render` runs a whole render (read, check, lay out, write) in a worker;
+:meth:`WorkerPool.stuck` finds workers that hang (busy past their hard limit, or idle and
+not answering a ping), for ``/readyz``.
 
 >>> from layouts.graph import Graph, Node, Edge
 >>> graph = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
@@ -29,8 +36,9 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any
@@ -40,7 +48,17 @@ from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.registry import ProviderFactory, runtime_registrations
 from layouts.result import LayoutResult
-from renderer.isolation_worker import rebuild_error
+from renderer.isolation_worker import (
+    WORKER_NICENESS,
+    Job,
+    LayoutJob,
+    PingJob,
+    RenderJob,
+    RenderOutput,
+    WorkerMemoryError,
+    WorkerSetup,
+    rebuild_error,
+)
 
 LOGGER = logging.getLogger(__name__)
 
@@ -56,6 +74,19 @@ STOP_SECONDS = 10.0
 
 DEFAULT_POOL_SIZE = 2
 
+DEFAULT_MEMORY_LIMIT_MB = 1024
+"""The address-space limit of each worker of the service's pool (elkjs's Node.js, which
+inherits it, needs about 800 MiB of address space just to start)."""
+
+PING_SECONDS = 2.0
+"""How long an idle worker may take to answer a ping before it counts as stuck."""
+
+STUCK_SLACK_SECONDS = 5.0
+"""How long past its hard limit a busy worker may go unkilled before it counts as stuck."""
+
+CANCEL_POLL_SECONDS = 0.05
+"""How often a waiting caller looks whether its job was cancelled."""
+
 
 def time_limit(options: LayoutOptions) -> float:
     """The hard limit of one job in seconds: the budget plus :data:`GRACE_SECONDS`.
@@ -70,12 +101,23 @@ class PoolClosedError(ProviderFailedError):
     """The worker pool was closed (or never started) when a job was submitted."""
 
 
+class WorkerDiedError(ProviderFailedError):
+    """A worker died during a job (crashed, killed, or ran out of memory in C code, which
+    exits instead of raising); it was replaced."""
+
+
+class JobCancelledError(ProviderFailedError):
+    """The caller gave up on a job (its client went away); its worker was replaced."""
+
+
 _BOOTSTRAP = (
+    f"import os; os.nice({WORKER_NICENESS}); "
     "import sys; from multiprocessing.connection import Connection; "
     "connection = Connection(int(sys.argv[1])); sys.path[:] = connection.recv(); "
     "from renderer.isolation_worker import serve; serve(connection)"
 )
-"""The worker's command: take the caller's ``sys.path`` first, then serve jobs."""
+"""The worker's command: lower its CPU priority (before the imports, which take a CPU
+second), take the caller's ``sys.path``, then serve jobs."""
 
 
 @dataclass(slots=True)
@@ -86,6 +128,9 @@ class _Worker:
     connection: Connection
     ready: bool = False
     usable: bool = True
+    busy_until: float | None = None
+    """While a job runs: the monotonic time by which it must be answered or killed."""
+    started_at: float = field(default_factory=time.monotonic)
 
     @property
     def pid(self) -> int:
@@ -113,7 +158,7 @@ class _Worker:
         self.connection.close()
 
 
-def _start_worker(extra_providers: Mapping[str, ProviderFactory]) -> _Worker:
+def _start_worker(setup: WorkerSetup) -> _Worker:
     """Start one worker; its stdout goes to our stderr so it can never corrupt our output."""
     ours, theirs = socket.socketpair()
     with ours, theirs:
@@ -123,8 +168,24 @@ def _start_worker(extra_providers: Mapping[str, ProviderFactory]) -> _Worker:
         )
         connection = Connection(ours.detach())
     connection.send(list(sys.path))
-    connection.send(dict(extra_providers))
+    connection.send(setup)
     return _Worker(process, connection)
+
+
+def _wait_answer(connection: Connection, limit: float,
+                 cancelled: threading.Event | None) -> bool | None:
+    """Whether an answer arrived within ``limit`` seconds; ``None`` when ``cancelled``
+    was set first."""
+    if cancelled is None:
+        return connection.poll(limit)
+    deadline = time.monotonic() + limit
+    while not cancelled.is_set():
+        left = deadline - time.monotonic()
+        if connection.poll(max(0.0, min(left, CANCEL_POLL_SECONDS))):
+            return True
+        if left <= 0:
+            return False
+    return None
 
 
 def _receive(worker: _Worker, *, engine: str) -> Any:
@@ -134,10 +195,12 @@ def _receive(worker: _Worker, *, engine: str) -> Any:
     except (EOFError, OSError):
         worker.stop()
         code = worker.process.returncode
-        what = f"engine '{engine}'" if engine else "start-up"
-        raise ProviderFailedError(
-            f"layout worker for {what} died with exit code {code}"
-        ) from None
+        if not engine:
+            raise ProviderFailedError(
+                f"layout worker for start-up died with exit code {code}") from None
+        raise WorkerDiedError(f"layout worker for engine '{engine}' died with exit code "
+                              f"{code} (it is replaced; a graph too large for its memory "
+                              "limit can do this)") from None
     if kind == "error":
         raise rebuild_error(payload)
     return payload
@@ -156,10 +219,14 @@ class WorkerPool:
     def __init__(
         self, size: int = DEFAULT_POOL_SIZE, *,
         extra_providers: Mapping[str, ProviderFactory] | None = None,
+        memory_limit_mb: int | None = None,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size {size} must be at least 1")
+        if memory_limit_mb is not None and memory_limit_mb < 1:
+            raise ValueError(f"memory limit {memory_limit_mb} MiB must be at least 1")
         self.size = size
+        self.memory_limit_mb = memory_limit_mb
         self._extra = None if extra_providers is None else dict(extra_providers)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: dict[int, _Worker] = {}
@@ -176,6 +243,11 @@ class WorkerPool:
         """Process ids of the current workers (for monitoring and tests)."""
         with self._lock:
             return sorted(self._all)
+
+    def starting(self) -> list[int]:
+        """Process ids of the workers that have not reported ready yet."""
+        with self._lock:
+            return sorted(pid for pid, worker in self._all.items() if not worker.ready)
 
     def start(self, *, wait: bool = True) -> None:
         """Start the workers (idempotent). With ``wait``, block until each is ready; without,
@@ -197,24 +269,40 @@ class WorkerPool:
             raise
 
     def _spawn_locked(self) -> _Worker:
-        worker = _start_worker(self._extra or {})
+        worker = _start_worker(WorkerSetup(self._extra or {}, self.memory_limit_mb))
         self._all[worker.pid] = worker
         return worker
 
     def run(self, graph: Graph, engine: str, options: LayoutOptions) -> LayoutResult:
         """Lay out ``graph`` in a worker under :func:`time_limit`; see the module doc."""
+        result: LayoutResult = self.submit(LayoutJob(graph, engine, options), options)
+        return result
+
+    def render(self, job: RenderJob,
+               cancelled: threading.Event | None = None) -> RenderOutput:
+        """A whole render (read, check, lay out, write) done in a worker under
+        :func:`time_limit` of the job's options; ``cancelled`` set gives up on it."""
+        output: RenderOutput = self.submit(job, job.options, cancelled)
+        return output
+
+    def submit(self, job: Job, options: LayoutOptions,
+               cancelled: threading.Event | None = None) -> Any:
+        """Run ``job`` on a free worker under :func:`time_limit` of ``options``."""
         if not self.started:
             raise PoolClosedError("layout worker pool is not running")
         worker = self._take_idle()
         if worker.process.poll() is not None:  # died while idle (e.g. killed from outside)
             worker = self._replace(worker)
         try:
-            return self._run_on(worker, graph, engine, options)
+            return self._run_on(worker, job, time_limit(options), cancelled)
         finally:
-            if worker.usable:
-                self._idle.put(worker)
-            else:
-                self._idle.put(self._replace(worker))
+            self._give_back(worker)
+
+    def _give_back(self, worker: _Worker) -> None:
+        if worker.usable:
+            self._idle.put(worker)
+        else:
+            self._idle.put(self._replace(worker))
 
     def _take_idle(self) -> _Worker:
         while True:
@@ -224,23 +312,64 @@ class WorkerPool:
                 if self._closed:
                     raise PoolClosedError("layout worker pool is closed") from None
 
-    def _run_on(
-        self, worker: _Worker, graph: Graph, engine: str, options: LayoutOptions
-    ) -> LayoutResult:
+    def _run_on(self, worker: _Worker, job: Job, limit: float,
+                cancelled: threading.Event | None) -> Any:
         if self._closed:
             raise PoolClosedError("layout worker pool is closed")
         worker.wait_ready()
-        limit = time_limit(options)
+        worker.busy_until = time.monotonic() + limit
         try:
-            worker.connection.send((graph, engine, options))
-            answered = worker.connection.poll(limit)
+            worker.connection.send(job)
+            answered = _wait_answer(worker.connection, limit, cancelled)
         except OSError:  # the worker is gone; _receive reports how it ended
             answered = True
+        finally:
+            worker.busy_until = None
+        if answered is None:
+            worker.stop()
+            raise JobCancelledError(f"the {job.engine} job was cancelled by its caller")
         if not answered:
             worker.stop()
-            raise LayoutTimeoutError(engine, limit)
-        result: LayoutResult = _receive(worker, engine=engine)
-        return result
+            raise LayoutTimeoutError(job.engine, limit)
+        try:
+            return _receive(worker, engine=job.engine)
+        except WorkerMemoryError:
+            worker.stop()  # it exits after answering; start its successor now
+            raise
+
+    def stuck(self) -> list[str]:
+        """Why workers hang, one line each (``[]``: none does): a busy worker more than
+        :data:`STUCK_SLACK_SECONDS` past its hard limit (it should have been killed), or
+        an idle worker that does not answer a ping within :data:`PING_SECONDS` (it is
+        replaced), or one that has not started within :data:`STARTUP_SECONDS`."""
+        now = time.monotonic()
+        with self._lock:
+            workers = list(self._all.values())
+        problems = [f"layout worker {w.pid} is {now - w.busy_until:.0f} s past its time limit"
+                    for w in workers
+                    if w.busy_until is not None and now > w.busy_until + STUCK_SLACK_SECONDS]
+        return problems + self._ping_idle()
+
+    def _ping_idle(self) -> list[str]:
+        problems = []
+        for _ in range(self.size):
+            try:
+                worker = self._idle.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                if not worker.ready and worker.connection.poll(0):
+                    worker.wait_ready()  # its ready message is waiting: take it
+                if worker.ready and worker.usable:
+                    self._run_on(worker, PingJob(), PING_SECONDS, None)
+                elif time.monotonic() - worker.started_at > STARTUP_SECONDS:
+                    problems.append(f"layout worker {worker.pid} has not started within "
+                                    f"{STARTUP_SECONDS:g} s")
+            except (LayoutTimeoutError, ProviderFailedError) as error:
+                problems.append(f"layout worker {worker.pid} does not answer: {error}")
+            finally:
+                self._give_back(worker)
+        return problems
 
     def _replace(self, worker: _Worker) -> _Worker:
         """Stop ``worker`` and start its successor (not yet ready; jobs wait for that)."""

@@ -63,7 +63,11 @@ def openapi_document(*, metrics_public: bool = False) -> dict[str, Any]:
                     "application/json": {"schema": {"anyOf": [
                         {"$ref": "#/components/schemas/LayoutResult"},
                         {"$ref": "#/components/schemas/ElkGraph"}]}},
-                }}, **_ERROR_RESPONSES}}},
+                }, "headers": {"ETag": {"schema": {"type": "string"}, "description":
+                                        "Send it back in If-None-Match to get 304"}}},
+                    "304": {"description": "Not modified: If-None-Match named this "
+                                           "drawing's ETag"},
+                    **_ERROR_RESPONSES}}},
             "/api/engines": _get("Layout engines, available or not and why"),
             "/api/schemas/{name}": _get("A JSON Schema: graph, options or result",
                                         [{"name": "name", "in": "path", "required": True,
@@ -114,10 +118,16 @@ _ERROR_RESPONSES = {
     str(status): {"description": meaning, "content": {"application/json": {
         "schema": {"$ref": "#/components/schemas/Error"}}}}
     for status, meaning in (
-        (400, "Unreadable body, bad option or unknown engine"), (404, "No such name"),
-        (413, "Body over the size limit"), (415, "Unsupported content type"),
+        (400, "Unreadable body, bad option, unknown engine or a timeBudget over the "
+              "server's maximum"), (404, "No such name"),
+        (408, "The body did not arrive in time"),
+        (413, "Body, node or edge count, or a label over its limit (the message names it), "
+              "or a render past the worker's memory limit"),
+        (415, "Unsupported content type"),
         (422, "Invalid graph; the message names the offending id"),
-        (502, "The layout provider crashed"), (503, "The layout provider is unavailable"),
+        (502, "The layout provider failed"),
+        (503, "The layout provider is unavailable, the render queue is full (see "
+              "Retry-After) or the layout worker died (it was replaced)"),
         (504, "The layout ran past its time limit"))
 }
 

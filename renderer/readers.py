@@ -17,7 +17,8 @@ Formats, checked in this order:
 Unreadable input raises :class:`ReaderError` naming the problem (with the line where the
 parser gives one); a readable but inconsistent graph (duplicate ids, dangling edges)
 raises :class:`layouts.errors.InvalidGraphError` naming the id. Inputs beyond
-:data:`INPUT_LIMITS` are refused before any layout work.
+:data:`INPUT_LIMITS` (nodes, edges, characters of an id or label) are refused with
+:class:`InputLimitError` naming the limit, before any text is measured or laid out.
 
 >>> diagram = read_diagram('digraph g { a -> b [label="yes"] }')
 >>> [n.id for n in diagram.graph.nodes], diagram.graph.edges[0].label
@@ -31,13 +32,19 @@ from __future__ import annotations
 import codecs
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from layouts.graph import Graph
 from renderer.diagram import Diagram
-from renderer.dot_reader import DotReadError, diagram_from_dot_graph, dot_counts, parse_dot
+from renderer.dot_reader import (
+    DotReadError,
+    diagram_from_dot_graph,
+    dot_counts,
+    dot_texts,
+    parse_dot,
+)
 from renderer.elk_json import ElkJsonError, read_elk_graph
 from renderer.from_definition import diagram_from_definition
 from workflow.documents import DOCUMENT_LIMITS, DocumentError, DocumentLimits, parse_document
@@ -46,6 +53,10 @@ from workflow.dsl import Definition, DslError, definition_from_data, looks_like_
 
 class ReaderError(ValueError):
     """The input cannot be read as any supported format; the message names the problem."""
+
+
+class InputLimitError(ReaderError):
+    """The input is readable but over one of :data:`INPUT_LIMITS`; the message names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +71,9 @@ class InputLimits:
     :mod:`workflow.documents`)."""
     max_depth: int = DOCUMENT_LIMITS.max_depth
     """Levels of lists and objects, YAML aliases followed."""
+    max_label_length: int = 1000
+    """Characters of one node or edge id, label or subtitle: text is measured glyph by
+    glyph and drawn on one line, so a megabyte label only costs time and memory."""
 
 
 INPUT_LIMITS = InputLimits()
@@ -105,6 +119,7 @@ def read_diagram(data: bytes | str, *, filename: str | None = None) -> Diagram:
         try:
             agraph = parse_dot(text)
             _check_counts(*dot_counts(agraph))
+            _check_texts(dot_texts(agraph))
             return diagram_from_dot_graph(agraph, default_name=name)
         except DotReadError as exc:
             raise ReaderError(str(exc)) from None
@@ -241,9 +256,48 @@ def _parse(text: str) -> object:
 
 def _check_counts(nodes: int, edges: int) -> None:
     if nodes > INPUT_LIMITS.max_nodes:
-        raise ReaderError(f"input has {nodes} nodes; the limit is {INPUT_LIMITS.max_nodes}")
+        raise InputLimitError(f"input has {nodes} nodes; the limit is "
+                              f"{INPUT_LIMITS.max_nodes} (max_nodes)")
     if edges > INPUT_LIMITS.max_edges:
-        raise ReaderError(f"input has {edges} edges; the limit is {INPUT_LIMITS.max_edges}")
+        raise InputLimitError(f"input has {edges} edges; the limit is "
+                              f"{INPUT_LIMITS.max_edges} (max_edges)")
+
+
+def _check_texts(texts: Iterable[tuple[str, str | None]]) -> None:
+    """Refuse the first ``(where, text)`` whose text is over the label-length limit.
+
+    >>> _check_texts([("node 'a' label", "x" * 1001)])  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    renderer.readers.InputLimitError: node 'a' label has 1001 characters;
+    the limit is 1000 (max_label_length)
+    """
+    limit = INPUT_LIMITS.max_label_length
+    for where, text in texts:
+        if text is not None and len(text) > limit:
+            raise InputLimitError(f"{where} has {len(text)} characters; the limit "
+                                  f"is {limit} (max_label_length)")
+
+
+def definition_texts(definition: Definition) -> Iterator[tuple[str, str | None]]:
+    """Every text of a definition that its drawing measures: step ids and subtitles,
+    edge ids (guards are shortened to :data:`renderer.guards.MAX_LABEL_LENGTH`)."""
+    for step in definition.steps:
+        yield "a step id", step.id
+        for name in ("agent", "tool", "workflow"):
+            yield f"step {step.id[:40]!r} {name}", getattr(step, name)
+    for transition in definition.edges:
+        yield "an edge id", transition.id
+
+
+def graph_texts(graph: Graph) -> Iterator[tuple[str, str | None]]:
+    """Every id and label of a layout graph."""
+    for node in graph.nodes:
+        yield "a node id", node.id
+        yield f"node {node.id[:40]!r} label", node.label
+    for edge in graph.edges:
+        yield "an edge id", edge.id
+        yield f"edge {edge.id[:40]!r} label", edge.label
 
 
 def _length(data: Mapping[str, object], key: str) -> int:
@@ -258,17 +312,23 @@ def _read_structured(data: object, name: str) -> Diagram:
     if looks_like_definition(data):
         _check_counts(_length(data, "steps"), _length(data, "edges"))
         try:
-            return diagram_from_definition(definition_from_data(data))
+            definition = definition_from_data(data)
+            _check_texts(definition_texts(definition))
+            return diagram_from_definition(definition)
         except DslError as exc:
             raise ReaderError(f"workflow definition: {exc}") from None
     if "children" in data:
         _check_counts(_length(data, "children"), _length(data, "edges"))
         try:
-            return read_elk_graph(data)
+            diagram = read_elk_graph(data)
         except ElkJsonError as exc:
             raise ReaderError(f"ELK JSON: {exc}") from None
+        _check_texts(graph_texts(diagram.graph))
+        return diagram
     if "nodes" in data:
         _check_counts(_length(data, "nodes"), _length(data, "edges"))
-        return Diagram(name, Graph.from_dict(data))
+        graph = Graph.from_dict(data)
+        _check_texts(graph_texts(graph))
+        return Diagram(name, graph)
     keys = ", ".join(sorted(str(k) for k in data)[:8]) or "none"
     raise ReaderError(f"unrecognised input (top-level keys: {keys}); expected {KNOWN_FORMATS}")

@@ -35,8 +35,14 @@ from renderer.bpmn_attach import attach_boundary_events
 from renderer.bpmn_stack import stack_scopes
 from renderer.bpmn_writer import BpmnWriteError
 from renderer.diagram import Diagram
-from renderer.isolation import layout_isolated
-from renderer.readers import ReaderError, read_diagram
+from renderer.isolation import (
+    JobCancelledError,
+    PoolClosedError,
+    WorkerDiedError,
+    layout_isolated,
+)
+from renderer.isolation_worker import WorkerMemoryError
+from renderer.readers import InputLimitError, ReaderError, read_diagram
 from renderer.writers import OutputFormat, write_output
 from workflow.dsl import DslError
 
@@ -237,6 +243,7 @@ class Problem:
 PROBLEM_TABLE: tuple[tuple[type[Exception], int, int], ...] = (
     # (error class, HTTP status, CLI exit code); the first matching row wins.
     (InvalidGraphError, 422, 2),
+    (InputLimitError, 413, 2),
     (ReaderError, 400, 2),
     (DslError, 400, 2),
     (BpmnWriteError, 400, 2),
@@ -244,11 +251,19 @@ PROBLEM_TABLE: tuple[tuple[type[Exception], int, int], ...] = (
     (UnknownEngineError, 400, 2),
     (ProviderUnavailableError, 503, 2),
     (LayoutTimeoutError, 504, 2),
+    (WorkerMemoryError, 413, 2),
+    (PoolClosedError, 503, 1),
+    (WorkerDiedError, 503, 1),
+    (JobCancelledError, 503, 1),
     (ProviderFailedError, 502, 1),
 )
-"""Expected failures. 504 for a timeout: the layout worker, like an upstream server, did
-not answer in time; the input may be fine with a larger ``timeBudget``. A crashed provider
-is 502 (a failed upstream) and exit code 1 (not the user's fault)."""
+"""Expected failures. 413 for an input over a limit (nodes, edges, label length) and for a
+render that needs more than the worker's memory limit: the input is too large to process.
+504 for a timeout: the layout worker, like an upstream server, did not answer in time; the
+input may be fine with a larger ``timeBudget``. A closed pool and a worker that died (it is
+replaced; C code that runs out of memory exits instead of raising) are 503: try again. A
+provider that fails otherwise is 502 (a failed upstream); both are exit code 1 (not the
+user's fault)."""
 
 
 def classify_error(error: BaseException) -> Problem | None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlencode
 
+from renderer.admission import RenderLimits
 from renderer.api.settings import (
     DEV_FILE_NAME,
     DEV_FOLDER,
@@ -33,6 +34,8 @@ from renderer.api.settings import (
 PROG = "python -m renderer.serve"
 REFERENCE_DRAWING = "drawings/document-processing.svg"
 WORKFLOW_API_EXAMPLE = "api/workflow/definitions"
+MAX_CONNECTIONS = 1024
+"""Open connections (and tasks) past which uvicorn answers 503."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,6 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=8000, help="TCP port to listen on")
     parser.add_argument("--pool-size", type=int, default=None,
                         help="layout worker processes (default: renderer.isolation's)")
+    defaults = RenderLimits()
+    parser.add_argument("--max-budget", type=float, default=defaults.max_budget,
+                        help="largest timeBudget (s) a render may ask; more is refused with "
+                             "400 (default %(default)g)")
+    parser.add_argument("--worker-memory-mb", type=int, default=defaults.worker_memory_mb,
+                        help="address-space limit of each layout worker in MiB (default "
+                             "%(default)d)")
+    parser.add_argument("--queue-per-lane", type=int, default=defaults.queue_per_lane,
+                        help="renders that may wait in each lane (small and big inputs) "
+                             "before more get 503 (default %(default)d)")
     parser.add_argument("--dev", action="store_true",
                         help="dev mode: sign tokens with a local secret in .wfr/dev.json, made "
                              "on first use (never in production)")
@@ -139,11 +152,14 @@ def main(argv: list[str] | None = None) -> None:
     """Parse ``argv``, load the settings, print :func:`banner` and run uvicorn; a bad
     setting or a missing key is one line on stderr and exit code 2.
 
-    uvicorn's defaults (``loop="auto"``, ``http="auto"``) use uvloop and httptools when
-    they are installed (they are dependencies), else asyncio and h11."""
+    uvicorn runs with uvloop (``loop="auto"``) and httptools with a deadline for request
+    headers (:class:`renderer.http_protocol.HeaderTimeoutProtocol`), closes connections
+    idle for :data:`~renderer.http_protocol.KEEP_ALIVE_SECONDS` after a response, and
+    answers 503 past :data:`MAX_CONNECTIONS` open connections."""
     import uvicorn
 
     from renderer.api.runtime import WorkflowRuntime
+    from renderer.http_protocol import KEEP_ALIVE_SECONDS, HeaderTimeoutProtocol
     from renderer.isolation import DEFAULT_POOL_SIZE, WorkerPool
     from renderer.service import create_app
 
@@ -154,7 +170,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{PROG}: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     source = dev_secret_source(os.environ) if settings.dev else None
-    pool = WorkerPool(args.pool_size or DEFAULT_POOL_SIZE)
+    limits = RenderLimits(max_budget=args.max_budget, worker_memory_mb=args.worker_memory_mb,
+                          queue_per_lane=args.queue_per_lane)
+    pool = WorkerPool(args.pool_size or DEFAULT_POOL_SIZE,
+                      memory_limit_mb=limits.worker_memory_mb)
     try:
         runtime = WorkflowRuntime.create(settings)
     except (OSError, ValueError) as error:  # an unusable database or executors file
@@ -163,8 +182,9 @@ def main(argv: list[str] | None = None) -> None:
     print(banner(args.host, args.port, dev_secret_source=source,
                  studio_token=dev_studio_token(settings)), flush=True)
     print(f"Workflow engine: store {runtime.store.path}; {runtime.executors_note}", flush=True)
-    uvicorn.run(create_app(pool=pool, settings=settings, runtime=runtime), host=args.host,
-                port=args.port)
+    uvicorn.run(create_app(pool=pool, settings=settings, runtime=runtime, limits=limits),
+                host=args.host, port=args.port, http=HeaderTimeoutProtocol,
+                timeout_keep_alive=KEEP_ALIVE_SECONDS, limit_concurrency=MAX_CONNECTIONS)
 
 
 if __name__ == "__main__":

@@ -52,8 +52,9 @@ from renderer.styles import (
 from renderer.svg_collapsed import collapsed_markers
 from renderer.svg_compound import draw_compound, draw_port
 from renderer.svg_figures import DEFAULT_STROKE, draw_figure_node, text_lines
-from renderer.svg_nodes import draw_node, draw_text, xml_safe
+from renderer.svg_nodes import draw_node, draw_text, element_id, xml_safe
 from renderer.svg_nodes import format_number as _n
+from renderer.svg_xml import xml_text
 
 MARGIN = 20.0
 """Space around the drawing's content inside the viewBox, in px."""
@@ -72,6 +73,13 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
 
     Raises ``ValueError`` naming an edge whose route has fewer than two points.
     """
+    document = xml_text(svg_drawing(diagram, result, title=title))
+    return XML_DECLARATION + document.encode("utf-8")
+
+
+def svg_drawing(diagram: Diagram, result: LayoutResult, *,
+                title: str | None = None) -> svgwrite.Drawing:
+    """The svgwrite drawing that :func:`write_svg` writes."""
     scene = _Scene.of(diagram)
     scope_frames = _scope_frames(diagram, result)
     frame = _content_frame(scene, result, scope_frames)
@@ -114,13 +122,12 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
             ports.add(draw_port(drawing, port))
     for marker in collapsed_markers(drawing, diagram.graph, result):
         nodes.add(marker)
-    labels = drawing.add(drawing.g(id="edge-labels"))
+    labels = drawing.add(drawing.g(id="labels"))  # "edge-labels" is edge "labels"'s id
     for route in result.edges:
         label = _edge_label(drawing, scene, route)
         if label is not None:
             labels.add(label)
-    document: str = drawing.tostring()
-    return XML_DECLARATION + document.encode("utf-8")
+    return drawing
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +241,7 @@ def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
     loop_back = route.loop_back or route.id in scene.loop_backs
     classes = ["edge", *(["loop-back"] if loop_back else []),
                *([f"edge-{view.state.value}"] if view.state is not None else [])]
-    group = drawing.g(id=xml_safe(f"edge-{route.id}"), class_=" ".join(classes))
+    group = drawing.g(id=element_id("edge", route.id), class_=" ".join(classes))
     group["data-edge-id"] = xml_safe(route.id)
     if view.iterations:
         group["data-iterations"] = str(view.iterations)
@@ -338,7 +345,7 @@ def _edge_label(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> G
     box = edge_label_box(route, text)
     if text is None or box is None:
         return None
-    group = drawing.g(id=xml_safe(f"label-{route.id}"), class_="edge-label")
+    group = drawing.g(id=element_id("label", route.id), class_="edge-label")
     group.add(drawing.rect(insert=(_n(box.x), _n(box.y)), size=(_n(box.width), _n(box.height)),
                            rx="3", fill="#ffffff", fill_opacity="0.92", stroke="#cfd8dc"))
     _, text_height = measure_text(text, EDGE_LABEL_TEXT.size, bold=EDGE_LABEL_TEXT.bold)

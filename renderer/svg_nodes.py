@@ -58,6 +58,25 @@ def xml_safe(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
+_NOT_IN_ID = re.compile("[%\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def element_id(prefix: str, item_id: str) -> str:
+    r"""The SVG element id of a node, edge or label: ``prefix-item_id`` with ``%`` and the
+    characters XML cannot hold percent-encoded, so distinct ids stay distinct (``xml_safe``
+    would map every control character to the same U+FFFD).
+
+    >>> element_id("node", "a\x01"), element_id("node", "a\x02"), element_id("edge", "50%")
+    ('node-a%01', 'node-a%02', 'edge-50%25')
+    """
+    return f"{prefix}-" + _NOT_IN_ID.sub(lambda m: _percent(m.group(0)), item_id)
+
+
+def _percent(char: str) -> str:
+    code = ord(char)
+    return f"%{code:02X}" if code < 0x100 else f"%u{code:04X}"
+
+
 
 def draw_text(drawing: svgwrite.Drawing, text: str, x: float, top: float, style: TextStyle,
           *, anchor: str = "middle", css_class: str = "label") -> Any:
@@ -83,7 +102,7 @@ def draw_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group
         state = STATE_STYLES[view.state]
         fill, stroke, width, dashed = state.fill, state.stroke, state.stroke_width, state.dashed
         classes.append(f"state-{view.state.value.lower()}")
-    group = drawing.g(id=xml_safe(f"node-{node.id}"), class_=" ".join(classes))
+    group = drawing.g(id=element_id("node", node.id), class_=" ".join(classes))
     group["data-step-id"] = xml_safe(node.id)
     shape = _outline(drawing, node)
     shape.update({"fill": fill, "stroke": stroke, "stroke-width": _n(width)})

@@ -266,6 +266,9 @@ def _step(item: object, index: int) -> Step:
 
 
 def _edges(items: list[object]) -> tuple[Transition, ...]:
+    """The transitions; an ``id`` given twice is a :class:`DslError`, and generated ids
+    (``"<from>-><to>"``, then ``#2``, ``#3``...) skip the ids given explicitly."""
+    given = _given_edge_ids(items)
     seen: dict[str, int] = {}
     edges = []
     for index, item in enumerate(items):
@@ -285,9 +288,33 @@ def _edges(items: list[object]) -> tuple[Transition, ...]:
         loop_back = item.get("isLoopBack", False)
         if not isinstance(loop_back, bool):
             raise DslError(f"edges[{index}].isLoopBack must be true or false")
-        base = _text(item["id"], f"edges[{index}].id") if "id" in item else f"{source}->{target}"
-        count = seen.get(base, 0)
-        seen[base] = count + 1
-        edge_id = base if count == 0 else f"{base}#{count + 1}"
+        if "id" in item:
+            edge_id = _text(item["id"], f"edges[{index}].id")
+        else:
+            edge_id = _generated_edge_id(f"{source}->{target}", seen, given)
         edges.append(Transition(edge_id, source, target, guard, loop_back))
     return tuple(edges)
+
+
+def _given_edge_ids(items: list[object]) -> set[str]:
+    """The ids written in ``edges``; :class:`DslError` for one written twice (an edge id
+    names one transition in runs and drawings, so a repeat is never renamed)."""
+    given: set[str] = set()
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping) and "id" in item:
+            edge_id = _text(item["id"], f"edges[{index}].id")
+            if edge_id in given:
+                raise DslError(f"edges[{index}] repeats the edge id '{edge_id}'; edge ids "
+                               "must be unique")
+            given.add(edge_id)
+    return given
+
+
+def _generated_edge_id(base: str, seen: dict[str, int], given: set[str]) -> str:
+    """``base``, then ``base#2``, ``base#3``... skipping ids given explicitly."""
+    while True:
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        edge_id = base if count == 1 else f"{base}#{count}"
+        if edge_id not in given:
+            return edge_id

@@ -131,7 +131,7 @@ def test_render_json_with_query_options(client: TestClient) -> None:
         "nodes": [{"id": "twice", "width": 10, "height": 10},
                   {"id": "twice", "width": 10, "height": 10}]}), 422, "twice"),
     ({"engine": "test-service-missing"}, json.dumps(GRAPH), 503, "libmissing"),
-    ({"engine": "test-service-crash"}, json.dumps(GRAPH), 502, "exit code 3"),
+    ({"engine": "test-service-crash"}, json.dumps(GRAPH), 503, "exit code 3"),
 ])
 def test_bad_input_gets_a_4xx_json_error_naming_the_problem(
     client: TestClient, query: dict[str, str], body: str, status: int, named: str
@@ -219,10 +219,10 @@ def test_a_slow_layout_gets_504_while_the_server_keeps_answering(
 def test_a_bug_is_logged_and_gives_500(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(*args: object, **kwargs: object) -> bytes:
+    def broken(*args: object, **kwargs: object) -> str:
         raise KeyError("unexpected")
 
-    monkeypatch.setattr(service, "render_timed", broken)
+    monkeypatch.setattr(service, "response_key", broken)
     with caplog.at_level(logging.ERROR, logger="renderer.service"):
         response = post_render(client, json.dumps(GRAPH))
     assert response.status_code == 500

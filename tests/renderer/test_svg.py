@@ -135,7 +135,7 @@ def test_control_characters_still_give_well_formed_xml() -> None:
 def test_label_without_engine_box_sits_on_longest_segment() -> None:
     diagram, result = _three_node_case()
     root = _parse(write_svg(diagram, result))
-    box = root.find(f"{SVG}g[@id='edge-labels']/{SVG}g/{SVG}rect")
+    box = root.find(f"{SVG}g[@id='labels']/{SVG}g/{SVG}rect")
     assert box is not None
     # d->t runs (60,160)-(60,220): middle (60,190); the box is centred there
     x, y = float(box.get("x", "nan")), float(box.get("y", "nan"))
@@ -147,7 +147,7 @@ def test_label_uses_engine_label_box() -> None:
     diagram, result = _three_node_case()
     routed = dataclasses.replace(result.edges[1], label_box=Box(70, 180, 50, 16))
     result = dataclasses.replace(result, edges=(result.edges[0], routed, result.edges[2]))
-    box = _parse(write_svg(diagram, result)).find(f"{SVG}g[@id='edge-labels']/{SVG}g/{SVG}rect")
+    box = _parse(write_svg(diagram, result)).find(f"{SVG}g[@id='labels']/{SVG}g/{SVG}rect")
     assert box is not None
     assert [box.get(k) for k in ("x", "y", "width", "height")] == ["70", "180", "50", "16"]
 
@@ -270,3 +270,55 @@ def test_any_text_gives_parseable_deterministic_svg(title: str, subtitle: str,
     assert svg == write_svg(diagram, result, title=title)
     root = _parse(svg)
     assert len(_node_groups(root)) == 3
+
+
+def _ids(svg: bytes) -> list[str]:
+    return [element.get("id", "") for element in _parse(svg).iter() if "id" in element.attrib]
+
+
+FIXTURE_FILES = sorted((Path(__file__).resolve().parents[2] / "fixtures").iterdir())
+
+
+@pytest.mark.parametrize("engine", ["layered", "graphviz"])
+@pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.name)
+def test_every_fixture_drawing_has_unique_element_ids(fixture: Path, engine: str) -> None:
+    from layouts.api import layout
+    from layouts.options import LayoutOptions
+    from renderer.render import render_document
+    from renderer.writers import OutputFormat
+
+    svg = render_document(fixture.read_bytes(), filename=fixture.name, fmt=OutputFormat.SVG,
+                          engine=engine, options=LayoutOptions(),
+                          runner=lambda g, e, o: layout(g, engine=e, options=o))
+    ids = _ids(svg)
+    assert len(ids) > 20 and len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.name)
+def test_the_one_pass_xml_writer_gives_svgwrites_bytes(fixture: Path) -> None:
+    from layouts.api import layout
+    from renderer.readers import read_diagram
+    from renderer.svg import svg_drawing
+    from renderer.svg_xml import xml_text
+
+    diagram = read_diagram(fixture.read_bytes(), filename=fixture.name)
+    hostile = Diagram(HOSTILE + "\x01\n\t\r", diagram.graph, diagram.nodes, diagram.edges)
+    result = layout(diagram.graph, engine="layered")
+    for drawn in (diagram, hostile):
+        drawing = svg_drawing(drawn, result, title=HOSTILE + " & <b>")
+        assert xml_text(drawing) == drawing.tostring()
+
+
+def test_ids_that_used_to_collide_stay_unique() -> None:
+    # an edge named "labels" drew "edge-labels", the id of the labels layer; ids that
+    # differ only in control characters all became U+FFFD
+    node_ids = ["a\x01", "a\x02", "b%01"]
+    graph = Graph(tuple(Node(i, 40, 20) for i in node_ids),
+                  (Edge("labels", "a\x01", "a\x02", "x"),))
+    result = LayoutResult(
+        tuple(NodeBox(i, 0, 40 * k, 40, 20) for k, i in enumerate(node_ids)),
+        (EdgeRoute("labels", "a\x01", "a\x02", (Point(20, 20), Point(20, 40))),),
+        40, 100, _diagnostics())
+    ids = _ids(write_svg(Diagram("d", graph), result))
+    assert len(ids) == len(set(ids))
+    assert {"node-a%01", "node-a%02", "node-b%2501", "edge-labels", "label-labels"} <= set(ids)

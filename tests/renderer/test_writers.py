@@ -174,3 +174,22 @@ def test_dot_round_trip_keeps_awkward_ids_and_labels() -> None:
     again = read_diagram(write_dot(Diagram("x", graph), result))
     assert [n.id for n in again.graph.nodes] == ids
     assert again.graph.edges[0].label == label
+
+
+def test_no_dot_id_can_leave_its_quoted_string() -> None:
+    # DOT reads a backslash and the character after it as a pair, so a trailing backslash,
+    # or one before a quote, used to escape the closing quote and let the rest out
+    pygraphviz = pytest.importorskip("pygraphviz")
+    ids = ["tail\\", 'q\\"] ; evil -> pwned ; "x\\\\', "plain"]
+    graph = Graph(tuple(Node(i, 50, 30) for i in ids),
+                  (Edge("e\\", ids[0], ids[1]), Edge('f\\"', ids[1], ids[2])))
+    result = LayoutResult(
+        tuple(NodeBox(i, 0, 40 * k, 50, 30) for k, i in enumerate(ids)),
+        (EdgeRoute("e\\", ids[0], ids[1], (Point(25, 30), Point(25, 40))),
+         EdgeRoute('f\\"', ids[1], ids[2], (Point(25, 70), Point(25, 80)))),
+        50, 120, Diagnostics("hand", "draft", "TopToBottom"))
+    parsed = pygraphviz.AGraph(string=write_dot(Diagram("x", graph), result).decode())
+    names = [str(n) for n in parsed.nodes()]
+    assert len(names) == 3 and "pwned" not in names and "evil" not in names
+    assert names[2] == "plain" and names[1].startswith("q") and "evil -> pwned" in names[1]
+    assert parsed.number_of_edges() == 2

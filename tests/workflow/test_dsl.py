@@ -36,6 +36,21 @@ def test_parallel_edges_get_distinct_ids() -> None:
     assert [e.id for e in d.edges] == ["a->b", "a->b#2"]
 
 
+def test_an_edge_id_given_twice_is_refused_not_renamed() -> None:
+    with pytest.raises(DslError, match="edges\\[1\\] repeats the edge id 'e'"):
+        load_definition_text(
+            "workflow: w\nsteps: [{id: a, kind: Tool}, {id: b, kind: Tool}]\n"
+            "edges: [{id: e, from: a, to: b}, {id: e, from: b, to: a}]\n")
+
+
+def test_generated_edge_ids_skip_the_ids_given_explicitly() -> None:
+    # the first edge's generated id would be "a->b", which the second edge names itself
+    d = load_definition_text(
+        "workflow: w\nsteps: [{id: a, kind: Tool}, {id: b, kind: Tool}]\n"
+        "edges: [{from: a, to: b}, {id: a->b, from: b, to: a}]\n")
+    assert [e.id for e in d.edges] == ["a->b#2", "a->b"]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
