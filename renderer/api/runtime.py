@@ -89,7 +89,8 @@ class WorkflowRuntime:
         """Open the store and build the engine (nothing runs until :meth:`start`)."""
         found, note = executors_for(settings)
         store = open_store(settings.database_url or settings.database)
-        engine = Engine(store, executors if executors is not None else found, clock=clock)
+        engine = Engine(store, executors if executors is not None else found, clock=clock,
+                        max_subworkflow_depth=settings.max_subworkflow_depth)
         return cls(settings, store, engine, TokenVerifier.from_settings(settings),
                    note if executors is None else "executors given by the caller",
                    embedded_pump)

@@ -57,6 +57,7 @@ class Kind(StrEnum):
     PATH = "path"
     FLAG = "boolean"
     DAYS = "number"
+    COUNT = "integer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,8 @@ SETTING_TABLE: tuple[SettingSpec, ...] = (
                 "PostgreSQL with other service and worker processes; wins over WFR_DATABASE."),
     SettingSpec("retention_days", "WFR_RETENTION_DAYS", Kind.DAYS, 30.0,
                 "Days a finished run is kept before it is purged."),
+    SettingSpec("max_subworkflow_depth", "WFR_MAX_SUBWORKFLOW_DEPTH", Kind.COUNT, 10,
+                "Most nested SubWorkflow runs; a step that would start a deeper one fails."),
     SettingSpec("metrics_public", "WFR_METRICS_PUBLIC", Kind.FLAG, False,
                 "Serve /metrics without a token; otherwise it needs the workflow:view scope."),
     SettingSpec("render_requires_token", "WFR_RENDER_REQUIRES_TOKEN", Kind.FLAG, False,
@@ -110,7 +113,7 @@ class ServiceSettings:
     >>> ServiceSettings(jwt_secret="x" * 32)  # the secret stays out of the repr
     ServiceSettings(jwt_public_key_file=None, jwks_file=None, jwt_issuer=None, \
 jwt_audience=None, dev=False, database='./workflow.db', retention_days=30.0, \
-metrics_public=False, render_requires_token=False, config_file=None)
+max_subworkflow_depth=10, metrics_public=False, render_requires_token=False, config_file=None)
     """
 
     jwt_secret: str | None = field(default=None, repr=False)
@@ -122,6 +125,7 @@ metrics_public=False, render_requires_token=False, config_file=None)
     database: str = "./workflow.db"
     database_url: str | None = field(default=None, repr=False)  # may hold a password
     retention_days: float = 30.0
+    max_subworkflow_depth: int = 10
     metrics_public: bool = False
     render_requires_token: bool = False
     config_file: Path | None = None
@@ -184,9 +188,26 @@ def _parse_days(value: object) -> float:
     return number
 
 
+def _parse_count(value: object) -> int:
+    """A whole number from 1 to 1,000.
+
+    >>> _parse_count("12"), _parse_count(3)
+    (12, 3)
+    >>> _parse_count("0")
+    Traceback (most recent call last):
+    ...
+    ValueError: '0' must be a whole number from 1 to 1000
+    """
+    text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) \
+        else ""
+    if not (text.isascii() and text.isdigit() and len(text) <= 4 and 1 <= int(text) <= 1000):
+        raise ValueError(f"{value!r} must be a whole number from 1 to 1000")
+    return int(text)
+
+
 PARSERS: Mapping[Kind, Callable[[object], object]] = {
     Kind.TEXT: _parse_text, Kind.SECRET: _parse_secret, Kind.PATH: _parse_path,
-    Kind.FLAG: _parse_flag, Kind.DAYS: _parse_days,
+    Kind.FLAG: _parse_flag, Kind.DAYS: _parse_days, Kind.COUNT: _parse_count,
 }
 
 RawValues = Mapping[str, tuple[str, object]]

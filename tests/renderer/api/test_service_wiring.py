@@ -110,3 +110,13 @@ def test_dev_mode_imports_the_fixtures_for_the_dev_tenant(tmp_path):
     runtime.close()
     assert names == ["document-processing", "records-archival", "repository-assessment"]
     assert runtime.executors_note.startswith("demo executors")
+
+
+def test_the_subworkflow_depth_setting_reaches_the_engine(tmp_path):
+    settings = ServiceSettings(jwt_secret=SECRET, database=str(tmp_path / "w.db"),
+                               max_subworkflow_depth=3)
+    runtime = WorkflowRuntime.create(settings, embedded_pump=False)
+    try:
+        assert runtime.engine.max_subworkflow_depth == 3
+    finally:
+        runtime.close()

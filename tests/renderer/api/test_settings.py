@@ -42,7 +42,7 @@ def test_every_kind_is_read_from_the_environment(tmp_path: Path) -> None:
         "WFR_JWKS_FILE": str(tmp_path / "jwks.json"), "WFR_JWT_ISSUER": "https://id.example",
         "WFR_JWT_AUDIENCE": "workflow-api", "WFR_DEV": "on", "WFR_DATABASE": "/var/wf.db",
         "WFR_RETENTION_DAYS": "0.5", "WFR_METRICS_PUBLIC": "TRUE",
-        "WFR_RENDER_REQUIRES_TOKEN": "1",
+        "WFR_RENDER_REQUIRES_TOKEN": "1", "WFR_MAX_SUBWORKFLOW_DEPTH": "3",
     })
     assert settings.jwt_secret == SECRET
     assert settings.jwt_public_key_file == tmp_path / "key.pem"
@@ -51,6 +51,7 @@ def test_every_kind_is_read_from_the_environment(tmp_path: Path) -> None:
     assert (settings.dev, settings.metrics_public, settings.render_requires_token) == (
         True, True, True)
     assert (settings.database, settings.retention_days) == ("/var/wf.db", 0.5)
+    assert settings.max_subworkflow_depth == 3
 
 
 def test_an_empty_variable_counts_as_unset() -> None:
@@ -63,6 +64,10 @@ def test_an_empty_variable_counts_as_unset() -> None:
     ("WFR_RETENTION_DAYS", "nan", "WFR_RETENTION_DAYS: 'nan' must be a positive number of days"),
     ("WFR_METRICS_PUBLIC", "maybe", "WFR_METRICS_PUBLIC: 'maybe' is not a boolean"),
     ("WFR_DEV", "2", "WFR_DEV: '2' is not a boolean"),
+    ("WFR_MAX_SUBWORKFLOW_DEPTH", "0",
+     "WFR_MAX_SUBWORKFLOW_DEPTH: '0' must be a whole number from 1 to 1000"),
+    ("WFR_MAX_SUBWORKFLOW_DEPTH", "ten",
+     "WFR_MAX_SUBWORKFLOW_DEPTH: 'ten' must be a whole number from 1 to 1000"),
     ("WFR_JWT_SECRET", "short", "WFR_JWT_SECRET: must be at least 32 bytes"),
 ])
 def test_a_bad_value_names_its_variable(variable: str, value: str, expected: str) -> None:
