@@ -88,6 +88,26 @@ def test_cancel_a_waiting_run(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"run {run_id} is Cancelled: cancelled by an operator")
     assert run_cli(["cancel", "nope", "--db", db]) == 2
+    assert run_cli(["cancel", run_id, "--db", db]) == 3  # already finished: a conflict
+    assert "Cancelled" in capsys.readouterr().err
+
+
+def test_decide_and_cancel_write_audit_rows(tmp_path, capsys):
+    from workflow.sqlite_store import SqliteStore
+
+    db = str(tmp_path / "w.db")
+    definition = tmp_path / "approval.yaml"
+    definition.write_text(HUMAN)
+    run_ids = []
+    for _ in range(2):
+        run_cli(["run", str(definition), "--db", db])
+        run_ids.append(capsys.readouterr().out.splitlines()[0].split()[2])
+    assert run_cli(["decide", run_ids[0], "ask", "approve", "--db", db]) == 0
+    assert run_cli(["cancel", run_ids[1], "--db", db]) == 0
+    store = SqliteStore(db)
+    trail = [(a.actor, a.action, a.target) for a in store.audit_entries("default", 0, 10)]
+    store.close()
+    assert trail == [("cli", "task.complete", run_ids[0]), ("cli", "run.cancel", run_ids[1])]
 
 
 def test_dead_letters_are_listed_and_replayed(tmp_path, capsys):
