@@ -66,7 +66,7 @@ from renderer.response_cache import (
     matches,
     response_key,
 )
-from renderer.security_headers import SecurityHeaders
+from renderer.security_headers import SecurityHeaders, headers_for
 from renderer.studio import studio_routes
 from renderer.web import RequestProblem, error_response, read_body
 from renderer.writers import MEDIA_TYPES, OutputFormat
@@ -326,6 +326,15 @@ async def _http_error(request: Request, error: Exception) -> Response:
     return error_response(error.status_code, str(error.detail), error.headers)
 
 
+async def _unhandled_error(request: Request, error: Exception) -> Response:
+    """The last resort for a bug no endpoint caught (the workflow API's routes, routing,
+    middleware): a JSON 500 with the security headers, which this response would otherwise
+    lack (Starlette builds it outside every middleware). Starlette raises the error again
+    after this answer, so the server logs it with its traceback."""
+    return error_response(500, one_line(f"internal error: {type(error).__name__}"),
+                          dict(headers_for(request.url.path)))
+
+
 def create_app(
     *, pool: WorkerPool | None = None, fixtures_dir: Path = FIXTURES_DIR,
     settings: ServiceSettings | None = None, runtime: WorkflowRuntime | None = None,
@@ -370,5 +379,6 @@ def create_app(
         routes += [*runtime.routes(), Route("/metrics", guarded(service.metrics_page)),
                    *studio_routes(runtime)]
     return Starlette(routes=routes, lifespan=lifespan,
-                     exception_handlers={HTTPException: _http_error},
+                     exception_handlers={HTTPException: _http_error,
+                                         Exception: _unhandled_error},
                      middleware=[Middleware(SecurityHeaders)])

@@ -120,3 +120,26 @@ def test_the_subworkflow_depth_setting_reaches_the_engine(tmp_path):
         assert runtime.engine.max_subworkflow_depth == 3
     finally:
         runtime.close()
+
+
+def test_a_bug_in_a_workflow_route_is_a_json_500_with_the_security_headers(
+        tmp_path, monkeypatch):
+    from starlette.testclient import TestClient
+
+    import renderer.api.workflow as workflow_api
+
+    def broken(run):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(workflow_api, "summary", broken)  # what the listing writes each run with
+    settings = ServiceSettings(jwt_secret=SECRET, database=str(tmp_path / "w.db"))
+    app = create_app(pool=WorkerPool(size=1), settings=settings)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        client.post(f"{API}/definitions", content=FLOW,
+                    headers={**auth("admin"), "content-type": "application/yaml"})
+        client.post(f"{API}/start", json={"workflowName": "one"}, headers=auth("operate"))
+        response = client.get(f"{API}/instances", headers=auth("view"))
+    assert response.status_code == 500
+    assert response.json() == {"error": "internal error: KeyError"}
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "content-security-policy" in response.headers
