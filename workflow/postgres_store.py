@@ -43,6 +43,8 @@ from workflow.sqlite_queries import (
     audit_from_row,
     cursor_after,
     decode_cursor,
+    run_filter_sql,
+    task_filter_sql,
 )
 from workflow.sqlite_queries import task_from_row as _task_from_row
 from workflow.store import (
@@ -267,7 +269,7 @@ class PostgresStore:
     def find_runs(self, tenant: str, where: RunFilter, *, limit: int,
                   after: str | None = None) -> Page[Run]:
         """Runs of ``tenant`` matching ``where``, newest first, ``limit`` a page."""
-        conditions, parameters = _run_filter(tenant, where)
+        conditions, parameters = run_filter_sql(tenant, where, "%s")
         if after is not None:
             created_at, run_id = decode_cursor(after)
             conditions.append("(created_at < %s OR (created_at = %s AND run_id < %s))")
@@ -330,13 +332,8 @@ class PostgresStore:
               assignee: str | None = None, run_id: str | None = None, limit: int = 100,
               after: str | None = None) -> Page[HumanTask]:
         """Human tasks of ``tenant``, oldest first."""
-        conditions, values = ["tenant = %s"], [tenant]
-        for column, value in (("status", status and status.value), ("assignee", assignee),
-                              ("run_id", run_id)):
-            if value is not None:
-                conditions.append(f"{column} = %s")
-                values.append(value)
-        parameters: list[object] = list(values)
+        conditions, parameters = task_filter_sql(tenant, status=status, assignee=assignee,
+                                                 run_id=run_id, mark="%s")
         if after is not None:
             created_at, task_id = decode_cursor(after)
             conditions.append("(created_at > %s OR (created_at = %s AND task_id > %s))")
@@ -632,18 +629,6 @@ def _claim_key(db: Connection, run: Run, commit: Commit, at: float) -> Check:
                        "ON CONFLICT DO NOTHING",
                        (run.tenant, claim.key, run.run_id, claim.request_hash, at)),
             IdempotencyKeyUsedError(run.tenant, claim.key))
-
-
-def _run_filter(tenant: str, where: RunFilter) -> tuple[list[str], list[object]]:
-    conditions, parameters = ["tenant = %s"], [tenant]
-    for column, value in (("workflow", where.workflow), ("version", where.version),
-                          ("business_reference", where.business_reference),
-                          ("state", where.state and where.state.value),
-                          ("parent_run_id", where.parent_run_id)):
-        if value is not None:
-            conditions.append(f"{column} = %s")
-            parameters.append(value)
-    return conditions, list(parameters)
 
 
 def _signals(rows: list[tuple[Any, ...]]) -> tuple[QueuedSignal, ...]:

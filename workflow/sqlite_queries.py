@@ -56,21 +56,42 @@ def cursor_after(rows: Sequence[Row], limit: int, position: Callable[[Row], Row]
     return encode_cursor((float(str(at)), str(item)))
 
 
-def run_filter_sql(tenant: str, where: RunFilter) -> tuple[list[str], list[object]]:
-    """SQL conditions and parameters of a run listing (always limited to ``tenant``).
+def run_filter_sql(tenant: str, where: RunFilter, mark: str = "?"
+                   ) -> tuple[list[str], list[object]]:
+    """SQL conditions and parameters of a run listing (always limited to ``tenant``);
+    ``mark`` is the driver's placeholder (SQLite's ``?``, psycopg's ``%s``).
 
     >>> run_filter_sql("t", RunFilter(workflow="w"))
     (['tenant = ?', 'workflow = ?'], ['t', 'w'])
+    >>> run_filter_sql("t", RunFilter(workflow="w"), "%s")[0]
+    ['tenant = %s', 'workflow = %s']
     """
-    conditions, parameters = ["tenant = ?"], [tenant]
-    for column, value in (("workflow", where.workflow), ("version", where.version),
-                          ("business_reference", where.business_reference),
-                          ("state", where.state and where.state.value),
-                          ("parent_run_id", where.parent_run_id)):
+    return _equal_to(tenant, mark, (
+        ("workflow", where.workflow), ("version", where.version),
+        ("business_reference", where.business_reference),
+        ("state", where.state and where.state.value), ("parent_run_id", where.parent_run_id)))
+
+
+def task_filter_sql(tenant: str, *, status: TaskStatus | None, assignee: str | None,
+                    run_id: str | None, mark: str = "?") -> tuple[list[str], list[object]]:
+    """SQL conditions and parameters of a task listing (always limited to ``tenant``).
+
+    >>> task_filter_sql("t", status=TaskStatus.OPEN, assignee=None, run_id="r")
+    (['tenant = ?', 'status = ?', 'run_id = ?'], ['t', 'open', 'r'])
+    """
+    return _equal_to(tenant, mark, (("status", status and status.value),
+                                    ("assignee", assignee), ("run_id", run_id)))
+
+
+def _equal_to(tenant: str, mark: str, columns: Sequence[tuple[str, object]]
+              ) -> tuple[list[str], list[object]]:
+    conditions = [f"tenant = {mark}"]
+    parameters: list[object] = [tenant]
+    for column, value in columns:
         if value is not None:
-            conditions.append(f"{column} = ?")
+            conditions.append(f"{column} = {mark}")
             parameters.append(value)
-    return conditions, list(parameters)
+    return conditions, parameters
 
 
 def task_from_row(row: Row) -> HumanTask:

@@ -33,6 +33,7 @@ from workflow.sqlite_queries import (
     decode_cursor,
     encode_cursor,
     run_filter_sql,
+    task_filter_sql,
     task_from_row,
 )
 from workflow.store import (
@@ -349,13 +350,8 @@ class SqliteStore:
               assignee: str | None = None, run_id: str | None = None, limit: int = 100,
               after: str | None = None) -> Page[HumanTask]:
         """Human tasks of ``tenant``, oldest first."""
-        conditions, parameters = ["tenant = ?"], [tenant]
-        for column, value in (("status", status and status.value), ("assignee", assignee),
-                              ("run_id", run_id)):
-            if value is not None:
-                conditions.append(f"{column} = ?")
-                parameters.append(value)
-        values: list[object] = list(parameters)
+        conditions, values = task_filter_sql(tenant, status=status, assignee=assignee,
+                                             run_id=run_id)
         if after is not None:
             created_at, task_id = decode_cursor(after)
             conditions.append("(created_at > ? OR (created_at = ? AND task_id > ?))")
