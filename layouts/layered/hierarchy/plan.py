@@ -24,6 +24,7 @@ lays out as it is, and an edge crosses each compound border at most once.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -105,10 +106,31 @@ def split(graph: Graph) -> Plan:
     compound boxes and nodes, not from a box's inside to its own border)."""
     parents = graph.parents()
     prefix = dummy_prefix({n.id for n in graph.all_nodes()} | {e.id for e in graph.edges})
-    counter = 0
+    dummies = (f"{prefix}{number}" for number in itertools.count())
     entering: dict[str | None, list[Crossing]] = {}
     leaving: dict[str | None, list[Crossing]] = {}
     pieces_at: dict[str | None, list[Edge]] = {}
+
+    def climb(edge_id: str, end: str, container: str | None, inward: bool
+              ) -> tuple[str, list[Piece], list[Crossing]]:
+        """From ``end`` up to ``container``: a piece and a border dummy in each compound
+        passed (``inward``: the edge enters it, towards its target); the node reached."""
+        pieces: list[Piece] = []
+        crossings: list[Crossing] = []
+        at = end
+        while parents[at] != container:
+            compound = parents[at]
+            assert compound is not None
+            dummy = next(dummies)
+            crossing = Crossing(edge_id, compound, dummy, entering=inward)
+            (entering if inward else leaving).setdefault(compound, []).append(crossing)
+            piece = Edge(edge_id, dummy, at) if inward else Edge(edge_id, at, dummy)
+            pieces_at.setdefault(compound, []).append(piece)
+            pieces.append(Piece(compound, piece.source, piece.target))
+            crossings.append(crossing)
+            at = compound
+        return at, pieces, crossings
+
     paths = []
     for edge in graph.edges:
         container = _container(parents, edge.source, edge.target)
@@ -118,36 +140,8 @@ def split(graph: Graph) -> Plan:
                 f"edge '{edge.id}' joins compound node '{container}' to its own descendant "
                 f"'{inner}'; the layered engine does not lay that out yet (elkjs does)",
                 offending_id=edge.id)
-        out_pieces: list[Piece] = []
-        out_crossings: list[Crossing] = []
-        at = edge.source
-        while parents[at] != container:
-            compound = parents[at]
-            assert compound is not None
-            dummy = f"{prefix}{counter}"
-            counter += 1
-            crossing = Crossing(edge.id, compound, dummy, entering=False)
-            leaving.setdefault(compound, []).append(crossing)
-            pieces_at.setdefault(compound, []).append(Edge(edge.id, at, dummy))
-            out_pieces.append(Piece(compound, at, dummy))
-            out_crossings.append(crossing)
-            at = compound
-        top_source = at
-        in_pieces: list[Piece] = []
-        in_crossings: list[Crossing] = []
-        at = edge.target
-        while parents[at] != container:
-            compound = parents[at]
-            assert compound is not None
-            dummy = f"{prefix}{counter}"
-            counter += 1
-            crossing = Crossing(edge.id, compound, dummy, entering=True)
-            entering.setdefault(compound, []).append(crossing)
-            pieces_at.setdefault(compound, []).append(Edge(edge.id, dummy, at))
-            in_pieces.append(Piece(compound, dummy, at))
-            in_crossings.append(crossing)
-            at = compound
-        top_target = at
+        top_source, out_pieces, out_crossings = climb(edge.id, edge.source, container, False)
+        top_target, in_pieces, in_crossings = climb(edge.id, edge.target, container, True)
         pieces_at.setdefault(container, []).append(
             Edge(edge.id, top_source, top_target, edge.label, edge.loop_back,
                  edge.label_width, edge.label_height))
