@@ -71,6 +71,7 @@ from renderer.fonts import measure_text
 from renderer.from_definition import edge_label_size
 from renderer.record_layout import FIELD_PADDING_X, FIELD_PADDING_Y, field_boxes, natural_size
 from renderer.styles import DOT_LABEL_TEXT
+from workflow.dsl import generated_edge_id
 
 PIXELS_PER_INCH = 72.0
 DEFAULT_WIDTH = 0.75 * PIXELS_PER_INCH
@@ -576,17 +577,6 @@ def _node_size(figure: Figure, title: str, shape_name: str, attributes: Mapping[
     return max(width, MIN_SIZE), max(height, MIN_SIZE)
 
 
-def _generated_id(base: str, seen: dict[str, int], given: set[str]) -> str:
-    """``base``, then ``base#2``, ``base#3``... for parallel edges without an ``id``,
-    skipping the ids given explicitly."""
-    while True:
-        count = seen.get(base, 0) + 1
-        seen[base] = count
-        edge_id = base if count == 1 else f"{base}#{count}"
-        if edge_id not in given:
-            return edge_id
-
-
 _DIR_ENDS: Mapping[str, tuple[bool, bool]] = {
     "forward": (True, False), "back": (False, True), "both": (True, True),
     "none": (False, False)}
@@ -627,7 +617,7 @@ def _edges(agraph: Any, context: _GraphContext, ports: set[str]
     for edge in agraph.edges():
         tail, head = str(edge[0]), str(edge[1])
         attributes = _attributes(edge.attr, EDGE_ATTRIBUTES)
-        edge_id = attributes.get("id") or _generated_id(f"{tail}->{head}", seen, given)
+        edge_id = attributes.get("id") or generated_edge_id(f"{tail}->{head}", seen, given)
         raw_label = attributes.get("label") or attributes.get("xlabel")
         label = _label_text(raw_label, "", context.name) if raw_label else None
         width, height = edge_label_size(label)

@@ -291,7 +291,7 @@ def _edges(items: list[object]) -> tuple[Transition, ...]:
         if "id" in item:
             edge_id = _text(item["id"], f"edges[{index}].id")
         else:
-            edge_id = _generated_edge_id(f"{source}->{target}", seen, given)
+            edge_id = generated_edge_id(f"{source}->{target}", seen, given)
         edges.append(Transition(edge_id, source, target, guard, loop_back))
     return tuple(edges)
 
@@ -310,8 +310,14 @@ def _given_edge_ids(items: list[object]) -> set[str]:
     return given
 
 
-def _generated_edge_id(base: str, seen: dict[str, int], given: set[str]) -> str:
-    """``base``, then ``base#2``, ``base#3``... skipping ids given explicitly."""
+def generated_edge_id(base: str, seen: dict[str, int], given: set[str]) -> str:
+    """``base``, then ``base#2``, ``base#3``... for parallel edges without an id, skipping
+    the ids given explicitly (``seen`` counts each base; the DSL and DOT readers share it).
+
+    >>> seen: dict[str, int] = {}
+    >>> [generated_edge_id("a->b", seen, {"a->b#2"}) for _ in range(2)]
+    ['a->b', 'a->b#3']
+    """
     while True:
         count = seen.get(base, 0) + 1
         seen[base] = count
