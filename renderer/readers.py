@@ -65,7 +65,7 @@ class InputLimits:
 
     max_nodes: int = 5000
     max_edges: int = 20000
-    max_bytes: int = 20_000_000
+    max_bytes: int = DOCUMENT_LIMITS.max_bytes
     max_values: int = DOCUMENT_LIMITS.max_values
     """Values in the parsed document counted with YAML aliases expanded (see
     :mod:`workflow.documents`)."""
