@@ -40,6 +40,7 @@ from renderer.fanout_groups import group_fanouts
 from renderer.isolation import WorkerPool
 from renderer.readers import ReaderError
 from renderer.render import Rendering, classify_error, one_line, render_timed
+from renderer.run_views import DrawingView
 from renderer.subworkflows import expand_subworkflows, store_lookup
 from renderer.writers import OutputFormat, format_for_path
 from workflow.cli import register_commands
@@ -110,7 +111,8 @@ def _add_render_command(subparsers: argparse._SubParsersAction[argparse.Argument
                         help="draw each Fanout..Join block of a workflow as a group box")
     render.add_argument("--expand-subworkflows", action="store_true",
                         help="draw each SubWorkflow step as a box holding its child "
-                             "workflow's steps, from the store --db (by name and version)")
+                             "workflow's steps, from the store --db (by name and version; "
+                             "with --run: the child run's steps, with their states)")
     render.set_defaults(func=_render_command)
 
 
@@ -179,17 +181,21 @@ def _transform(args: argparse.Namespace, data: bytes) -> Callable[[Diagram], Dia
 
 def _render_run(args: argparse.Namespace, fmt: OutputFormat, options: LayoutOptions) -> int:
     """``wfr render --run``: the run's drawing, laid out (or taken from the store's cache)
-    as the graph endpoint does."""
+    as the graph endpoint does; ``--expand-subworkflows`` opens each SubWorkflow step with
+    its child run's steps and states, ``--group-fanouts`` boxes Fanout..Join blocks."""
     from renderer.drawings import RunDrawingError, draw_stored_run  # only --run needs it
 
     if args.file is not None:
         raise CommandInputError(f"give a FILE or --run RUN_ID, not both {SEE_HELP}")
     if args.timings:
         raise CommandInputError(f"--timings works with a FILE, not with --run {SEE_HELP}")
+    view = DrawingView(expand_subworkflows=args.expand_subworkflows,
+                       group_fanouts=args.group_fanouts)
     try:
-        output = draw_stored_run(args.db or DEFAULT_DB, args.run, fmt, args.engine, options)
-    except RunDrawingError as error:
-        raise CommandInputError(str(error)) from None
+        output = draw_stored_run(args.db or DEFAULT_DB, args.run, fmt, args.engine, options,
+                                 view)
+    except (RunDrawingError, DslError) as error:
+        raise CommandInputError(one_line(str(error))) from None
     _write_output(output, args.output)
     return 0
 

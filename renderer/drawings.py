@@ -23,17 +23,26 @@ from pathlib import Path
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
+from renderer.diagram import Diagram
 from renderer.from_definition import diagram_from_definition
 from renderer.isolation import WorkerPool
 from renderer.layout_cache import LayoutCache
 from renderer.run_graph import GRAPH_FORMATS, write_graph
-from renderer.run_overlay import run_overlay
+from renderer.run_overlay import RunOverlay, run_overlay
+from renderer.run_views import (
+    DrawingView,
+    RunTree,
+    definition_diagram,
+    load_run_tree,
+    run_diagram,
+    store_child_runs,
+)
 from renderer.writers import OutputFormat
 from workflow.dsl import Definition
 from workflow.engine import Engine, NotFoundError
 from workflow.model import Run
 from workflow.schema import MigrationError
-from workflow.store import QueuedSignal
+from workflow.store import QueryStore, QueuedSignal
 from workflow.stores import is_postgres, open_store, sqlite_path
 
 
@@ -47,28 +56,66 @@ class GraphDrawer:
 
     layouts: LayoutCache
 
-    def definition(self, definition: Definition, fmt: OutputFormat, engine: str,
-                   options: LayoutOptions, *, tenant: str) -> bytes:
-        """The drawing of a definition (no states), as ``POST /api/render`` draws its
-        document; the layout is the stored one, whose numbers have 3 decimals (the JSON
-        is byte for byte the render endpoint's)."""
-        diagram = diagram_from_definition(definition)
+    def draw(self, diagram: Diagram, fmt: OutputFormat, engine: str, options: LayoutOptions,
+             *, tenant: str, overlay: RunOverlay | None = None) -> bytes:
+        """The drawing of ``diagram`` (with ``overlay``'s states when given); the layout is
+        the stored one, whose numbers have 3 decimals (the JSON is byte for byte the render
+        endpoint's)."""
         result = self.layouts.layout(diagram.graph, engine, options, tenant=tenant)
-        return write_graph(diagram, result, fmt)
+        return write_graph(diagram, result, fmt, overlay)
+
+    def definition(self, definition: Definition, fmt: OutputFormat, engine: str,
+                   options: LayoutOptions, *, tenant: str,
+                   view: ViewSource | None = None) -> bytes:
+        """The drawing of a definition (no states), as ``POST /api/render`` draws its
+        document, or in ``view.view`` with children from ``view``'s engine."""
+        if view is None or view.view.is_plain:
+            diagram = diagram_from_definition(definition)
+        else:
+            diagram = definition_diagram(definition, view.view, view.resolve, tenant)
+        return self.draw(diagram, fmt, engine, options, tenant=tenant)
 
     def run(self, definition: Definition, run: Run, queued: Iterable[QueuedSignal],
-            fmt: OutputFormat, engine: str, options: LayoutOptions) -> bytes:
+            fmt: OutputFormat, engine: str, options: LayoutOptions, *,
+            view: ViewSource | None = None) -> bytes:
         """The drawing of ``run`` (of ``definition``) with every step's and edge's state;
-        ``queued`` are its queue rows (for its timers). The layout is the definition's."""
-        diagram = diagram_from_definition(definition)
-        result = self.layouts.layout(diagram.graph, engine, options, tenant=run.tenant)
-        return write_graph(diagram, result, fmt, run_overlay(definition, run, queued))
+        ``queued`` are its queue rows (for its timers). The layout is the definition's, or
+        in ``view.view`` the opened one's (with its child runs read through ``view``)."""
+        queued = tuple(queued)
+        if view is None or view.view.is_plain:
+            diagram = diagram_from_definition(definition)
+            overlay = run_overlay(definition, run, queued)
+        else:
+            tree = view.run_tree(run, definition)
+            diagram, overlay = run_diagram(tree, queued, view.view, view.resolve)
+        return self.draw(diagram, fmt, engine, options, tenant=run.tenant, overlay=overlay)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewSource:
+    """A :class:`DrawingView` with the engine and store its drawings read child runs and
+    child definitions from."""
+
+    view: DrawingView
+    engine: Engine
+    store: QueryStore
+
+    def resolve(self, workflow: str, version: str | None, tenant: str) -> Definition:
+        """The definition a SubWorkflow step of ``tenant`` would start now."""
+        return self.engine.resolve(workflow, version, tenant=tenant).definition
+
+    def run_tree(self, run: Run, definition: Definition) -> RunTree:
+        """``run`` with its current child runs, each with the definition it ran."""
+        return load_run_tree(run, definition, store_child_runs(self.store),
+                             lambda child: self.engine.definition(
+                                 child.workflow, child.version, tenant=child.tenant).definition)
 
 
 def draw_stored_run(db: str | Path, run_id: str, fmt: OutputFormat, engine: str,
-                    options: LayoutOptions) -> bytes:
+                    options: LayoutOptions, view: DrawingView | None = None) -> bytes:
     """The drawing of a run of the store ``db`` (any tenant's: whoever reads the file may),
-    laid out in a worker process of its own on a miss of the store's layout cache.
+    in ``view`` (default: as defined), laid out in a worker process of its own on a miss of
+    the store's layout cache.
 
     Raises :class:`RunDrawingError` for a missing or unreadable store, an unknown run or a
     format not in :data:`~renderer.run_graph.GRAPH_FORMATS`; the layout's own errors as
@@ -104,8 +151,9 @@ def draw_stored_run(db: str | Path, run_id: str, fmt: OutputFormat, engine: str,
             return pool.run(graph, layout_engine, layout_options)
 
         drawer = GraphDrawer(LayoutCache(runner, store))
+        source = None if view is None else ViewSource(view, workflows, store)
         return drawer.run(definition.definition, run, store.queued_for(run.run_id), fmt,
-                          engine, options)
+                          engine, options, view=source)
     finally:
         pool.close()
         store.close()

@@ -57,7 +57,7 @@ def with_states(diagram: Diagram, overlay: RunOverlay) -> Diagram:
     <StepState.RUNNING: 'Running'>
     """
     nodes = {}
-    for node in diagram.graph.nodes:
+    for node in diagram.graph.all_nodes():
         status = overlay.steps.get(node.id)
         node_view = diagram.node_view(node.id)
         nodes[node.id] = node_view if status is None else dataclasses.replace(
@@ -109,15 +109,27 @@ def run_fields(overlay: RunOverlay) -> dict[str, Any]:
 
 def _add_states(nodes: list[dict[str, Any]], edges: list[dict[str, Any]],
                 overlay: RunOverlay) -> None:
-    """Add the run's fields to freshly written node and edge objects (ours, not a caller's)."""
+    """Add the run's fields to freshly written node and edge objects (ours, not a
+    caller's); an opened SubWorkflow step's node also names its child run."""
     for node in nodes:
         status = overlay.steps.get(node["id"])
         if status is not None:
             node.update(step_fields(status))
+        child = overlay.child_runs.get(node["id"])
+        if child is not None:
+            node["childRun"] = {"workflowInstanceId": child[0], "state": child[1].value}
     for edge in edges:
         found = overlay.edges.get(edge["id"])
         if found is not None:
             edge.update(edge_fields(found))
+
+
+def _add_elk_states(container: dict[str, Any], overlay: RunOverlay) -> None:
+    """:func:`_add_states` over an ELK document, whose nodes nest (``children``) and whose
+    edges are declared in their containers."""
+    _add_states(container.get("children", []), container.get("edges", []), overlay)
+    for child in container.get("children", []):
+        _add_elk_states(child, overlay)
 
 
 def _run_svg(diagram: Diagram, result: LayoutResult, overlay: RunOverlay) -> bytes:
@@ -133,7 +145,7 @@ def _run_json(diagram: Diagram, result: LayoutResult, overlay: RunOverlay) -> by
 
 def _run_elk(diagram: Diagram, result: LayoutResult, overlay: RunOverlay) -> bytes:
     document = elk_document(diagram, result)
-    _add_states(document["children"], document["edges"], overlay)
+    _add_elk_states(document, overlay)
     document["run"] = run_fields(overlay)
     return elk_text(document)
 

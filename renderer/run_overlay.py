@@ -24,7 +24,7 @@ and pending otherwise.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from renderer.diagram import EdgeState
 from workflow.dsl import Definition, Transition
@@ -64,7 +64,8 @@ class EdgeStatus:
 
 @dataclass(frozen=True, slots=True)
 class RunOverlay:
-    """What a run adds to its definition's drawing."""
+    """What a run adds to its definition's drawing; ``child_runs`` names the child run
+    (id and state) drawn inside each opened SubWorkflow step (:mod:`renderer.run_views`)."""
 
     run_id: str
     workflow: str
@@ -76,6 +77,7 @@ class RunOverlay:
     timers: tuple[QueuedSignal, ...]
     compensation: tuple[str, ...]
     compensated: tuple[str, ...]
+    child_runs: Mapping[str, tuple[str, RunState]] = field(default_factory=dict)
 
 
 def run_overlay(definition: Definition, run: Run, queued: Iterable[QueuedSignal] = ()

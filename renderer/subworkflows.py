@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from layouts.graph import Edge, Graph, Node
 from renderer.diagram import Diagram, EdgeView, NodeView
 from renderer.from_definition import diagram_from_definition
-from workflow.dsl import Definition, DslError
+from workflow.dsl import Definition, DslError, Step
 from workflow.kinds import StepKind
 
 MAX_DEPTH = 8
@@ -37,15 +38,27 @@ Lookup = Callable[[str, str | None], Definition]
 """The child definition of a workflow name and version pattern (``1.x``); raises
 :class:`LookupError` when there is none."""
 
+ChildFinder = Callable[[str, Step], Definition]
+"""The child definition to draw inside a SubWorkflow step, given the step's full id in the
+drawing (``outer/inner`` when nested) and the step; raises :class:`LookupError` when there
+is none. A definition's drawing finds children by name and version pattern; a run's
+drawing takes the definitions its child runs actually ran (:mod:`renderer.run_views`)."""
+
 
 def expand_subworkflows(definition: Definition, lookup: Lookup) -> Diagram:
     """The diagram of ``definition`` with every SubWorkflow step expanded (see the module
     docstring). A child that cannot be found, a cycle or nesting past :data:`MAX_DEPTH`
     is a :class:`DslError` naming the step."""
-    return _expand(definition, lookup, (f"{definition.workflow}@{definition.version}",))
+    return expand_with(definition, lambda _, step: lookup(step.workflow or "", step.version))
 
 
-def _expand(definition: Definition, lookup: Lookup, path: tuple[str, ...]) -> Diagram:
+def expand_with(definition: Definition, find_child: ChildFinder) -> Diagram:
+    """:func:`expand_subworkflows` with the children found by ``find_child``."""
+    return _expand(definition, find_child, (f"{definition.workflow}@{definition.version}",), "")
+
+
+def _expand(definition: Definition, find_child: ChildFinder, path: tuple[str, ...],
+            prefix: str) -> Diagram:
     diagram = diagram_from_definition(definition)
     nodes: list[Node] = []
     edges: list[Edge] = list(diagram.graph.edges)
@@ -55,47 +68,49 @@ def _expand(definition: Definition, lookup: Lookup, path: tuple[str, ...]) -> Di
         if step.kind != StepKind.SUB_WORKFLOW.value or step.workflow is None:
             nodes.append(node)
             continue
-        child = _child(step.id, step.workflow, step.version, lookup, path)
-        inner = _expand(child, lookup, (*path, f"{child.workflow}@{child.version}"))
-        prefix = f"{step.id}/"
-        nodes.append(replace(node, children=tuple(_renamed(n, prefix)
+        child = _child(prefix + step.id, step, find_child, path)
+        inner_prefix = f"{step.id}/"
+        inner = _expand(child, find_child, (*path, f"{child.workflow}@{child.version}"),
+                        prefix + inner_prefix)
+        nodes.append(replace(node, children=tuple(_renamed(n, inner_prefix)
                                                   for n in inner.graph.nodes)))
-        edges.extend(replace(e, id=prefix + e.id, source=prefix + e.source,
-                             target=prefix + e.target) for e in inner.graph.edges)
-        views.update({prefix + k: v for k, v in inner.nodes.items()})
-        edge_views.update({prefix + k: v for k, v in inner.edges.items()})
+        edges.extend(replace(e, id=inner_prefix + e.id, source=inner_prefix + e.source,
+                             target=inner_prefix + e.target) for e in inner.graph.edges)
+        views.update({inner_prefix + k: v for k, v in inner.nodes.items()})
+        edge_views.update({inner_prefix + k: v for k, v in inner.edges.items()})
     graph = Graph(tuple(nodes), tuple(edges))
     graph.validate()
     return replace(diagram, graph=graph, nodes=views, edges=edge_views)
 
 
-def _child(step_id: str, workflow: str, version: str | None, lookup: Lookup,
-           path: tuple[str, ...]) -> Definition:
+def _child(full_id: str, step: Step, find_child: ChildFinder, path: tuple[str, ...]
+           ) -> Definition:
     if len(path) > MAX_DEPTH:
-        raise DslError(f"step '{step_id}': sub-workflows nest more than {MAX_DEPTH} deep")
+        raise DslError(f"step '{step.id}': sub-workflows nest more than {MAX_DEPTH} deep")
     try:
-        child = lookup(workflow, version)
+        child = find_child(full_id, step)
     except LookupError as error:
-        raise DslError(f"step '{step_id}': cannot expand sub-workflow '{workflow}' "
-                       f"{version or 'any version'}: {error}") from None
+        raise DslError(f"step '{step.id}': cannot expand sub-workflow '{step.workflow}' "
+                       f"{step.version or 'any version'}: {error}") from None
     if f"{child.workflow}@{child.version}" in path:
-        raise DslError(f"step '{step_id}': sub-workflow '{child.workflow}' {child.version} "
+        raise DslError(f"step '{step.id}': sub-workflow '{child.workflow}' {child.version} "
                        "contains itself")
     return child
 
 
-def store_lookup(db: str) -> Lookup:
-    """A :data:`Lookup` over the definitions of the SQLite workflow store ``db`` (the
-    default tenant's); :class:`DslError` when there is no store there."""
-    from pathlib import Path
-
+def store_lookup(db: str, tenant: str = "default") -> Lookup:
+    """A :data:`Lookup` over the definitions of ``tenant`` in the workflow store ``db`` (a
+    SQLite file or a PostgreSQL URL); :class:`DslError` when there is no store there."""
     from workflow.definitions import VersionRegistry
-    from workflow.sqlite_store import SqliteStore
+    from workflow.stores import is_postgres, open_store, sqlite_path
 
-    if not Path(db).is_file():  # SQLite would make a new, empty store
+    if not is_postgres(db) and not Path(sqlite_path(db)).is_file():  # SQLite would make one
         raise DslError(f"no workflow store at {db} (needed by --expand-subworkflows)")
     registry = VersionRegistry()
-    store = SqliteStore(db)
+    try:
+        store = open_store(db)
+    except (OSError, ValueError) as error:
+        raise DslError(f"cannot open the workflow store {db}: {error}") from None
     try:
         for registered in store.load_definitions():
             registry.restore(registered)
@@ -103,7 +118,7 @@ def store_lookup(db: str) -> Lookup:
         store.close()
 
     def lookup(workflow: str, version: str | None) -> Definition:
-        return registry.resolve(workflow, version).definition
+        return registry.resolve(workflow, version, tenant=tenant).definition
 
     return lookup
 

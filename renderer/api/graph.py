@@ -3,7 +3,8 @@ state, and a definition version's drawing.
 
 ``GET /instances/{id}/graph`` and ``GET /definitions/{name}/versions/{version}/graph`` take
 the query of ``POST /api/render`` (``format`` ``svg`` (default), ``json`` or ``elk``,
-``engine`` and the layout options, read by :func:`renderer.query.drawing_query`). The
+``engine`` and the layout options, read by :func:`renderer.query.drawing_query`), plus the
+view's ``expandSubworkflows`` and ``groupFanouts`` (:mod:`renderer.run_views`). The
 layout comes from the :class:`~renderer.drawings.GraphDrawer`'s cache, computed in the
 service's worker pool on a miss. Every drawing has a strong ``ETag`` (the SHA-256 of its
 bytes); a request whose ``If-None-Match`` names it gets 304 with no body.
@@ -22,10 +23,11 @@ from starlette.responses import Response
 
 from layouts.options import LayoutOptions
 from renderer.api.http import Call
-from renderer.drawings import GraphDrawer
+from renderer.drawings import GraphDrawer, ViewSource
 from renderer.query import drawing_query
 from renderer.render import classify_error
 from renderer.run_graph import GRAPH_FORMATS
+from renderer.run_views import drawing_view, layout_query
 from renderer.web import RequestProblem
 from renderer.writers import MEDIA_TYPES, OutputFormat
 from workflow.engine import Engine
@@ -40,23 +42,30 @@ the run (clients revalidate with the ETag)."""
 
 def run_graph(engine: Engine, store: ServiceStore, drawer: GraphDrawer | None,
               call: Call) -> Response:
-    """``GET /instances/{id}/graph``: another tenant's run is a 404 like a missing one."""
+    """``GET /instances/{id}/graph``: another tenant's run is a 404 like a missing one.
+    With ``expandSubworkflows`` the child runs drawn inside are the run's own children
+    (the caller's tenant's, since they are the run's)."""
     fmt, layout_engine, options = _drawing_query(call)
+    source = ViewSource(drawing_view(call.query), engine, store)
     run = engine.run(call.path["id"], tenant=call.tenant)
     definition = engine.definition(run.workflow, run.version, tenant=run.tenant).definition
     queued = store.queued_for(run.run_id)
     body = _drawn(lambda: _require(drawer).run(definition, run, queued, fmt, layout_engine,
-                                               options))
+                                               options, view=source))
     return drawing_response(body, fmt, call.headers)
 
 
-def definition_graph(engine: Engine, drawer: GraphDrawer | None, call: Call) -> Response:
-    """``GET /definitions/{name}/versions/{version}/graph``: the drawing with no states."""
+def definition_graph(engine: Engine, store: ServiceStore, drawer: GraphDrawer | None,
+                     call: Call) -> Response:
+    """``GET /definitions/{name}/versions/{version}/graph``: the drawing with no states;
+    ``expandSubworkflows`` opens each SubWorkflow step with the child version a start
+    would use now."""
     fmt, layout_engine, options = _drawing_query(call)
+    source = ViewSource(drawing_view(call.query), engine, store)
     registered = engine.definition(call.path["name"], call.path["version"],
                                    tenant=call.tenant)
     body = _drawn(lambda: _require(drawer).definition(
-        registered.definition, fmt, layout_engine, options, tenant=call.tenant))
+        registered.definition, fmt, layout_engine, options, tenant=call.tenant, view=source))
     return drawing_response(body, fmt, call.headers)
 
 
@@ -89,7 +98,8 @@ def etag_matches(header: str | None, etag: str) -> bool:
 
 
 def _drawing_query(call: Call) -> tuple[OutputFormat, str, LayoutOptions]:
-    return _drawn(lambda: drawing_query(call.query, GRAPH_FORMATS))
+    """Format, engine and options (every query name but the view's)."""
+    return _drawn(lambda: drawing_query(layout_query(call.query), GRAPH_FORMATS))
 
 
 def _require(drawer: GraphDrawer | None) -> GraphDrawer:

@@ -22,12 +22,14 @@ from layouts.registry import DEFAULT_ENGINE
 from layouts.schemas import result_json_schema
 from renderer.diagram import EdgeState
 from renderer.run_graph import GRAPH_FORMATS
+from renderer.run_views import VIEW_QUERY_NAMES
 from workflow.model import RunState, StepState
 
 Schema = dict[str, Any]
 
 GRAPH_QUERY: tuple[str, ...] = ("format", "engine",
-                                *(camel_case(spec.name) for spec in OPTION_TABLE))
+                                *(camel_case(spec.name) for spec in OPTION_TABLE),
+                                *VIEW_QUERY_NAMES)
 """The query parameters of a graph route, as ``/openapi.json`` lists them."""
 
 _TIME: Schema = {"type": ["string", "null"], "format": "date-time"}
@@ -36,7 +38,12 @@ _COUNT: Schema = {"type": "integer", "minimum": 0}
 STEP_PROPERTIES: Schema = {
     "state": {"enum": [s.value for s in StepState]}, "attempts": _COUNT, "iteration": _COUNT,
     "startedAt": _TIME, "finishedAt": _TIME, "error": _TEXT_OR_NULL,
-    "waitingFor": _TEXT_OR_NULL}
+    "waitingFor": _TEXT_OR_NULL,
+    "childRun": {"type": "object", "additionalProperties": False,
+                 "required": ["workflowInstanceId", "state"],
+                 "description": "An opened SubWorkflow step's child run (expandSubworkflows)",
+                 "properties": {"workflowInstanceId": {"type": "string"},
+                                "state": {"enum": [s.value for s in RunState]}}}}
 EDGE_PROPERTIES: Schema = {"state": {"enum": [s.value for s in EdgeState]},
                            "iterations": _COUNT}
 RUN_OBJECT: Schema = {
@@ -93,4 +100,10 @@ def graph_query_schemas() -> dict[str, Schema]:
     return {"format": {"type": "string", "enum": [f.value for f in GRAPH_FORMATS],
                        "default": "svg"},
             "engine": {"type": "string", "default": DEFAULT_ENGINE},
-            **{camel_case(spec.name): options[spec.name] for spec in OPTION_TABLE}}
+            **{camel_case(spec.name): options[spec.name] for spec in OPTION_TABLE},
+            "expandSubworkflows": {"type": "boolean", "default": False, "description":
+                                   "Draw each SubWorkflow step as a box holding its child "
+                                   "workflow's steps (in a run's drawing: its child run's, "
+                                   "with their states)"},
+            "groupFanouts": {"type": "boolean", "default": False, "description":
+                             "Draw each Fanout..Join block as a group box"}}

@@ -172,7 +172,7 @@ class WorkflowApi:
                              headers={"ETag": f'"{registered.hash}"'})
 
     def definition_graph(self, call: Call) -> Response:
-        return graph.definition_graph(self.engine, self.graphs, call)
+        return graph.definition_graph(self.engine, self.store, self.graphs, call)
 
     def diff(self, call: Call) -> Response:
         call.allow_query("from", "to")

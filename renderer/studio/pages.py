@@ -13,7 +13,7 @@ table instead of a copy of it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from markupsafe import Markup
@@ -23,9 +23,10 @@ from renderer.api.runtime import WorkflowRuntime
 from renderer.api.views import instance, summary
 from renderer.definition_diff import diff_definitions, ghost_edge_ids, union_definition
 from renderer.diagram import StepState
-from renderer.drawings import GraphDrawer
+from renderer.drawings import GraphDrawer, ViewSource
 from renderer.query import drawing_query
 from renderer.run_graph import GRAPH_FORMATS
+from renderer.run_views import VIEW_QUERY_NAMES, DrawingView, drawing_view, opened_runs
 from renderer.studio.drawing import inline_svg
 from renderer.studio.signin import Session
 from renderer.styles import EDGE_STYLES, STATE_STYLES
@@ -35,8 +36,8 @@ from renderer.writers import OutputFormat
 from workflow.definitions import canonical_form
 from workflow.dsl import Definition
 from workflow.engine import NotFoundError
-from workflow.model import RunState
-from workflow.store import RunFilter
+from workflow.model import Run, RunState
+from workflow.store import OutboxEntry, QueuedSignal, RunFilter
 
 RUNS_PER_PAGE = 50
 API = "/api/workflow"
@@ -76,26 +77,47 @@ class Pages:
                 "total": sum(counts.values()), "runs": [summary(r) for r in found.items],
                 "next_cursor": found.next_cursor}
 
-    def run(self, session: Session, run_id: str) -> dict[str, Any]:
-        """A run: its drawing with states, its record and what the viewer may do."""
+    def run(self, session: Session, run_id: str, query: Mapping[str, str] | None = None
+            ) -> dict[str, Any]:
+        """A run: its drawing with states, its record and what the viewer may do. The query
+        may open SubWorkflow steps (``expandSubworkflows``: the child runs' steps drawn in
+        place, with their records for the panel) and box fan-outs (``groupFanouts``)."""
         store, engine = self.runtime.store, self.runtime.engine
+        view = drawing_view(query or {})
         events = store.outbox(run_id)  # read before the run: a later event means a refetch
         run = engine.run(run_id, tenant=session.principal.tenant)
         definition = engine.definition(run.workflow, run.version, tenant=run.tenant).definition
         queued = store.queued_for(run.run_id)
         fmt, layout_engine, options = _drawing_options()
-        svg = self._drawer().run(definition, run, queued, fmt, layout_engine, options)
-        children = store.find_runs(run.tenant, RunFilter(parent_run_id=run.run_id),
-                                   limit=1000).items
-        tasks = store.tasks(run.tenant, run_id=run.run_id, limit=1000).items
-        record = instance(engine.plan(run), run, events=events, queued=queued,
-                          children=children, tasks=tasks)
+        source = ViewSource(view, engine, store)
+        svg = self._drawer().run(definition, run, queued, fmt, layout_engine, options,
+                                 view=source)
+        record = self._record(run, events, queued)
+        child_runs: dict[str, str] = {}
+        child_records: dict[str, Any] = {}
+        if view.expand_subworkflows:
+            for prefix, tree in opened_runs(source.run_tree(run, definition)).items():
+                child_runs[prefix] = tree.run.run_id
+                child_records[tree.run.run_id] = self._record(
+                    tree.run, store.outbox(tree.run.run_id), store.queued_for(tree.run.run_id))
         data = {"page": "run", "api": API, "runId": run.run_id, "csrf": session.csrf,
                 "canOperate": session.can_operate, "record": record,
                 "lastSeq": events[-1].seq if events else 0, "styles": state_styles(),
-                "eventKinds": EVENT_KINDS}
+                "eventKinds": EVENT_KINDS, "viewQuery": view_query(view),
+                "childRuns": child_runs, "childRecords": child_records}
         return {"session": session, "run": record, "drawing": Markup(inline_svg(svg)),
-                "legend": legend(), "data": data, "steps": len(definition.steps)}
+                "legend": legend(), "data": data, "steps": len(definition.steps),
+                "view": view, "view_links": view_links(view)}
+
+    def _record(self, run: Run, events: tuple[OutboxEntry, ...],
+                queued: tuple[QueuedSignal, ...]) -> dict[str, Any]:
+        """A run's record as ``GET /api/workflow/instances/{id}`` gives it."""
+        store = self.runtime.store
+        children = store.find_runs(run.tenant, RunFilter(parent_run_id=run.run_id),
+                                   limit=1000).items
+        tasks = store.tasks(run.tenant, run_id=run.run_id, limit=1000).items
+        return instance(self.runtime.engine.plan(run), run, events=events, queued=queued,
+                        children=children, tasks=tasks)
 
     def definition(self, session: Session, name: str, version: str) -> dict[str, Any]:
         """One version of a definition, drawn without states."""
@@ -155,6 +177,31 @@ class Pages:
 def _drawing_options() -> tuple[OutputFormat, str, LayoutOptions]:
     """The graph endpoint's defaults (so a page and the API share cached layouts)."""
     return drawing_query({}, GRAPH_FORMATS)
+
+
+def view_query(view: DrawingView) -> str:
+    """The query suffix of the view's graph fetches (empty for the plain view).
+
+    >>> view_query(DrawingView(expand_subworkflows=True))
+    '&expandSubworkflows=true'
+    """
+    return "".join(f"&{name}=true" for name, attribute in VIEW_QUERY_NAMES.items()
+                   if getattr(view, attribute))
+
+
+def view_links(view: DrawingView) -> dict[str, str]:
+    """The page's own query with one view switched, for each of the view's switches.
+
+    >>> view_links(DrawingView(group_fanouts=True))["expandSubworkflows"]
+    '?expandSubworkflows=true&groupFanouts=true'
+    >>> view_links(DrawingView(group_fanouts=True))["groupFanouts"]
+    '?'
+    """
+    links = {}
+    for name, attribute in VIEW_QUERY_NAMES.items():
+        switched = replace(view, **{attribute: not getattr(view, attribute)})
+        links[name] = "?" + view_query(switched).removeprefix("&")
+    return links
 
 
 def _run_state(text: str | None) -> RunState | None:

@@ -72,7 +72,7 @@ def studio_routes(runtime: WorkflowRuntime) -> list[BaseRoute]:
             "definition.html", lambda s, r: pages.definition(
                 s, r.path_params["name"], r.path_params["version"]))),
         Route(STUDIO_ROOT + "/runs/{id:path}", view(
-            "run.html", lambda s, r: pages.run(s, r.path_params["id"]))),
+            "run.html", lambda s, r: pages.run(s, r.path_params["id"], r.query_params))),
         Route(STUDIO_ROOT + "/{rest:path}", _secured(_unknown_path)),
     ]
 

@@ -272,3 +272,21 @@ def test_the_banners_link_signs_in(studio):
     link = studio_link("http://testserver/", token("operate"))
     response = studio.client.get(link, follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/studio"
+
+
+def test_the_run_page_opens_sub_workflows_when_asked_and_refuses_a_bad_switch(make_service):
+    service = make_service()
+    service.import_definition("workflow: inner\nversion: '1'\nsteps:\n"
+                              "  - {id: x, kind: Human, failurePolicy: Fail}\n")
+    service.import_definition("workflow: outer\nversion: '1'\nsteps:\n"
+                              "  - {id: s, kind: SubWorkflow, workflow: inner}\n")
+    _sign_in(service.client, "view")
+    run_id = _start(service, "outer")
+    service.wait_for(run_id, lambda r: bool(r.get("children")))
+    plain = service.client.get(f"/studio/runs/{run_id}")
+    opened = service.client.get(f"/studio/runs/{run_id}", params={"expandSubworkflows": "1"})
+    assert plain.status_code == opened.status_code == 200
+    assert 'data-step-id="s/x"' not in plain.text and 'data-step-id="s/x"' in opened.text
+    assert 'id="view-expand" class="view-switch on"' in opened.text
+    refused = service.client.get(f"/studio/runs/{run_id}", params={"groupFanouts": "perhaps"})
+    assert refused.status_code == 400 and "groupFanouts" in refused.text

@@ -114,16 +114,31 @@
     content.forEach(function (node) { panelBody.appendChild(node); });
   }
 
+  /* A step drawn inside an opened sub-workflow (id "contract/sign") belongs to the child
+     run drawn there (data.childRuns: id prefix -> run id); the longest prefix wins. */
+  function ownerOf(stepId) {
+    var best = "";
+    Object.keys(data.childRuns || {}).forEach(function (prefix) {
+      if (stepId.indexOf(prefix) === 0 && prefix.length > best.length) { best = prefix; }
+    });
+    var record = best ? (data.childRecords || {})[data.childRuns[best]] : data.record;
+    return { record: record, stepId: stepId.slice(best.length), runId: best ? data.childRuns[best] : data.runId };
+  }
+
   function runStepContent(stepId) {
-    var step = (data.record.steps || []).filter(function (s) { return s.stepId === stepId; })[0];
+    var owner = ownerOf(stepId);
+    var step = owner.record && (owner.record.steps || []).filter(function (s) {
+      return s.stepId === owner.stepId;
+    })[0];
     if (!step) { return [el("p", {}, ["No such step in this run."])]; }
-    var nodes = [el("h2", {}, [step.stepId]), facts([
+    var rows = owner.runId === data.runId ? [] : [["child run", owner.runId]];
+    var nodes = [el("h2", {}, [stepId]), facts(rows.concat([
       ["kind", step.kind], ["state", step.state], ["iteration", step.iteration],
       ["attempt", step.attempt], ["waiting for", step.waitingFor],
       ["started", step.startedAt], ["finished", step.finishedAt],
       ["took", seconds(step.startedAt, step.finishedAt)]
-    ])];
-    var decision = decisionButtons(step);
+    ]))];
+    var decision = decisionButtons(step, owner.record);
     if (decision) { nodes.push(decision); }
     nodes.push(el("h3", {}, ["Attempts (" + step.attempts.length + ")"]));
     if (step.attempts.length) {
@@ -175,15 +190,15 @@
     return nodes;
   }
 
-  function openTask(stepId) {
-    return (data.record.tasks || []).filter(function (t) {
+  function openTask(stepId, record) {
+    return (record.tasks || []).filter(function (t) {
       return t.stepId === stepId && t.status === "open";
     })[0];
   }
 
-  function decisionButtons(step) {
+  function decisionButtons(step, record) {
     if (!data.canOperate || step.kind !== "Human" || step.state !== "Waiting") { return null; }
-    var task = openTask(step.stepId);
+    var task = openTask(step.stepId, record);
     if (!task) { return null; }
     var box = el("div", { "class": "decide" });
     ["approve", "reject"].forEach(function (decision) {
@@ -231,8 +246,8 @@
 
   /* --- the API ------------------------------------------------------------------------- */
 
-  function runPath() {
-    return "/instances/" + data.runId.split("/").map(encodeURIComponent).join("/");
+  function runPath(runId) {
+    return "/instances/" + (runId || data.runId).split("/").map(encodeURIComponent).join("/");
   }
 
   function answer(response) {
@@ -311,6 +326,28 @@
     document.body.setAttribute("data-revision", String(record.revision));
   }
 
+  /* Opened sub-workflows: each drawn node's state (the child runs' steps among them), and
+     the child runs now drawn, whose records the panel shows. */
+  function applyNodes(drawing) {
+    (drawing.nodes || []).forEach(function (node) {
+      if (node.childRun) { data.childRuns[node.id + "/"] = node.childRun.workflowInstanceId; }
+      if (!node.state || node.id.indexOf("/") < 0) { return; }
+      var group = stepGroup(node.id);
+      if (group && !group.classList.contains("state-" + node.state.toLowerCase())) {
+        restyleStep(group, node.state);
+      }
+    });
+  }
+
+  function childRecords() {
+    var ids = Object.keys(data.childRuns || {}).map(function (k) { return data.childRuns[k]; });
+    return Promise.all(ids.map(function (id) { return get(runPath(id)); })).then(function (found) {
+      var records = {};
+      found.forEach(function (record) { records[record.workflowInstanceId] = record; });
+      data.childRecords = records;
+    });
+  }
+
   function applyEdges(drawing) {
     (drawing.edges || []).forEach(function (edge) {
       if (!edge.state || !svg) { return; }
@@ -328,7 +365,12 @@
     if (pending) { return pending; }
     pending = new Promise(function (resolve) { window.setTimeout(resolve, 60); })
       .then(function () {
-        return Promise.all([get(runPath()), get(runPath() + "/graph?format=json")]);
+        return Promise.all([get(runPath()),
+                            get(runPath() + "/graph?format=json" + (data.viewQuery || ""))]);
+      })
+      .then(function (found) {
+        applyNodes(found[1]);
+        return childRecords().then(function () { return found; });
       })
       .then(function (found) { pending = null; applyRecord(found[0]); applyEdges(found[1]); },
             function (error) { pending = null; showProblem(error); });
@@ -341,7 +383,9 @@
     var source = new EventSource(data.api + "/events/stream?after=" + data.lastSeq);
     var onEvent = function (event) {
       var message = JSON.parse(event.data);
-      if (message.workflowInstanceId === data.runId) { refresh(); }
+      var id = message.workflowInstanceId;
+      var drawn = Object.keys(data.childRuns || {}).some(function (k) { return data.childRuns[k] === id; });
+      if (id === data.runId || drawn) { refresh(); }
     };
     source.addEventListener("message", onEvent);
     data.eventKinds.forEach(function (kind) { source.addEventListener(kind, onEvent); });
