@@ -161,6 +161,31 @@ def definition_diagram(definition: Definition, view: DrawingView, resolve: Resol
     return group_fanouts(diagram) if view.group_fanouts else diagram
 
 
+def opened_definitions(definition: Definition, resolve: Resolve, tenant: str
+                       ) -> dict[str, Definition]:
+    """Every child definition a drawing of ``definition`` opens, by the id prefix its
+    steps get there (as :func:`definition_diagram` resolves them).
+
+    >>> child = Definition("c", "1", (Step("x", "Tool"),), ())
+    >>> parent = Definition("p", "1", (Step("s", "SubWorkflow", workflow="c"),), ())
+    >>> {k: v.workflow for k, v in opened_definitions(parent, lambda *_: child, "t").items()}
+    {'s/': 'c'}
+    """
+    found: dict[str, Definition] = {}
+
+    def walk(current: Definition, prefix: str, depth: int) -> None:
+        if depth >= MAX_DEPTH:
+            return
+        for step in current.steps:
+            if step.kind == StepKind.SUB_WORKFLOW.value and step.workflow is not None:
+                child = _resolved(step, resolve, tenant)
+                found[f"{prefix}{step.id}/"] = child
+                walk(child, f"{prefix}{step.id}/", depth + 1)
+
+    walk(definition, "", 0)
+    return found
+
+
 def run_diagram(tree: RunTree, queued: tuple[QueuedSignal, ...], view: DrawingView,
                 resolve: Resolve) -> tuple[Diagram, RunOverlay]:
     """The diagram of ``tree.run`` in ``view`` and the overlay of states to draw on it:

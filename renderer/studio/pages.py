@@ -26,7 +26,13 @@ from renderer.diagram import StepState
 from renderer.drawings import GraphDrawer, ViewSource
 from renderer.query import drawing_query
 from renderer.run_graph import GRAPH_FORMATS
-from renderer.run_views import VIEW_QUERY_NAMES, DrawingView, drawing_view, opened_runs
+from renderer.run_views import (
+    VIEW_QUERY_NAMES,
+    DrawingView,
+    drawing_view,
+    opened_definitions,
+    opened_runs,
+)
 from renderer.studio.drawing import inline_svg
 from renderer.studio.signin import Session
 from renderer.styles import EDGE_STYLES, STATE_STYLES
@@ -119,17 +125,28 @@ class Pages:
         return instance(self.runtime.engine.plan(run), run, events=events, queued=queued,
                         children=children, tasks=tasks)
 
-    def definition(self, session: Session, name: str, version: str) -> dict[str, Any]:
-        """One version of a definition, drawn without states."""
+    def definition(self, session: Session, name: str, version: str,
+                   query: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """One version of a definition, drawn without states (in the query's view: with
+        its sub-workflows opened, each step's panel showing its own fields)."""
         tenant = session.principal.tenant
+        view = drawing_view(query or {})
         registered = self.runtime.engine.definition(name, version, tenant=tenant)
         definition = registered.definition
         versions = [r.version for r in self.runtime.store.definition_rows(tenant, name)]
-        svg = self._draw_definition(definition, tenant)
-        data = {"page": "definition", "steps": _step_fields(definition)}
+        fmt, layout_engine, options = _drawing_options()
+        source = ViewSource(view, self.runtime.engine, self.runtime.store)
+        svg = self._drawer().definition(definition, fmt, layout_engine, options,
+                                        tenant=tenant, view=source)
+        steps = _step_fields(definition)
+        if view.expand_subworkflows:
+            for prefix, child in opened_definitions(definition, source.resolve, tenant).items():
+                steps.update({prefix + k: v for k, v in _step_fields(child).items()})
+        data = {"page": "definition", "steps": steps}
         return {"session": session, "name": name, "version": version, "versions": versions,
                 "drawing": Markup(inline_svg(svg)), "data": data,
-                "steps": len(definition.steps), "hash": registered.hash}
+                "steps": len(definition.steps), "hash": registered.hash,
+                "view": view, "view_links": view_links(view)}
 
     def diff(self, session: Session, name: str, query: Mapping[str, str]) -> dict[str, Any]:
         """Version ``to`` drawn with what changed since version ``from``; the layout is the

@@ -70,7 +70,7 @@ def studio_routes(runtime: WorkflowRuntime) -> list[BaseRoute]:
             "diff.html", lambda s, r: pages.diff(s, r.path_params["name"], r.query_params))),
         Route(STUDIO_ROOT + "/definitions/{name}/{version}", view(
             "definition.html", lambda s, r: pages.definition(
-                s, r.path_params["name"], r.path_params["version"]))),
+                s, r.path_params["name"], r.path_params["version"], r.query_params))),
         Route(STUDIO_ROOT + "/runs/{id:path}", view(
             "run.html", lambda s, r: pages.run(s, r.path_params["id"], r.query_params))),
         Route(STUDIO_ROOT + "/{rest:path}", _secured(_unknown_path)),

@@ -290,3 +290,18 @@ def test_the_run_page_opens_sub_workflows_when_asked_and_refuses_a_bad_switch(ma
     assert 'id="view-expand" class="view-switch on"' in opened.text
     refused = service.client.get(f"/studio/runs/{run_id}", params={"groupFanouts": "perhaps"})
     assert refused.status_code == 400 and "groupFanouts" in refused.text
+
+
+def test_the_definition_page_opens_sub_workflows_with_the_childs_step_fields(make_service):
+    service = make_service()
+    service.import_definition("workflow: inner\nversion: '1'\nsteps:\n"
+                              "  - {id: x, kind: Tool, tool: mailer, failurePolicy: Fail}\n")
+    service.import_definition("workflow: outer\nversion: '1'\nsteps:\n"
+                              "  - {id: s, kind: SubWorkflow, workflow: inner}\n")
+    _sign_in(service.client, "view")
+    opened = service.client.get("/studio/definitions/outer/1",
+                                params={"expandSubworkflows": "true"})
+    assert opened.status_code == 200
+    assert 'data-step-id="s/x"' in opened.text
+    assert '"s/x": {"failurePolicy": "Fail", "id": "x", "kind": "Tool", "tool": "mailer"}' in (
+        opened.text)
