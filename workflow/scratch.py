@@ -8,6 +8,7 @@ into a new :class:`~workflow.model.Run`. The caller's run is never touched.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,44 @@ class TrackedDict(dict[str, Any]):
     def clear(self) -> None:
         self.changed.update(self)
         super().clear()
+
+
+class RunContext(Mapping[str, Json]):
+    """The data a JSONLogic rule reads: ``input``, ``variables`` and each succeeded step's
+    output under its id. A read-only view over the step runs: ``{"var": "a.total"}`` looks
+    up step ``a`` alone, so evaluating a guard costs what the rule reads, not the run's size.
+
+    >>> ok = StepRun("a", state=StepState.SUCCEEDED, output={"total": 3})
+    >>> context = RunContext({"a": ok, "b": StepRun("b")}, {"n": 1}, None)
+    >>> context["a"], "b" in context, sorted(context)
+    ({'total': 3}, False, ['a', 'input', 'variables'])
+    """
+
+    __slots__ = ("_input", "_steps", "_variables")
+
+    def __init__(self, steps: Mapping[str, StepRun], run_input: Json, variables: Json) -> None:
+        self._steps, self._input, self._variables = steps, run_input, variables
+
+    def __getitem__(self, key: str) -> Json:
+        if key == "input":
+            return self._input
+        if key == "variables":
+            return self._variables
+        found = self._steps.get(key)
+        if found is None or found.state is not StepState.SUCCEEDED:
+            raise KeyError(key)
+        return found.output
+
+    def __iter__(self) -> Iterator[str]:
+        succeeded = (s for s, r in self._steps.items() if r.state is StepState.SUCCEEDED)
+        return iter(dict.fromkeys((*succeeded, "input", "variables")))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def as_json(self) -> dict[str, Json]:
+        """A plain dict copy (what ``{"var": ""}``, the whole data, evaluates to)."""
+        return dict(self.items())
 
 
 @dataclass(slots=True)
@@ -125,13 +164,15 @@ class Scratch:
                             waiting_for=None)
         self.emit(f"run.{state.value.lower()}", detail=reason)
 
-    def outputs(self) -> dict[str, Json]:
-        """Recorded outputs of succeeded steps, by step id."""
-        return {s: r.output for s, r in self.steps.items() if r.state is StepState.SUCCEEDED}
+    def outputs(self, step_ids: Iterable[str]) -> dict[str, Json]:
+        """Recorded outputs of those of ``step_ids`` that succeeded, by step id (looked up
+        one by one: the cost is that of ``step_ids``, not of the run)."""
+        found = ((s, self.steps.get(s)) for s in step_ids)
+        return {s: r.output for s, r in found if r is not None and r.state is StepState.SUCCEEDED}
 
-    def context(self) -> dict[str, Json]:
+    def context(self) -> RunContext:
         """What JSONLogic may see: recorded outputs, the run input and run variables."""
-        return {**self.outputs(), "input": self.run.input, "variables": self.run.variables}
+        return RunContext(self.steps, self.run.input, self.run.variables)
 
     def freeze(self, key: str) -> Run:
         """The new run: scratch state frozen, ``key`` recorded as processed, with the
