@@ -65,8 +65,8 @@ def advance(plan: Plan, run: Run, event: Event) -> tuple[Run, tuple[Effect, ...]
         return run, ()  # not even the key: it would move the revision the verbs name
     w = Scratch.of(plan, run, event.at)
     _apply(w, event)
-    if not w.effects and w.steps == run.steps and w.state is run.state:
-        return dataclasses.replace(run, processed=run.processed | {event.key}), ()
+    if not w.effects and w.steps.unchanged() and w.state is run.state:
+        return dataclasses.replace(run, processed=run.processed.add(event.key)), ()
     _settle(w)
     new_run = w.freeze(event.key)
     if new_run.state is RunState.COMPLETED:
