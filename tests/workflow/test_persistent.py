@@ -13,9 +13,12 @@ from hypothesis import strategies as st
 
 from bench.event_cost import chain_definition
 from workflow.engine import Engine
+from workflow.executors import ExecutorRegistry
+from workflow.model import StepState, TimerFired, TimerPurpose, event_to_dict
 from workflow.persistent import AppendOnly, KeySet, OrderedMap
 from workflow.pump import pump_once
 from workflow.sqlite_store import SqliteStore
+from workflow.store import QueuedSignal, QueueRowKind
 
 KEYS = st.sampled_from("abcdefgh")
 OPERATIONS = st.lists(st.tuples(st.booleans(), KEYS, st.integers(0, 9)), max_size=40)
@@ -103,3 +106,33 @@ def test_applying_an_event_walks_none_of_the_runs_growing_parts(
     store.close()
     assert after.revision == before.revision + 1
     assert len(after.completion_order) == len(before.completion_order) + 1
+
+
+def test_a_stale_event_is_recorded_without_walking_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: an event that changes nothing but its key (here the timeout of an attempt
+    that already succeeded) made a new run without a delta, so its commit compared every
+    step, edge and key of the run."""
+    store = SqliteStore(tmp_path / "w.db")
+    engine = Engine(store, ExecutorRegistry({"echo": lambda payload: {"ok": True}}),
+                    clock=lambda: 0.0)
+    engine.register(chain_definition(100))
+    run = engine.start("chain-100")
+    for _ in range(60):
+        assert pump_once(engine)
+    before = engine.run(run.run_id)
+    assert before.steps["s10"].state is StepState.SUCCEEDED
+    stale = TimerFired("s10", "s10@0.1", TimerPurpose.TIMEOUT, at=0.0)
+
+    def no_walk(self: object) -> Iterator[object]:
+        raise AssertionError(f"walked a {type(self).__name__} of the run")
+
+    for kind in (OrderedMap, KeySet, AppendOnly):
+        monkeypatch.setattr(kind, "__iter__", no_walk)
+    engine.process(QueuedSignal("stale", run.run_id, QueueRowKind.EVENT, event_to_dict(stale),
+                                0.0))
+    monkeypatch.undo()
+    after = engine.run(run.run_id)
+    store.close()
+    assert after.revision == before.revision + 1 and stale.key in after.processed
+    assert after.steps == before.steps
