@@ -46,7 +46,7 @@ from renderer.writers import OutputFormat, format_for_path
 from workflow.cli import register_commands
 from workflow.dsl import DslError, load_definition_text
 
-SCHEMA_NAMES = ("graph", "options", "result")
+SCHEMA_NAMES = ("graph", "options", "result", "dispatch")
 DEFAULT_DB = "./workflow.db"
 SEE_HELP = "(see wfr render --help)"
 INPUT_ERRORS = (ReaderError, DslError, InvalidGraphError)
@@ -248,8 +248,10 @@ def _engines_command(args: argparse.Namespace) -> int:
 
 def _schema_command(args: argparse.Namespace) -> int:
     from layouts.schemas import all_schemas  # lazily: only this command needs it
+    from workflow.executors import dispatch_payload_schema
 
-    print(json.dumps(all_schemas()[args.name], indent=2, sort_keys=True))
+    schemas = {**all_schemas(), "dispatch": dispatch_payload_schema()}
+    print(json.dumps(schemas[args.name], indent=2, sort_keys=True))
     return 0
 
 

@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 from renderer.admission import RenderLimits
@@ -153,13 +154,11 @@ def main(argv: list[str] | None = None) -> None:
     setting or a missing key is one line on stderr and exit code 2.
 
     uvicorn runs with uvloop (``loop="auto"``) and httptools with a deadline for request
-    headers (:class:`renderer.http_protocol.HeaderTimeoutProtocol`), closes connections
-    idle for :data:`~renderer.http_protocol.KEEP_ALIVE_SECONDS` after a response, and
-    answers 503 past :data:`MAX_CONNECTIONS` open connections."""
+    headers, closes idle connections and answers 503 past :data:`MAX_CONNECTIONS` open
+    connections, all with the security headers (:func:`server_options`)."""
     import uvicorn
 
     from renderer.api.runtime import WorkflowRuntime
-    from renderer.http_protocol import KEEP_ALIVE_SECONDS, HeaderTimeoutProtocol
     from renderer.isolation import DEFAULT_POOL_SIZE, WorkerPool
     from renderer.service import create_app
 
@@ -183,8 +182,23 @@ def main(argv: list[str] | None = None) -> None:
                  studio_token=dev_studio_token(settings)), flush=True)
     print(f"Workflow engine: store {runtime.store.path}; {runtime.executors_note}", flush=True)
     uvicorn.run(create_app(pool=pool, settings=settings, runtime=runtime, limits=limits),
-                host=args.host, port=args.port, http=HeaderTimeoutProtocol,
-                timeout_keep_alive=KEEP_ALIVE_SECONDS, limit_concurrency=MAX_CONNECTIONS)
+                host=args.host, port=args.port, **server_options())
+
+
+def server_options(*, limit_concurrency: int = MAX_CONNECTIONS) -> dict[str, Any]:
+    """uvicorn's settings for the service (keywords of ``uvicorn.run`` and ``Config``):
+    httptools with a deadline for request headers and the security headers on uvicorn's
+    own 503 and 400 (:class:`renderer.http_protocol.ServiceProtocol`), keep-alive
+    connections closed after :data:`~renderer.http_protocol.KEEP_ALIVE_SECONDS` idle, and
+    503 past ``limit_concurrency`` open connections.
+
+    >>> server_options()["limit_concurrency"], server_options()["http"].__name__
+    (1024, 'ServiceProtocol')
+    """
+    from renderer.http_protocol import KEEP_ALIVE_SECONDS, ServiceProtocol
+
+    return {"http": ServiceProtocol, "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+            "limit_concurrency": limit_concurrency}
 
 
 if __name__ == "__main__":

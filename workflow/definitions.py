@@ -42,7 +42,7 @@ def canonical_form(definition: Definition) -> dict[str, Any]:
         if value is not None:
             form[key] = value
     form["steps"] = [
-        {key: getattr(step, attribute) for key, attribute in STEP_FIELDS.items()
+        {key: _json_field(getattr(step, attribute)) for key, attribute in STEP_FIELDS.items()
          if getattr(step, attribute) is not None}
         for step in definition.steps
     ]
@@ -60,6 +60,11 @@ def canonical_form(definition: Definition) -> dict[str, Any]:
     if edges:
         form["edges"] = edges
     return form
+
+
+def _json_field(value: object) -> object:
+    """A step field as JSON data: the tuple of ``reads`` as a list."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def canonical_json(definition: Definition) -> str:

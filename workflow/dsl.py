@@ -57,6 +57,7 @@ STEP_FIELDS: Mapping[str, str] = {
     "version": "version",
     "label": "label",
     "assignee": "assignee",
+    "reads": "reads",
 }
 
 EDGE_FIELDS: Mapping[str, str] = {
@@ -89,6 +90,7 @@ class Step:
     version: str | None = None
     label: str | None = None
     assignee: str | None = None  # who a Human step's task is for (a user or group name)
+    reads: tuple[str, ...] | None = None  # upstream steps whose outputs its executor receives
 
 
 def field_value(step: Step, key: str) -> object:
@@ -238,6 +240,21 @@ def _number(value: object, where: str) -> float:
         return math.inf
 
 
+def _step_ids(value: object, where: str) -> tuple[str, ...]:
+    """A list of step ids (``reads: [a, b]``), as a tuple in the order written.
+
+    >>> _step_ids(["a", "b"], "step 'c' field 'reads'")
+    ('a', 'b')
+    >>> _step_ids("a", "step 'c' field 'reads'")
+    Traceback (most recent call last):
+    ...
+    workflow.dsl.DslError: step 'c' field 'reads' must be a list of step ids, not 'a'
+    """
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise DslError(f"{where} must be a list of step ids, not {value!r}")
+    return tuple(value)
+
+
 _INT_FIELDS = {"max_attempts", "quorum"}
 _NUMBER_FIELDS = {"timeout_minutes", "delay_minutes"}
 
@@ -260,6 +277,8 @@ def _step(item: object, index: int) -> Step:
             values[attribute] = _number(value, where)
         elif attribute == "expression" and not isinstance(value, str):
             values[attribute] = _json_text(value, where)
+        elif attribute == "reads":
+            values[attribute] = _step_ids(value, where)
         else:
             values[attribute] = _text(value, where)
     return Step(**values)

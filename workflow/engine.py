@@ -327,7 +327,7 @@ class Engine:
         run = self.run(signal.run_id)
         event = event_from_dict(signal.payload)
         new, effects = advance(self.plan(run), run, event)
-        if new == run:
+        if new is run:  # an event already applied, or one the run ignores
             return
         self._commit_transition(run, new, event, effects)
 

@@ -4,6 +4,12 @@ An executor is a Python callable taking the dispatch payload and returning the o
 data), or an :class:`HttpExecutor` posting the payload as JSON to a configured URL. A missing
 executor fails the attempt with an error naming it; it never pretends to succeed.
 
+The payload (:func:`dispatch_payload_schema`, ``wfr schema dispatch``) names the run, the
+step and the attempt, and carries the run's input and ``outputs``: the outputs of the
+steps the definition says the step reads (its direct predecessors and the steps its
+``reads`` field names), never the whole run. A compensation gets the output of the step
+it undoes instead.
+
 >>> registry = ExecutorRegistry({"double": lambda p: {"n": p["input"]["n"] * 2}})
 >>> execute(registry, DispatchStep("s", "s@0.1", "double", {"input": {"n": 4}}), at=0.0).output
 {'n': 8}
@@ -95,6 +101,46 @@ def executors_from_file(path: str) -> ExecutorRegistry:
     if not isinstance(urls, dict) or not all(isinstance(v, str) for v in urls.values()):
         raise ValueError(f"executors file {path}: expected an object of name -> URL")
     return http_executors(urls)
+
+
+def dispatch_payload_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of what an executor receives (an :class:`HttpExecutor`
+    posts it as the request body): an attempt of a step, or a compensation.
+
+    >>> sorted(dispatch_payload_schema()["oneOf"][0]["required"])
+    ['attempt', 'input', 'outputs', 'run', 'step']
+    """
+    common = {
+        "run": {"type": "string", "description": "The run's id."},
+        "step": {"type": "string", "description": "The step's id."},
+        "input": {"description": "The run's input, as given at its start (JSON)."},
+    }
+    attempt = {
+        "type": "object", "additionalProperties": False,
+        "required": ["run", "step", "attempt", "input", "outputs"],
+        "properties": {
+            **common,
+            "attempt": {"type": "integer", "minimum": 1,
+                        "description": "1 for the first attempt, 2 for the first retry..."},
+            "outputs": {"type": "object", "additionalProperties": True, "description": (
+                "Outputs by step id of the steps this step reads that succeeded: the "
+                "sources of its incoming forward edges, then the steps its 'reads' field "
+                "names. A step skipped or not yet run is absent; no other step's output "
+                "is included.")},
+        },
+    }
+    compensation = {
+        "type": "object", "additionalProperties": False,
+        "required": ["run", "step", "compensate", "input", "output"],
+        "properties": {
+            **common,
+            "step": {"type": "string", "description": "The step being compensated."},
+            "compensate": {"const": True},
+            "output": {"description": "The output the compensated step recorded."},
+        },
+    }
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "DispatchPayload", "oneOf": [attempt, compensation]}
 
 
 def execute(registry: ExecutorRegistry, effect: DispatchStep, *, at: float) -> StepOutcome:

@@ -32,7 +32,7 @@ from workflow.model import (
     WaitingFor,
 )
 from workflow.plan import StepSpec
-from workflow.scratch import Scratch
+from workflow.scratch import RunContext, Scratch
 
 
 def activate(w: Scratch, step_id: str) -> None:
@@ -55,9 +55,16 @@ def start_attempt(w: Scratch, step_id: str, attempt: int) -> None:
 
 
 def dispatch_payload(w: Scratch, step_id: str, attempt: int) -> dict[str, Json]:
-    """What an executor receives: the step, the attempt, the run input and recorded outputs."""
+    """What an executor receives: the run, the step, the attempt number, the run input and
+    ``outputs``, the recorded outputs of the steps it reads (:attr:`StepSpec.reads`: its
+    direct predecessors and the steps its ``reads`` names) that succeeded, by step id.
+
+    Like Argo's declared inputs, a step gets what its definition says it reads, not the
+    whole run: the payload's size is bounded by the definition, so building it costs the
+    same in the first and the 5,000th step of a run.
+    """
     return {"run": w.run.run_id, "step": step_id, "attempt": attempt,
-            "input": w.run.input, "outputs": w.outputs()}
+            "input": w.run.input, "outputs": w.outputs(w.plan.steps[step_id].reads)}
 
 
 def _wait(w: Scratch, step_id: str, waiting_for: WaitingFor, effect: Effect) -> None:
@@ -115,7 +122,17 @@ def _evaluate_condition(w: Scratch, spec: StepSpec, attempt_id: str, attempt: in
     except JsonLogicError as exc:
         policies.fail_attempt(w, spec.id, f"expression failed: {exc}")
         return
-    succeed(w, spec.id, {"result": value})
+    succeed(w, spec.id, {"result": _plain(value)})
+
+
+def _plain(value: object) -> Json:
+    """A rule's value as JSON data: the whole context (``{"var": ""}``), alone or inside a
+    list, becomes a plain dict."""
+    if isinstance(value, RunContext):
+        return value.as_json()
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
 
 
 Starter = Callable[[Scratch, StepSpec, str, int], None]

@@ -56,7 +56,9 @@ class KindRule:
     of the kind must set; ``default_timeout`` says whether ``DefaultStepTimeoutMinutes``
     applies when ``timeoutMinutes`` is absent; ``executes`` whether an attempt runs
     something outside the engine (so a failure policy matters); ``timeout_timer`` whether
-    an attempt starts a timeout timer.
+    an attempt starts a timeout timer; ``reads_outputs`` whether a step of the kind may
+    name upstream steps in ``reads`` (the outputs its executor receives besides those of
+    its direct predecessors).
     """
 
     kind: StepKind
@@ -65,13 +67,14 @@ class KindRule:
     default_timeout: bool
     executes: bool
     timeout_timer: bool
+    reads_outputs: bool = False
 
 
 KIND_RULES: Final = (
     KindRule(StepKind.AGENT, "agent", ("agent",),
-             default_timeout=True, executes=True, timeout_timer=True),
+             default_timeout=True, executes=True, timeout_timer=True, reads_outputs=True),
     KindRule(StepKind.TOOL, "tool", ("tool",),
-             default_timeout=True, executes=True, timeout_timer=True),
+             default_timeout=True, executes=True, timeout_timer=True, reads_outputs=True),
     KindRule(StepKind.HUMAN, None, (),
              default_timeout=True, executes=True, timeout_timer=True),
     KindRule(StepKind.CONDITION, None, ("expression",),

@@ -6,8 +6,8 @@ once placed in a run. Events and effects convert to and from plain dicts (``type
 the durable queue.
 
 >>> run = new_run("r1", "w", "1", "h", {"n": 1}, at=0.0)
->>> run.state, run.steps
-(<RunState.PENDING: 'Pending'>, {})
+>>> run.state, run.steps == {}
+(<RunState.PENDING: 'Pending'>, True)
 >>> event_from_dict(event_to_dict(Start(at=1.0))) == Start(at=1.0)
 True
 """
@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
+
+from workflow.persistent import AppendOnly, KeySet, OrderedMap
 
 Json = Any  # plain JSON data: dict, list, str, int, float, bool or None
 
@@ -115,7 +117,13 @@ class RunDelta:
 @dataclass(frozen=True, slots=True)
 class Run:
     """A run of one registered definition. ``edges`` maps edge id to ``taken``/``dead``
-    (absent: undecided); ``processed`` holds the keys of every event already applied."""
+    (absent: undecided); ``processed`` holds the keys of every event already applied.
+
+    ``steps``, ``edges``, ``processed`` and ``completion_order`` grow with the run: they
+    are persistent collections (:mod:`workflow.persistent`), so a transition's new run
+    shares all but what it changed with the old one. Plain dicts, sets and tuples given
+    here are converted.
+    """
 
     run_id: str
     workflow: str
@@ -125,11 +133,11 @@ class Run:
     input: Json
     created_at: float
     updated_at: float
-    steps: Mapping[str, StepRun] = field(default_factory=dict)
-    edges: Mapping[str, str] = field(default_factory=dict)
+    steps: OrderedMap[str, StepRun] = field(default_factory=OrderedMap)
+    edges: OrderedMap[str, str] = field(default_factory=OrderedMap)
     loops: Mapping[str, int] = field(default_factory=dict)
-    completion_order: tuple[str, ...] = ()
-    processed: frozenset[str] = frozenset()
+    completion_order: AppendOnly[str] = field(default_factory=AppendOnly)
+    processed: KeySet[str] = field(default_factory=KeySet)
     variables: Json = None
     output: Json = None
     reason: str | None = None
@@ -146,6 +154,13 @@ class Run:
     # serialized or copied by ``dataclasses.replace``, which starts them at None):
     _active: frozenset[str] | None = field(default=None, init=False, compare=False, repr=False)
     _delta: RunDelta | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for name, kind in (("steps", OrderedMap), ("edges", OrderedMap), ("processed", KeySet),
+                           ("completion_order", AppendOnly)):
+            value = getattr(self, name)
+            if not isinstance(value, kind):
+                object.__setattr__(self, name, kind(value))
 
     def active_steps(self) -> frozenset[str]:
         """Ids of the steps that are dispatched or waiting (computed once per run object,

@@ -40,6 +40,7 @@ class StepSpec:
     max_attempts: int
     timeout_minutes: float | None
     rule: object  # parsed Condition expression (None for other kinds)
+    reads: tuple[str, ...] = ()  # whose outputs a dispatch carries: see :func:`dispatch_reads`
 
     @property
     def id(self) -> str:
@@ -80,13 +81,14 @@ def compile_plan(registered: RegisteredDefinition) -> Plan:
     graph.add_nodes_from(order)
     graph.add_edges_from((e.source, e.target) for e in forward)
     compensations = {s.id for s in definition.steps if s.kind == StepKind.COMPENSATION}
+    incoming = _by_end(order, forward, lambda e: e.target)
     return Plan(
         workflow=definition.workflow,
         version=definition.version,
         hash=registered.hash,
         order=order,
-        steps={step.id: _spec(step) for step in definition.steps},
-        incoming=_by_end(order, forward, lambda e: e.target),
+        steps={step.id: _spec(step, incoming[step.id]) for step in definition.steps},
+        incoming=incoming,
         outgoing=_by_end(order, forward, lambda e: e.source),
         loop_backs=_by_end(order, loops, lambda e: e.source),
         loop_bodies={e.id: frozenset(nx.descendants(graph, e.target)) | {e.target}
@@ -108,7 +110,19 @@ def _by_end(order: tuple[str, ...], edges: tuple[Transition, ...],
     return {step_id: tuple(found) for step_id, found in grouped.items()}
 
 
-def _spec(step: Step) -> StepSpec:
+def dispatch_reads(step: Step, incoming: tuple[Transition, ...]) -> tuple[str, ...]:
+    """The steps whose recorded outputs an attempt's dispatch carries: the sources of the
+    step's incoming forward edges, then the steps its ``reads`` names, each once (so what
+    an executor receives is bounded by the definition, never by the size of the run).
+
+    >>> edges = (Transition("a->c", "a", "c"), Transition("b->c", "b", "c"))
+    >>> dispatch_reads(Step("c", "Tool", tool="t", reads=("root", "a")), edges)
+    ('a', 'b', 'root')
+    """
+    return tuple(dict.fromkeys((*(edge.source for edge in incoming), *(step.reads or ()))))
+
+
+def _spec(step: Step, incoming: tuple[Transition, ...]) -> StepSpec:
     kind = StepKind(step.kind)
     rule = rule_of(kind)
     timeout = step.timeout_minutes
@@ -124,6 +138,7 @@ def _spec(step: Step) -> StepSpec:
         timeout_minutes=timeout,
         rule=json.loads(step.expression) if kind is StepKind.CONDITION and step.expression
         else None,
+        reads=dispatch_reads(step, incoming) if rule.executor_field is not None else (),
     )
 
 

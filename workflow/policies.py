@@ -66,7 +66,7 @@ def fail_attempt(w: Scratch, step_id: str, error: str) -> None:
 
 def begin_compensation(w: Scratch, reason: str) -> None:
     """Cancel active steps and compensate succeeded ones, most recently completed first."""
-    last_done: dict[str, int] = {s: i for i, s in enumerate(w.completion_order)}
+    last_done: dict[str, int] = {s: i for i, s in enumerate(w.completed())}
     to_compensate = [s for s in sorted(last_done, key=last_done.__getitem__, reverse=True)
                      if w.step(s).state is StepState.SUCCEEDED
                      and w.plan.steps[s].step.compensation is not None]

@@ -8,54 +8,121 @@ into a new :class:`~workflow.model.Run`. The caller's run is never touched.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from workflow.model import Effect, EmitEvent, Json, Run, RunDelta, RunState, StepRun, StepState
+from workflow.persistent import OrderedMap
 from workflow.plan import Plan
 
 
-class TrackedDict(dict[str, Any]):
-    """A dict that remembers the keys written or removed (``changed``), so a transition
-    knows what it touched without comparing every entry of a large run.
+class Overlay(MutableMapping[str, Any]):
+    """A writable view over a persistent map: reads fall through to ``base``, writes and
+    removals stay here (``changed`` names the keys touched), and :meth:`result` is the new
+    persistent version. Making one, and changing a few keys, costs what was changed, not
+    the size of ``base``.
 
-    >>> d = TrackedDict({"a": 1}); d["b"] = 2; _ = d.pop("a"); sorted(d.changed)
-    ['a', 'b']
+    >>> base = OrderedMap({"a": 1, "b": 2})
+    >>> view = Overlay(base); view["c"] = 3; _ = view.pop("a")
+    >>> sorted(view.changed), list(view.result().items()), list(base.items())
+    (['a', 'c'], [('b', 2), ('c', 3)], [('a', 1), ('b', 2)])
     """
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    __slots__ = ("_removed", "_written", "base", "changed")
+
+    def __init__(self, base: OrderedMap[str, Any]) -> None:
+        self.base = base
         self.changed: set[str] = set()
+        self._written: dict[str, Any] = {}  # in first-write order, as a dict would add them
+        self._removed: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._written:
+            return self._written[key]
+        if key in self._removed:
+            raise KeyError(key)
+        return self.base[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._written:
+            return self._written[key]
+        if key in self._removed:
+            return default
+        return self.base.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if key in self._written:
+            return True
+        return key not in self._removed and key in self.base
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.changed.add(key)
-        super().__setitem__(key, value)
+        self._written[key] = value
 
     def __delitem__(self, key: str) -> None:
+        if key not in self:
+            raise KeyError(key)
         self.changed.add(key)
-        super().__delitem__(key)
+        self._written.pop(key, None)
+        if key in self.base:
+            self._removed.add(key)
 
-    def pop(self, key: str, *default: Any) -> Any:
-        self.changed.add(key)
-        return super().pop(key, *default)
+    def __iter__(self) -> Iterator[str]:
+        """Keys in the order of the new version (a full pass: only for rare, whole-run
+        work such as finishing a run)."""
+        return iter(self.result())
 
-    def setdefault(self, key: str, default: Any = None) -> Any:
-        self.changed.add(key)
-        return super().setdefault(key, default)
+    def __len__(self) -> int:
+        return len(self.result())
 
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        changes = dict(*args, **kwargs)
-        self.changed.update(changes)
-        super().update(changes)
+    def unchanged(self) -> bool:
+        """Whether every write left ``base``'s value in place (and nothing was removed)."""
+        return not self._removed and all(
+            key in self.base and self.base[key] == value for key, value in self._written.items())
 
-    def popitem(self) -> tuple[str, Any]:
-        key, value = super().popitem()
-        self.changed.add(key)
-        return key, value
+    def result(self) -> OrderedMap[str, Any]:
+        """The new persistent version: ``base`` with the removals, then the writes (a key
+        removed and written again goes last, as in a dict)."""
+        return self.base.apply(self._written, removed=self._removed)
 
-    def clear(self) -> None:
-        self.changed.update(self)
-        super().clear()
+
+class RunContext(Mapping[str, Json]):
+    """The data a JSONLogic rule reads: ``input``, ``variables`` and each succeeded step's
+    output under its id. A read-only view over the step runs: ``{"var": "a.total"}`` looks
+    up step ``a`` alone, so evaluating a guard costs what the rule reads, not the run's size.
+
+    >>> ok = StepRun("a", state=StepState.SUCCEEDED, output={"total": 3})
+    >>> context = RunContext({"a": ok, "b": StepRun("b")}, {"n": 1}, None)
+    >>> context["a"], "b" in context, sorted(context)
+    ({'total': 3}, False, ['a', 'input', 'variables'])
+    """
+
+    __slots__ = ("_input", "_steps", "_variables")
+
+    def __init__(self, steps: Mapping[str, StepRun], run_input: Json, variables: Json) -> None:
+        self._steps, self._input, self._variables = steps, run_input, variables
+
+    def __getitem__(self, key: str) -> Json:
+        if key == "input":
+            return self._input
+        if key == "variables":
+            return self._variables
+        found = self._steps.get(key)
+        if found is None or found.state is not StepState.SUCCEEDED:
+            raise KeyError(key)
+        return found.output
+
+    def __iter__(self) -> Iterator[str]:
+        succeeded = (s for s, r in self._steps.items() if r.state is StepState.SUCCEEDED)
+        return iter(dict.fromkeys((*succeeded, "input", "variables")))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def as_json(self) -> dict[str, Json]:
+        """A plain dict copy (what ``{"var": ""}``, the whole data, evaluates to)."""
+        return dict(self.items())
 
 
 @dataclass(slots=True)
@@ -65,10 +132,10 @@ class Scratch:
     plan: Plan
     run: Run
     now: float
-    steps: dict[str, StepRun] = field(default_factory=TrackedDict)
-    edges: dict[str, str] = field(default_factory=TrackedDict)
+    steps: Overlay
+    edges: Overlay
     loops: dict[str, int] = field(default_factory=dict)
-    completion_order: list[str] = field(default_factory=list)
+    completion_order: list[str] = field(default_factory=list)  # steps done in this transition
     effects: list[Effect] = field(default_factory=list)
     state: RunState = RunState.RUNNING
     reason: str | None = None
@@ -79,10 +146,16 @@ class Scratch:
     @classmethod
     def of(cls, plan: Plan, run: Run, now: float) -> Scratch:
         """Copy ``run`` into fresh scratch state."""
-        return cls(plan, run, now, TrackedDict(run.steps), TrackedDict(run.edges),
+        return cls(plan, run, now, Overlay(run.steps), Overlay(run.edges),
                    dict(run.loops),
-                   list(run.completion_order), [], run.state, run.reason,
+                   [], [], run.state, run.reason,
                    list(run.compensation), list(run.compensated))
+
+    def completed(self) -> Iterator[str]:
+        """Every step completion of the run so far, in order (the run's, then this
+        transition's)."""
+        yield from self.run.completion_order
+        yield from self.completion_order
 
     def step(self, step_id: str) -> StepRun:
         """The current step run (a Pending one if the step never ran)."""
@@ -96,9 +169,10 @@ class Scratch:
         self.steps[step_id] = updated
         return updated
 
-    def touched(self, mapping: dict[str, Any]) -> set[str]:
+    @staticmethod
+    def touched(mapping: Overlay) -> set[str]:
         """The keys of ``steps`` or ``edges`` written or removed in this transition."""
-        return mapping.changed if isinstance(mapping, TrackedDict) else set(mapping)
+        return mapping.changed
 
     def active(self) -> set[str]:
         """Ids of the active steps now: the run's, updated by this transition's writes."""
@@ -125,13 +199,15 @@ class Scratch:
                             waiting_for=None)
         self.emit(f"run.{state.value.lower()}", detail=reason)
 
-    def outputs(self) -> dict[str, Json]:
-        """Recorded outputs of succeeded steps, by step id."""
-        return {s: r.output for s, r in self.steps.items() if r.state is StepState.SUCCEEDED}
+    def outputs(self, step_ids: Iterable[str]) -> dict[str, Json]:
+        """Recorded outputs of those of ``step_ids`` that succeeded, by step id (looked up
+        one by one: the cost is that of ``step_ids``, not of the run)."""
+        found = ((s, self.steps.get(s)) for s in step_ids)
+        return {s: r.output for s, r in found if r is not None and r.state is StepState.SUCCEEDED}
 
-    def context(self) -> dict[str, Json]:
+    def context(self) -> RunContext:
         """What JSONLogic may see: recorded outputs, the run input and run variables."""
-        return {**self.outputs(), "input": self.run.input, "variables": self.run.variables}
+        return RunContext(self.steps, self.run.input, self.run.variables)
 
     def freeze(self, key: str) -> Run:
         """The new run: scratch state frozen, ``key`` recorded as processed, with the
@@ -143,10 +219,10 @@ class Scratch:
             frozenset(() if key in self.run.processed else (key,)))
         run = dataclasses.replace(
             self.run, state=self.state, reason=self.reason, updated_at=self.now,
-            steps=dict(self.steps),  # first-touch order: a new step goes last
-            edges=dict(self.edges), loops=dict(self.loops),
-            completion_order=tuple(self.completion_order),
-            processed=self.run.processed | {key},
+            steps=self.steps.result(),  # first-touch order: a new step goes last
+            edges=self.edges.result(), loops=dict(self.loops),
+            completion_order=self.run.completion_order.extend(self.completion_order),
+            processed=self.run.processed.add(key),
             compensation=tuple(self.compensation), compensated=tuple(self.compensated),
             transitions=self.run.transitions + 1,
             step_transitions=self.run.step_transitions + self.step_transitions,

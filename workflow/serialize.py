@@ -13,6 +13,7 @@ from dataclasses import fields
 from typing import Any
 
 from workflow.model import Run, RunDelta, RunState, StepRun, StepState, WaitingFor
+from workflow.persistent import AppendOnly, KeySet
 
 _RUN_FIELDS = tuple(f.name for f in fields(Run) if f.init)
 
@@ -56,8 +57,8 @@ def run_from_json_data(data: dict[str, Any]) -> Run:
     data.update(
         state=RunState(data["state"]),
         steps=steps,
-        completion_order=tuple(data["completion_order"]),
-        processed=frozenset(data["processed"]),
+        completion_order=AppendOnly(data["completion_order"]),
+        processed=KeySet(data["processed"]),
         compensation=tuple(data["compensation"]),
         compensated=tuple(data["compensated"]),
     )
@@ -109,7 +110,8 @@ def run_parts(run: Run, previous: Run | None, delta: RunDelta | None = None
     steps, edges, done = run.steps, run.edges, run.completion_order
     if delta is not None:
         touched = [s for s in sorted(delta.steps) if s in old_steps]
-        touched += list(steps)[len(old_steps):]  # new steps come last, in their order
+        added_ids = [s for s in delta.steps if s not in old_steps and s in steps]
+        touched += sorted(added_ids, key=steps.place)  # new steps come last, in their order
         changed_edges = sorted(delta.edges)
         new_keys = sorted(delta.processed)
     else:

@@ -36,6 +36,7 @@ from workflow.model import (
     Repair,
     Retry,
     Run,
+    RunDelta,
     RunState,
     Start,
     StepOutcome,
@@ -65,8 +66,8 @@ def advance(plan: Plan, run: Run, event: Event) -> tuple[Run, tuple[Effect, ...]
         return run, ()  # not even the key: it would move the revision the verbs name
     w = Scratch.of(plan, run, event.at)
     _apply(w, event)
-    if not w.effects and w.steps == run.steps and w.state is run.state:
-        return dataclasses.replace(run, processed=run.processed | {event.key}), ()
+    if not w.effects and w.steps.unchanged() and w.state is run.state:
+        return _only_recorded(run, event.key), ()
     _settle(w)
     new_run = w.freeze(event.key)
     if new_run.state is RunState.COMPLETED:
@@ -74,6 +75,15 @@ def advance(plan: Plan, run: Run, event: Event) -> tuple[Run, tuple[Effect, ...]
             s: new_run.steps[s].output for s in plan.sinks
             if s in new_run.steps and new_run.steps[s].state is StepState.SUCCEEDED})
     return new_run, tuple(w.effects)
+
+
+def _only_recorded(run: Run, key: str) -> Run:
+    """``run`` with ``key`` processed and nothing else changed (a stale event), with the
+    delta that says so, so that committing it looks at no step."""
+    recorded = dataclasses.replace(run, processed=run.processed.add(key))
+    recorded.remember_transition(run.active_steps(),
+                                 RunDelta(frozenset(), frozenset(), frozenset((key,))))
+    return recorded
 
 
 def _apply(w: Scratch, event: Event) -> None:

@@ -2,7 +2,8 @@
 
 Reading (:mod:`workflow.dsl`) only checks shape; this module checks meaning: step kinds,
 unique ids, edge ends, cycles made only of declared loop-back edges with a bound, JSONLogic
-guards and Condition expressions, Join quorums, Fanout width and compensation references.
+guards and Condition expressions, Join quorums, Fanout width, compensation references and
+``reads`` (steps upstream of the reader).
 A step without a failure policy gets the default with a warning (an error under ``strict``).
 
 >>> from workflow.dsl import load_definition_text
@@ -30,7 +31,15 @@ import networkx as nx
 from workflow.config import DEFAULTS, GUARD_LITERALS
 from workflow.dsl import STEP_FIELDS, Definition, Step, Transition, field_value
 from workflow.jsonlogic import JsonLogicError, parse_rule
-from workflow.kinds import KIND_NAMES, FailurePolicy, StepKind, parse_kind, parse_policy, rule_of
+from workflow.kinds import (
+    KIND_NAMES,
+    KIND_RULES,
+    FailurePolicy,
+    StepKind,
+    parse_kind,
+    parse_policy,
+    rule_of,
+)
 
 MAX_MINUTES = 1_000_000_000
 """Longest ``timeoutMinutes`` or ``delayMinutes`` (about 1,900 years): a timer's due time
@@ -220,12 +229,19 @@ def _edge_problems(definition: Definition) -> Iterator[Problem]:
 def _graph_problems(definition: Definition) -> Iterator[Problem]:
     step_ids = {step.id for step in definition.steps}
     edges = [e for e in definition.edges if e.source in step_ids and e.target in step_ids]
-    forward = nx.DiGraph()
-    forward.add_nodes_from(step.id for step in definition.steps)
-    forward.add_edges_from((e.source, e.target) for e in edges if not e.is_loop_back)
+    forward = _forward_graph(definition, edges)
     yield from _cycle_problems(forward)
     yield from _loop_back_problems(definition, forward, [e for e in edges if e.is_loop_back])
     yield from _fan_problems(definition, edges)
+    yield from _reads_problems(definition, forward)
+
+
+def _forward_graph(definition: Definition, edges: Collection[Transition]) -> nx.DiGraph:
+    """The steps and the forward (not loop-back) ones of ``edges``."""
+    forward = nx.DiGraph()
+    forward.add_nodes_from(step.id for step in definition.steps)
+    forward.add_edges_from((e.source, e.target) for e in edges if not e.is_loop_back)
+    return forward
 
 
 def _cycle_problems(forward: nx.DiGraph) -> Iterator[Problem]:
@@ -269,3 +285,46 @@ def _fan_problems(definition: Definition, edges: list[Transition]) -> Iterator[P
         if step.kind == StepKind.FANOUT and outgoing[step.id] > DEFAULTS.max_fanout:
             yield Problem("error", subject, f"{outgoing[step.id]} branches exceed MaxFanout "
                           f"{DEFAULTS.max_fanout}")
+
+
+def _reads_problems(definition: Definition, forward: nx.DiGraph) -> Iterator[Problem]:
+    """A step's ``reads`` must name steps upstream of it (reachable backwards along forward
+    edges), and only kinds whose executor receives outputs may have one.
+
+    >>> from workflow.dsl import load_definition_text
+    >>> d = load_definition_text('''
+    ... workflow: w
+    ... steps: [{id: a, kind: Tool, tool: t}, {id: b, kind: Tool, tool: t, reads: [c, a, x]},
+    ...         {id: c, kind: Timer, delayMinutes: 1, reads: [a]}]
+    ... edges: [{from: a, to: b}, {from: b, to: c}]
+    ... ''')
+    >>> for problem in _reads_problems(d, _forward_graph(d, d.edges)):
+    ...     print(problem.describe())
+    error: step 'b': reads unknown step 'x'
+    error: step 'b': reads 'c', which is not upstream of it (only steps before it on forward edges)
+    error: step 'c': a Timer step calls no executor: only Agent and Tool steps have 'reads'
+    """
+    readers = " and ".join(rule.kind.value for rule in KIND_RULES if rule.reads_outputs)
+    for step in definition.steps:
+        if step.reads is None:
+            continue
+        subject, kind = f"step '{step.id}'", parse_kind(step.kind)
+        if kind is not None and not rule_of(kind).reads_outputs:
+            yield Problem("error", subject, f"a {kind} step calls no executor: only "
+                          f"{readers} steps have 'reads'")
+            continue
+        unknown = [name for name in step.reads if name not in forward]
+        if unknown:
+            yield Problem("error", subject,
+                          f"reads unknown step{'s' * (len(unknown) > 1)} {_names(unknown)}")
+        upstream = nx.ancestors(forward, step.id) if step.id in forward else set()
+        outside = [name for name in step.reads if name in forward and name not in upstream]
+        if outside:
+            which = "which are" if len(outside) > 1 else "which is"
+            yield Problem("error", subject, f"reads {_names(outside)}, {which} not upstream "
+                          "of it (only steps before it on forward edges)")
+
+
+def _names(ids: list[str]) -> str:
+    """``'a', 'b'``: each id once, in the order given."""
+    return ", ".join(f"'{name}'" for name in dict.fromkeys(ids))

@@ -236,6 +236,15 @@ def test_schema_prints_the_json_schema(capsys: pytest.CaptureFixture[str]) -> No
         assert json.loads(capsys.readouterr().out) == all_schemas()[name]
 
 
+def test_schema_dispatch_prints_what_an_executor_receives(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from workflow.executors import dispatch_payload_schema
+
+    assert main(["schema", "dispatch"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == dispatch_payload_schema() and printed["title"] == "DispatchPayload"
+
+
 def test_workflow_commands_are_registered() -> None:
     args = cli.build_parser().parse_args(["validate", str(FIXTURE)])
     assert args.command == "validate" and callable(args.func)

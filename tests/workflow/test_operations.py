@@ -356,7 +356,8 @@ def test_repair_then_resume_re_runs_from_the_rewound_step_with_the_new_input():
     assert states(after) == {"a": (S, "a@0.1"), "b": (S, "b@1.1"), "c": (RU, "c@1.1")}
     dispatch = next(e for e in effects if isinstance(e, DispatchStep))
     assert dispatch.attempt_id == "c@1.1" and dispatch.payload["input"] == {"v": 2}
-    assert dispatch.payload["outputs"] == {"a": {"a": "done"}, "b": {"b": "done"}}
+    # c's one predecessor is b; a is two steps up and c declares no reads
+    assert dispatch.payload["outputs"] == {"b": {"b": "done"}}
 
 
 def test_repair_of_a_failed_run_to_its_first_step():
