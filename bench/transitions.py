@@ -7,7 +7,8 @@ demo executors, confident outputs so no review, the settle-window timer 10 ms) w
 worker running, then starts the worker processes, waits until each has its store open,
 lets them go at once and times until every run has finished. A *transition* is an event
 applied to a run (``Run.transitions``, summed over the runs and their child runs; the
-executor calls between them are not counted). Without ``--db`` the script
+executor calls between them are not counted). Worker CPU is counted from the start
+signal on (each worker's start-up, about 0.8 s of imports here, is not). Without ``--db`` the script
 starts its own throwaway PostgreSQL (fsync on, ``pg_stat_statements`` loaded) and prints,
 after the largest round, the statements that took the most server time; ``--profile``
 also samples one worker of that round with py-spy and prints where its CPU went. The
@@ -102,13 +103,14 @@ def measure(db: str, workers: int, runs: int, label: str, profile: Path | None =
         while len(list(folder.glob("ready-*"))) < workers:
             time.sleep(0.05)
         server_before = server_cpu()
+        workers_before = sum(cpu_seconds(p.pid) for p in pool.processes)  # start-up, imports
         spy = _spy(pool.processes[0].pid, profile) if profile is not None else None
         (folder / "go").touch()
         began = time.monotonic()
         while _unfinished(store, len(started)):
             time.sleep(0.1)  # each look is a query competing with the workers
         seconds = time.monotonic() - began
-        worker_cpu = sum(cpu_seconds(p.pid) for p in pool.processes)
+        worker_cpu = sum(cpu_seconds(p.pid) for p in pool.processes) - workers_before
         server_used = server_cpu() - server_before
         if spy is not None:
             spy.wait(60)

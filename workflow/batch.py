@@ -17,6 +17,10 @@ What stays as with one row at a time:
   changed one of the runs first), the held commits are written one by one; a row whose
   commit is refused is delivered again on its own (:func:`workflow.pump.deliver`), which
   reads its run afresh.
+- **One WAL flush per batch.** The group commits without waiting for the flush; the
+  pump's next claim waits for it instead (a claim that took rows commits flushed), so a
+  batch's transitions are durable before anything that follows from them is carried
+  out. A server crash in between loses the group whole, its rows still queued.
 - **Leases hold.** Rows are carried out only while the batch is younger than half the
   lease; the rest are released untouched (a slow executor cannot make a lease run out).
 - **Observers** see a transition only once it is committed.
@@ -56,11 +60,11 @@ class BatchStore(Protocol):
     transaction (PostgreSQL)."""
 
     def claim_batch(self, owner: str, *, now: float, lease_seconds: float,
-                    wall: float | None = None, limit: int
+                    wall: float | None = None, limit: int, flush: bool = False
                     ) -> list[tuple[QueuedSignal, str | None]]: ...
 
     def commit_group(self, commits: Sequence[tuple[Commit, float]],
-                     acknowledge: Sequence[str] = ()) -> None: ...
+                     acknowledge: Sequence[str] = (), *, flushed: bool = True) -> None: ...
 
 
 Observed = tuple[Run, Any, Any]
@@ -136,7 +140,7 @@ def pump_batch(engine: Engine, *, owner: str = "worker", limit: int = BATCH_SIZE
     store = cast(BatchStore, engine.store)
     now, began = engine.now(), time.monotonic()
     claimed = store.claim_batch(owner, now=now, lease_seconds=lease_seconds,
-                                wall=engine.clock(), limit=limit)
+                                wall=engine.clock(), limit=limit, flush=True)
     if not claimed:
         return 0
     holding = HoldingStore(engine.store, {signal.run_id: document
@@ -186,7 +190,7 @@ def _write(engine: Engine, done: list[Held], hook: CrashHook | None, now: float,
     store = cast(BatchStore, engine.store)
     try:
         store.commit_group([c for held in done for c in held.commits],
-                           [a for held in done for a in held.acknowledge])
+                           [a for held in done for a in held.acknowledge], flushed=False)
     except RunsChangedError as refused:  # the rest again as a group; those runs afresh
         stale = set(refused.changed)
         redo = [held for held in done if _touches(held, stale)]

@@ -88,7 +88,8 @@ FROM (SELECT signal_id FROM queue
       ORDER BY due_at, seq LIMIT %s FOR UPDATE SKIP LOCKED) free
 WHERE q.signal_id = free.signal_id
 RETURNING q.signal_id, q.run_id, q.kind, q.payload, q.due_at, q.attempts, q.last_error,
-    CASE WHEN q.kind = 'event' THEN (SELECT document FROM runs WHERE run_id = q.run_id) END,
+    CASE WHEN q.kind IN ('event', 'start-child')
+        THEN (SELECT document FROM runs WHERE run_id = q.run_id) END,
     q.seq
 """
 _INSERT_RUN = """
@@ -243,10 +244,10 @@ class PostgresStore:
     # --- runs -----------------------------------------------------------------------------
 
     def load_run(self, run_id: str) -> Run | None:
-        """The stored run. Right after this thread claimed an event row of the run, the
-        document read in the claim's own statement serves once (saving a transaction per
-        event); a commit from it that another writer raced fails the revision check, and
-        the engine's retry reads the run afresh."""
+        """The stored run. Right after this thread claimed an event or start-child row of
+        the run, the document read in the claim's own statement serves once (saving a
+        transaction per event); a commit from it that another writer raced fails the
+        revision check, and the engine's retry reads the run afresh."""
         claimed: tuple[str, str] | None = getattr(self._claimed, "run", None)
         self._claimed.run = None
         if claimed is not None and claimed[0] == run_id:
@@ -276,14 +277,19 @@ class PostgresStore:
         self.commit_group([(commit, at)])
 
     def commit_group(self, commits: Sequence[tuple[Commit, float]],
-                     acknowledge: Sequence[str] = ()) -> None:
+                     acknowledge: Sequence[str] = (), *, flushed: bool = True) -> None:
         """Several transitions (a worker's claimed batch) in one transaction, in order, with
         the queue rows ``acknowledge`` names deleted: one round trip and one WAL flush for
         all, the same dozen multi-row statements for one commit or many
         (:mod:`workflow.postgres_group`). Each commit keeps its own checks (the revision
         check of its run, its task closures, its idempotency key) and its own time, and is
         written under its run's tenant (``SET LOCAL`` before its statements); any refusal
-        rolls the whole group back and raises, and the caller commits them one by one."""
+        rolls the whole group back and raises, and the caller commits them one by one.
+
+        ``flushed=False`` returns without waiting for the WAL flush: for a pump whose next
+        claim waits for it (:meth:`claim_batch` with ``flush``), so its transitions are
+        durable before it carries out anything that follows from them, and the flush is
+        one per batch, not two."""
         group.check_order(commits, acknowledge)
         writes = group.collapse(commits)
         tenants = {_tenant_of(commit) for commit, _ in commits}
@@ -311,6 +317,9 @@ class PostgresStore:
             group.verify(db, checks)  # one round trip; a refusal rolls it all back
             audits = tuple(commit.audit for commit, _ in commits)
             self._sequenced(db, group.outbox_rows(commits), *audits)  # goes with COMMIT
+            if not flushed:
+                db.execute(LAZY)
+                self._flush.connection = None  # no barrier either
 
     def _sequenced(self, db: Connection, events: Sequence[tuple[object, ...]],
                    *audits: AuditEntry | None) -> None:
@@ -397,16 +406,19 @@ class PostgresStore:
         return signal
 
     def claim_batch(self, owner: str, *, now: float, lease_seconds: float,
-                    wall: float | None = None, limit: int
+                    wall: float | None = None, limit: int, flush: bool = False
                     ) -> list[tuple[QueuedSignal, str | None]]:
         """Lease up to ``limit`` due rows at once (one ``SKIP LOCKED`` statement, one lease
-        for all), in due order, each with its run's document for an ``event`` row (read in
-        the same statement, so the transition needs no second query). Unreadable rows go
-        to the dead letters; ``[]`` when nothing is due."""
+        for all), in due order, each with its run's document for an ``event`` or
+        ``start-child`` row (read in the same statement, so the transition needs no
+        second query). Unreadable rows go
+        to the dead letters; ``[]`` when nothing is due. With ``flush`` a claim that took
+        rows returns once the WAL is flushed past it, so past every earlier commit of
+        this worker (see :meth:`commit_group`)."""
         lease_now = now if wall is None else wall
         while True:
             rows = self._rows(_CLAIM, (owner, lease_now + lease_seconds, now, lease_now,
-                                       limit), flush=False)
+                                       limit), flush=flush)
             claimed: list[tuple[QueuedSignal, str | None]] = []
             buried = False
             for signal_id, run_id, kind, payload, due_at, attempts, last_error, document, _ \

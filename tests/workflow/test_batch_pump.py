@@ -113,13 +113,13 @@ def test_a_refused_group_commits_the_rest_and_redelivers_the_changed_run(pg, mak
     runs = [engine.start("document-processing", None, {}).run_id for _ in range(3)]
     real, calls = pg.commit_group, []
 
-    def racing(commits, acknowledge=()):
+    def racing(commits, acknowledge=(), **options):
         calls.append(len(commits))
         if len(calls) == 1:  # another writer changes the second run before the group commits
             run = pg.load_run(runs[1])
             real([(Commit(dataclasses.replace(run, processed=run.processed | {"op"}),
                           previous=run), engine.now())])
-        return real(commits, acknowledge)
+        return real(commits, acknowledge, **options)
 
     monkeypatch.setattr(pg, "commit_group", racing)
     assert pump_batch(engine, limit=16) == 3  # the three Start rows
