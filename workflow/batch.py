@@ -22,7 +22,8 @@ What stays as with one row at a time:
   batch's transitions are durable before anything that follows from them is carried
   out. A server crash in between loses the group whole, its rows still queued.
 - **Leases hold.** Rows are carried out only while the batch is younger than half the
-  lease; the rest are released untouched (a slow executor cannot make a lease run out).
+  lease (the first one always); the rest are released untouched, their attempt given
+  back (a slow executor cannot make a lease run out).
 - **Observers** see a transition only once it is committed.
 
 >>> from workflow.engine import Engine
@@ -149,7 +150,7 @@ def pump_batch(engine: Engine, *, owner: str = "worker", limit: int = BATCH_SIZE
     view.store, view.observer = cast(Store, holding), holding.observe
     done: list[Held] = []
     for index, (signal, _) in enumerate(claimed):
-        if time.monotonic() - began > lease_seconds / 2:  # the lease must outlast the batch
+        if index and time.monotonic() - began > lease_seconds / 2:  # the lease must outlast
             for rest, _ in claimed[index:]:
                 engine.store.release(rest.signal_id, "batch ran long", now=now,
                                      count_attempt=False)

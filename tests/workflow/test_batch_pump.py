@@ -146,3 +146,17 @@ def test_wfr_worker_batches_as_the_pump_does_by_default():
     register_commands(parser.add_subparsers(dest="command"))
     assert parser.parse_args(["worker"]).batch == BATCH_SIZE
     assert parser.parse_args(["worker", "--batch", "1"]).batch == 1
+
+
+def test_rows_a_batch_has_no_time_left_for_go_back_to_the_queue_untouched(pg, make_engine,
+                                                                        fixtures_dir):
+    engine = make_engine(store=pg)
+    engine.register(load_definition(fixtures_dir / "document-processing.yaml"))
+    runs = [engine.start("document-processing", None, {}).run_id for _ in range(3)]
+    # a lease of a microsecond: half of it is gone once the first row is carried out
+    assert pump_batch(engine, limit=16, lease_seconds=1e-6) == 3
+    assert engine.run(runs[0]).transitions == 1  # the first row always goes
+    for run_id in runs[1:]:
+        (start,) = pg.queued_for(run_id)
+        assert engine.run(run_id).transitions == 0
+        assert (start.attempts, start.last_error) == (0, "batch ran long")
