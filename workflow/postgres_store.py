@@ -6,7 +6,10 @@ revision-checked update, its changed step-run rows, its new queue rows, its task
 its outbox rows and its audit row, as on SQLite. Workers claim queue rows with
 ``FOR UPDATE SKIP LOCKED`` and a lease, so any number share one queue; a commit that queues
 a due row sends ``NOTIFY workflow_signal`` so idle workers wake at once (:meth:`listen`).
-Singleton jobs take an advisory lock (:meth:`singleton`).
+Singleton jobs take an advisory lock (:meth:`singleton`). A pump can claim several rows at
+once (:meth:`claim_batch`) and commit their transitions in one transaction
+(:meth:`commit_group`, :mod:`workflow.batch`); every commit is written with the same
+multi-row statements (:mod:`workflow.postgres_group`).
 
 Tenant isolation is also the database's: every tenant table has row-level security
 (``FORCE``d, so it binds the owner), and each transaction first sets its tenant with
