@@ -160,3 +160,10 @@ def test_rows_a_batch_has_no_time_left_for_go_back_to_the_queue_untouched(pg, ma
         (start,) = pg.queued_for(run_id)
         assert engine.run(run_id).transitions == 0
         assert (start.attempts, start.last_error) == (0, "batch ran long")
+
+
+def test_a_batch_size_out_of_range_is_exit_2_with_one_line(tmp_path, capsys):
+    from renderer.cli import main
+
+    assert main(["worker", "--batch", "0", "--db", str(tmp_path / "w.db")]) == 2
+    assert capsys.readouterr().err == "wfr worker: --batch must be from 1 to 1000, not 0\n"
