@@ -7,7 +7,8 @@ demo executors, confident outputs so no review, the settle-window timer 10 ms) w
 worker running, then starts the worker processes, waits until each has its store open,
 lets them go at once and times until every run has finished. A *transition* is an event
 applied to a run (``Run.transitions``, summed over the runs and their child runs; the
-executor calls between them are not counted). Without ``--db`` the script
+executor calls between them are not counted). Worker CPU is counted from the start
+signal on (each worker's start-up, about 0.8 s of imports here, is not). Without ``--db`` the script
 starts its own throwaway PostgreSQL (fsync on, ``pg_stat_statements`` loaded) and prints,
 after the largest round, the statements that took the most server time; ``--profile``
 also samples one worker of that round with py-spy and prints where its CPU went. The
@@ -71,21 +72,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def server_cpu() -> float:
-    """CPU seconds of every running ``postgres`` process (the server and its backends)."""
+def server_cpu(data_dir: Path | None) -> float:
+    """CPU seconds of one PostgreSQL server: its postmaster (``postmaster.pid`` of
+    ``data_dir``) and its backends. Without ``data_dir`` (an outside ``--db``): every
+    ``postgres`` process on the machine, other servers included."""
+    postmaster = None
+    if data_dir is not None:
+        postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
     total = 0.0
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if (entry / "comm").read_text().strip() == "postgres":
-                    total += cpu_seconds(int(entry.name))
-            except OSError:
+                if (entry / "comm").read_text().strip() != "postgres":
+                    continue
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
                 continue
+            if postmaster is None or postmaster in (int(entry.name), parent):
+                total += cpu_seconds(int(entry.name))
     return total
 
 
-def measure(db: str, workers: int, runs: int, label: str, profile: Path | None = None
-            ) -> Round:
+def measure(db: str, workers: int, runs: int, label: str, profile: Path | None = None,
+            data_dir: Path | None = None) -> Round:
     folder = Path(tempfile.mkdtemp(prefix="wfr-tps-"))
     marker = folder / "fixed"
     marker.touch()
@@ -101,15 +110,16 @@ def measure(db: str, workers: int, runs: int, label: str, profile: Path | None =
     try:
         while len(list(folder.glob("ready-*"))) < workers:
             time.sleep(0.05)
-        server_before = server_cpu()
+        server_before = server_cpu(data_dir)
+        workers_before = sum(cpu_seconds(p.pid) for p in pool.processes)  # start-up, imports
         spy = _spy(pool.processes[0].pid, profile) if profile is not None else None
         (folder / "go").touch()
         began = time.monotonic()
         while _unfinished(store, len(started)):
             time.sleep(0.1)  # each look is a query competing with the workers
         seconds = time.monotonic() - began
-        worker_cpu = sum(cpu_seconds(p.pid) for p in pool.processes)
-        server_used = server_cpu() - server_before
+        worker_cpu = sum(cpu_seconds(p.pid) for p in pool.processes) - workers_before
+        server_used = server_cpu(data_dir) - server_before if data_dir or "://" in db else 0.0
         if spy is not None:
             spy.wait(60)
     finally:
@@ -206,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
             schema = f"tps_{uuid.uuid4().hex[:8]}"
             rounds.append(measure(f"{base}{'&' if '?' in base else '?'}schema={schema}", workers,
                                   args.runs, "PostgreSQL",
-                                  profile if (args.profile and last) else None))
+                                  profile if (args.profile and last) else None,
+                                  None if server is None else server.folder / "data"))
             print(rounds[-1].row(), flush=True)
         statements = top_statements(server.admin_url, "wfr") if server is not None else []
         if not args.no_sqlite:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from workflow.batch import BATCH_SIZE, BatchStore, pump_batch
 from workflow.config import DEFAULTS
 from workflow.engine import Engine
 from workflow.pump import CrashHook, pump_once
@@ -38,9 +39,10 @@ class PumpThread:
 
     def __init__(self, engine: Engine, *, owner: str, idle_seconds: float = IDLE_SECONDS,
                  hook: CrashHook | None = None,
-                 lease_seconds: float = DEFAULTS.lease_seconds) -> None:
+                 lease_seconds: float = DEFAULTS.lease_seconds, batch: int = BATCH_SIZE) -> None:
         self.engine, self.owner, self.idle_seconds, self.hook = engine, owner, idle_seconds, hook
         self.lease_seconds = lease_seconds
+        self.batch = batch if isinstance(engine.store, BatchStore) else 1
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"pump-{owner}", daemon=True)
@@ -69,9 +71,9 @@ class PumpThread:
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                if pump_once(self.engine, owner=self.owner, hook=self.hook,
-                             lease_seconds=self.lease_seconds):
-                    self.handled += 1
+                handled = self._pump()
+                if handled:
+                    self.handled += handled
                     continue
                 pause = self._idle_pause()
             except Exception:  # the store failed; never let the pump die silently
@@ -79,6 +81,14 @@ class PumpThread:
                 pause = ERROR_PAUSE_SECONDS
             self._wake.wait(pause)
             self._wake.clear()
+
+    def _pump(self) -> int:
+        """Rows handled by one claim: a batch on a :class:`~workflow.batch.BatchStore`."""
+        if self.batch > 1:
+            return pump_batch(self.engine, owner=self.owner, limit=self.batch, hook=self.hook,
+                              lease_seconds=self.lease_seconds)
+        return int(pump_once(self.engine, owner=self.owner, hook=self.hook,
+                             lease_seconds=self.lease_seconds))
 
     def _idle_pause(self) -> float:
         due = self.engine.store.next_due()

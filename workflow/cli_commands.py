@@ -277,6 +277,8 @@ def worker_command(args: argparse.Namespace) -> int:
 
     if not 1 <= args.concurrency <= 64:
         raise ValueError(f"--concurrency must be from 1 to 64, not {args.concurrency}")
+    if not 1 <= args.batch <= 1000:
+        raise ValueError(f"--batch must be from 1 to 1000, not {args.batch}")
     if not 0.1 <= args.lease_seconds <= 86_400:
         raise ValueError(f"--lease-seconds must be from 0.1 to 86400, not {args.lease_seconds}")
     file = args.executors or os.environ.get(EXECUTORS_VARIABLE)
@@ -289,7 +291,7 @@ def worker_command(args: argparse.Namespace) -> int:
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, lambda *_: stop.set())
     pumps = [PumpThread(engine, owner=f"worker-{os.getpid()}-{i}",
-                        lease_seconds=args.lease_seconds)
+                        lease_seconds=args.lease_seconds, batch=args.batch)
              for i in range(args.concurrency)]
     for thread in pumps:
         thread.start()

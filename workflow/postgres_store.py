@@ -6,7 +6,10 @@ revision-checked update, its changed step-run rows, its new queue rows, its task
 its outbox rows and its audit row, as on SQLite. Workers claim queue rows with
 ``FOR UPDATE SKIP LOCKED`` and a lease, so any number share one queue; a commit that queues
 a due row sends ``NOTIFY workflow_signal`` so idle workers wake at once (:meth:`listen`).
-Singleton jobs take an advisory lock (:meth:`singleton`).
+Singleton jobs take an advisory lock (:meth:`singleton`). A pump can claim several rows at
+once (:meth:`claim_batch`) and commit their transitions in one transaction
+(:meth:`commit_group`, :mod:`workflow.batch`); every commit is written with the same
+multi-row statements (:mod:`workflow.postgres_group`).
 
 Tenant isolation is also the database's: every tenant table has row-level security
 (``FORCE``d, so it binds the owner), and each transaction first sets its tenant with
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
@@ -33,6 +36,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from workflow import postgres_group as group
 from workflow.definitions import RegisteredDefinition, canonical_json, definition_from_json
 from workflow.model import Run, StepRun
 from workflow.postgres_schema import apply_postgres_migrations, checked_schema, lock_key
@@ -84,21 +88,18 @@ _CLAIM = """
 UPDATE queue q SET attempts = q.attempts + 1, lease_owner = %s, lease_until = %s
 FROM (SELECT signal_id FROM queue
       WHERE due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)
-      ORDER BY due_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED) free
+      ORDER BY due_at, seq LIMIT %s FOR UPDATE SKIP LOCKED) free
 WHERE q.signal_id = free.signal_id
 RETURNING q.signal_id, q.run_id, q.kind, q.payload, q.due_at, q.attempts, q.last_error,
-    CASE WHEN q.kind = 'event' THEN (SELECT document FROM runs WHERE run_id = q.run_id) END
+    CASE WHEN q.kind IN ('event', 'start-child')
+        THEN (SELECT document FROM runs WHERE run_id = q.run_id) END,
+    q.seq
 """
 _INSERT_RUN = """
 INSERT INTO runs (run_id, workflow, version, definition_hash, state, parent_run_id,
                   created_at, updated_at, finished_at, document, revision, tenant,
                   business_reference)
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING
-"""
-_UPDATE_RUN = """
-UPDATE runs SET state = %s, updated_at = %s, finished_at = COALESCE(finished_at, %s),
-    document = %s, revision = %s
-WHERE run_id = %s AND revision = %s
 """
 _UPSERT_STEP = """
 INSERT INTO step_runs (run_id, step_id, state, iteration, attempt, attempt_id, output, error,
@@ -108,11 +109,6 @@ ON CONFLICT (run_id, step_id) DO UPDATE SET state = EXCLUDED.state,
     iteration = EXCLUDED.iteration, attempt = EXCLUDED.attempt,
     attempt_id = EXCLUDED.attempt_id, output = EXCLUDED.output, error = EXCLUDED.error,
     started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
-"""
-_ENQUEUE = """
-INSERT INTO queue (signal_id, run_id, kind, payload, due_at, tenant)
-VALUES (%s, %s, %s, %s, %s, COALESCE((SELECT tenant FROM runs WHERE run_id = %s), %s))
-ON CONFLICT (signal_id) DO NOTHING
 """
 _INSERT_TASK = (f"INSERT INTO tasks ({TASK_COLUMNS}) VALUES ({', '.join(['%s'] * 12)}) "
                 "ON CONFLICT DO NOTHING")
@@ -251,10 +247,10 @@ class PostgresStore:
     # --- runs -----------------------------------------------------------------------------
 
     def load_run(self, run_id: str) -> Run | None:
-        """The stored run. Right after this thread claimed an event row of the run, the
-        document read in the claim's own statement serves once (saving a transaction per
-        event); a commit from it that another writer raced fails the revision check, and
-        the engine's retry reads the run afresh."""
+        """The stored run. Right after this thread claimed an event or start-child row of
+        the run, the document read in the claim's own statement serves once (saving a
+        transaction per event); a commit from it that another writer raced fails the
+        revision check, and the engine's retry reads the run afresh."""
         claimed: tuple[str, str] | None = getattr(self._claimed, "run", None)
         self._claimed.run = None
         if claimed is not None and claimed[0] == run_id:
@@ -281,44 +277,69 @@ class PostgresStore:
         return Page(runs, cursor_after(rows, limit, lambda row: (row[1], row[2])))
 
     def commit(self, commit: Commit, *, at: float) -> None:
-        run = commit.run
-        with self._transaction(ENGINE_SCOPE if run is None else run.tenant) as db:
-            checks: list[Check] = []
-            if run is not None:
-                checks.append(_write_run(db, run, commit.previous, at))
-                checks += _write_tasks(db, commit, at)
-                if commit.idempotency is not None:
-                    checks.append(_claim_key(db, run, commit, at))
-            fallback = "default" if run is None else run.tenant
-            _many(db, _ENQUEUE, [(s.signal_id, s.run_id, str(s.kind), Jsonb(s.payload),
-                                  s.due_at, s.run_id, fallback) for s in commit.enqueue])
-            finished = [*commit.cancel, *(() if commit.acknowledge is None
-                                          else (commit.acknowledge,))]
-            if finished:
-                db.execute("DELETE FROM queue WHERE signal_id = ANY(%s)", (finished,))
-            if any(s.due_at <= at for s in commit.enqueue):
-                db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.schema))
-            _verify(db, checks)  # one round trip; a refusal rolls it all back
-            events = () if run is None else tuple(
-                (run.run_id, e.kind, e.step_id, e.detail, at, run.tenant) for e in commit.events)
-            self._sequenced(db, events, commit.audit)  # goes out with the COMMIT
+        self.commit_group([(commit, at)])
 
-    def _sequenced(self, db: Connection, events: tuple[tuple[object, ...], ...],
-                   audit: AuditEntry | None) -> None:
+    def commit_group(self, commits: Sequence[tuple[Commit, float]],
+                     acknowledge: Sequence[str] = (), *, flushed: bool = True) -> None:
+        """Several transitions (a worker's claimed batch) in one transaction, in order, with
+        the queue rows ``acknowledge`` names deleted: one round trip and one WAL flush for
+        all, the same dozen multi-row statements for one commit or many
+        (:mod:`workflow.postgres_group`). Each commit keeps its own checks (the revision
+        check of its run, its task closures, its idempotency key) and its own time, and is
+        written under its run's tenant (``SET LOCAL`` before its statements); any refusal
+        rolls the whole group back and raises, and the caller commits them one by one.
+
+        ``flushed=False`` returns without waiting for the WAL flush: for a pump whose next
+        claim waits for it (:meth:`claim_batch` with ``flush``), so its transitions are
+        durable before it carries out anything that follows from them, and the flush is
+        one per batch, not two."""
+        group.check_order(commits, acknowledge)
+        writes = group.collapse(commits)
+        tenants = {_tenant_of(commit) for commit, _ in commits}
+        scope = next(iter(tenants)) if len(tenants) == 1 else ENGINE_SCOPE
+        with self._transaction(scope) as db:
+            if len(writes) > 1:  # one lock order for every worker: no deadlock between groups
+                db.execute("SELECT 1 FROM runs WHERE run_id = ANY(%s) ORDER BY run_id "
+                           "FOR UPDATE", (sorted(writes),))
+            checks: list[group.Check] = []
+            notify = False
+            for tenant in sorted(tenants):
+                part = [(c, at) for c, at in commits if _tenant_of(c) == tenant]
+                if len(tenants) > 1:
+                    db.execute(group.SET_TENANT, (tenant,))
+                for commit, at in part:  # new runs, tasks and keys: rare, one by one
+                    checks += _write_new(db, commit, at)
+                checks += group.write_runs(db, [w for w in writes.values()
+                                                if w.run.tenant == tenant], run_to_json)
+                notify = group.enqueue(db, part) or notify
+            if len(tenants) > 1:
+                db.execute(group.SET_TENANT, (ENGINE_SCOPE,))
+            group.delete_finished(db, commits, acknowledge)
+            if notify:
+                db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.schema))
+            group.verify(db, checks)  # one round trip; a refusal rolls it all back
+            audits = tuple(commit.audit for commit, _ in commits)
+            self._sequenced(db, group.outbox_rows(commits), *audits)  # goes with COMMIT
+            if not flushed:
+                db.execute(LAZY)
+                self._flush.connection = None  # no barrier either
+
+    def _sequenced(self, db: Connection, events: Sequence[tuple[object, ...]],
+                   *audits: AuditEntry | None) -> None:
         """The transaction's last writes: outbox and audit rows, numbered in commit order
         under a transaction lock. So that the lock is not held through the WAL flush (which
         would serialize every commit's fsync), the transaction commits without waiting for
         it and :data:`FLUSH_BARRIER` follows in the same batch: the caller returns only once
         the commit is durable, while other writers' flushes group with it."""
-        if not events and audit is None:
+        entries = [audit for audit in audits if audit is not None]
+        if not events and not entries:
             return
         db.execute(LAZY)
         self._flush.connection = db
         db.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(self.schema, "sequence"),))
-        _many(db, "INSERT INTO outbox (run_id, kind, step_id, detail, created_at, tenant) "
-              "VALUES (%s, %s, %s, %s, %s, %s)", list(events))
-        if audit is not None:
-            _audit(db, audit)
+        group.insert_outbox(db, events)
+        for entry in entries:
+            _audit(db, entry)
 
     def idempotent_run(self, tenant: str, key: str) -> tuple[str, str] | None:
         """(run id, request digest) of the start that used ``key``, if any."""
@@ -377,22 +398,44 @@ class PostgresStore:
         """Lease the next due row that no other worker holds (``SKIP LOCKED``): due by
         ``now``, the lease on ``wall`` time (see :class:`~workflow.store.Store`). A row no
         engine can read (an unknown kind) goes straight to the dead letters."""
+        claimed = self.claim_batch(owner, now=now, lease_seconds=lease_seconds, wall=wall,
+                                   limit=1)
+        self._claimed.run = None
+        if not claimed:
+            return None
+        signal, document = claimed[0]
+        if document is not None:
+            self._claimed.run = (signal.run_id, document)
+        return signal
+
+    def claim_batch(self, owner: str, *, now: float, lease_seconds: float,
+                    wall: float | None = None, limit: int, flush: bool = False
+                    ) -> list[tuple[QueuedSignal, str | None]]:
+        """Lease up to ``limit`` due rows at once (one ``SKIP LOCKED`` statement, one lease
+        for all), in due order, each with its run's document for an ``event`` or
+        ``start-child`` row (read in the same statement, so the transition needs no
+        second query). Unreadable rows go
+        to the dead letters; ``[]`` when nothing is due. With ``flush`` a claim that took
+        rows returns once the WAL is flushed past it, so past every earlier commit of
+        this worker (see :meth:`commit_group`)."""
         lease_now = now if wall is None else wall
         while True:
-            rows = self._rows(_CLAIM, (owner, lease_now + lease_seconds, now, lease_now),
-                              flush=False)
-            self._claimed.run = None
-            if not rows:
-                return None
-            signal_id, run_id, kind, payload, due_at, attempts, last_error, document = rows[0]
-            if document is not None:
-                self._claimed.run = (run_id, document)
-            try:
-                return QueuedSignal(signal_id, run_id, QueueRowKind(kind), payload, due_at,
-                                    attempts, last_error)
-            except ValueError as error:
-                self._bury(signal_id, run_id, kind, payload, attempts,
-                           f"unreadable queue row: {error}", now)
+            rows = self._rows(_CLAIM, (owner, lease_now + lease_seconds, now, lease_now,
+                                       limit), flush=flush)
+            claimed: list[tuple[QueuedSignal, str | None]] = []
+            buried = False
+            for signal_id, run_id, kind, payload, due_at, attempts, last_error, document, _ \
+                    in sorted(rows, key=lambda row: (row[4], row[8])):
+                try:
+                    claimed.append((QueuedSignal(signal_id, run_id, QueueRowKind(kind),
+                                                 payload, due_at, attempts, last_error),
+                                    document))
+                except ValueError as error:
+                    buried = True
+                    self._bury(signal_id, run_id, kind, payload, attempts,
+                               f"unreadable queue row: {error}", now)
+            if claimed or not buried:
+                return claimed
 
     def _bury(self, signal_id: str, run_id: str, kind: str, payload: object, attempts: int,
               error: str, now: float) -> None:
@@ -571,41 +614,31 @@ class PostgresStore:
         return None
 
 
-Check = tuple["psycopg.Cursor[tuple[Any, ...]]", Exception]
-"""A statement that must have changed exactly one row, and the error if it did not."""
+Check = group.Check
 
 
-def _verify(db: Connection, checks: list[Check]) -> None:
-    """Wait for the batch's results; raise the first check's error that failed."""
-    if not checks:
-        return
-    db.execute("SELECT 1").fetchall()  # a sync: every earlier statement's result is in
-    for cursor, error in checks:
-        if cursor.rowcount != 1:
-            raise error
+def _tenant_of(commit: Commit) -> str:
+    return ENGINE_SCOPE if commit.run is None else commit.run.tenant
 
 
-def _write_run(db: Connection, run: Run, previous: Run | None, at: float) -> Check:
-    finished = at if run.state.is_finished else None
-    document, revision = run_to_json(run), run.revision
-    check: Check
-    if previous is None:
-        check = (db.execute(_INSERT_RUN, (run.run_id, run.workflow, run.version,
-                                          run.definition_hash, run.state.value,
-                                          run.parent_run_id, run.created_at, run.updated_at,
-                                          finished, document, revision, run.tenant,
-                                          run.business_reference)),
-                 ConcurrentTransitionError(f"run '{run.run_id}' already exists"))
-    else:
-        expected = previous.revision
-        check = (db.execute(_UPDATE_RUN, (run.state.value, run.updated_at, finished, document,
-                                          revision, run.run_id, expected)),
-                 ConcurrentTransitionError(f"run '{run.run_id}' changed concurrently "
-                                           f"(expected revision {expected})"))
-    old = previous.steps if previous is not None else {}
-    _many(db, _UPSERT_STEP, [_step_row(run, s) for step_id, s in run.steps.items()
-                             if old.get(step_id) != s])
-    return check
+def _write_new(db: Connection, commit: Commit, at: float) -> list[Check]:
+    """A commit's statements that are not multi-row: a new run with its steps, task
+    changes and the idempotency key."""
+    run, checks = commit.run, list[Check]()
+    if run is None:
+        return checks
+    if commit.previous is None:
+        finished = at if run.state.is_finished else None
+        checks.append((db.execute(_INSERT_RUN, (
+            run.run_id, run.workflow, run.version, run.definition_hash, run.state.value,
+            run.parent_run_id, run.created_at, run.updated_at, finished, run_to_json(run),
+            run.revision, run.tenant, run.business_reference)), 1,
+            ConcurrentTransitionError(f"run '{run.run_id}' already exists")))
+        _many(db, _UPSERT_STEP, [_step_row(run, s) for s in run.steps.values()])
+    checks += _write_tasks(db, commit, at)
+    if commit.idempotency is not None:
+        checks.append(_claim_key(db, run, commit, at))
+    return checks
 
 
 def _write_tasks(db: Connection, commit: Commit, at: float) -> list[Check]:
@@ -617,7 +650,7 @@ def _write_tasks(db: Connection, commit: Commit, at: float) -> list[Check]:
         closed = db.execute(_CLOSE_TASK, (closure.status.value, at, closure.decision,
                                           closure.closed_by, closure.task_id))
         if closure.required:
-            checks.append((closed, TaskConflictError(
+            checks.append((closed, 1, TaskConflictError(
                 f"task '{closure.task_id}' is no longer open")))
     return checks
 
@@ -627,7 +660,7 @@ def _claim_key(db: Connection, run: Run, commit: Commit, at: float) -> Check:
     assert claim is not None
     return (db.execute("INSERT INTO idempotency_keys VALUES (%s, %s, %s, %s, %s) "
                        "ON CONFLICT DO NOTHING",
-                       (run.tenant, claim.key, run.run_id, claim.request_hash, at)),
+                       (run.tenant, claim.key, run.run_id, claim.request_hash, at)), 1,
             IdempotencyKeyUsedError(run.tenant, claim.key))
 
 

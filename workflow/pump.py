@@ -71,31 +71,46 @@ def pump_once(engine: Engine, *, owner: str = "worker", hook: CrashHook | None =
         return False
     if hook is not None:
         hook.reached("claimed", signal)
+    deliver(engine, signal, hook=hook, max_delivery_attempts=max_delivery_attempts, now=now)
+    return True
+
+
+def deliver(engine: Engine, signal: QueuedSignal, *, now: float, hook: CrashHook | None = None,
+            max_delivery_attempts: int = DEFAULTS.max_delivery_attempts) -> None:
+    """Carry out one claimed row on its own: process, then acknowledge, release (a conflict
+    or a failed delivery, with backoff) or dead-letter it."""
+    store = engine.store
     if signal.attempts > max_delivery_attempts:
         store.dead_letter(signal, f"delivery attempts exhausted ({signal.attempts - 1} tried, "
                           f"last error: {signal.last_error or 'worker stopped'})", now=now)
-        return True
+        return
     try:
         engine.process(signal)
-    except ConcurrentTransitionError as exc:  # the run moved on: no failure of this row
-        store.release(signal.signal_id, f"{type(exc).__name__}: {exc}", now=now,
-                      retry_at=now + conflict_pause(signal.signal_id, signal.attempts),
-                      count_attempt=False)
-        return True
-    except Exception as exc:  # a failed delivery is retried, then dead-lettered, never lost
-        error = f"{type(exc).__name__}: {exc}"
-        if signal.attempts >= max_delivery_attempts:
-            store.dead_letter(signal, error, now=now)
-        else:
-            store.release(signal.signal_id, error, now=now,
-                          retry_at=now + delivery_backoff(signal.signal_id, signal.attempts))
-        return True
+    except Exception as exc:
+        failed(engine, signal, exc, now=now, max_delivery_attempts=max_delivery_attempts)
+        return
     if hook is not None:
         hook.reached("committed", signal)
     # dispatch and start-child rows are acknowledged in their commit
     if signal.kind == QueueRowKind.EVENT:
         store.acknowledge(signal.signal_id)
-    return True
+
+
+def failed(engine: Engine, signal: QueuedSignal, exc: Exception, *, now: float,
+           max_delivery_attempts: int = DEFAULTS.max_delivery_attempts) -> None:
+    """Give back a row whose delivery raised ``exc``: a revision conflict (the run moved
+    on) is no failure and is retried soon with its attempt given back; anything else is
+    retried after a backoff, then dead-lettered, never lost."""
+    store, error = engine.store, f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ConcurrentTransitionError):
+        store.release(signal.signal_id, error, now=now,
+                      retry_at=now + conflict_pause(signal.signal_id, signal.attempts),
+                      count_attempt=False)
+    elif signal.attempts >= max_delivery_attempts:
+        store.dead_letter(signal, error, now=now)
+    else:
+        store.release(signal.signal_id, error, now=now,
+                      retry_at=now + delivery_backoff(signal.signal_id, signal.attempts))
 
 
 def pump(engine: Engine, *, simulate_time: bool = False, limit: int | None = None,

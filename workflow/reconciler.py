@@ -6,7 +6,9 @@ no open human task and no unfinished child run: nothing would ever move it again
 :class:`StrandedPolicy` the reconciler then queues, for each active attempt, the timer
 signal the engine itself would have queued (``requeue``: a Running attempt or a Human
 decision times out, so the step's retry and failure policy decide; a Timer step's delay
-fires at its due time; a retry backoff fires now), or cancels the run (``cancel``). Signal
+fires at its due time; a retry backoff fires now; a SubWorkflow step whose child run
+never started has it started, one whose child finished unanswered gets the answer), or
+cancels the run (``cancel``). Signal
 ids are the engine's own, so a row that turns up after all is not doubled, and applying a
 stale one changes nothing.
 
@@ -30,14 +32,18 @@ from workflow.config import DEFAULTS
 from workflow.engine import Engine
 from workflow.model import (
     Cancel,
+    ChildFinished,
     Event,
     Run,
+    RunState,
+    StartChildRun,
     StepRun,
     StepState,
     TimerFired,
     TimerPurpose,
     WaitingFor,
     event_to_dict,
+    shallow_fields,
 )
 from workflow.store import Commit, QueuedSignal, QueueRowKind
 
@@ -112,10 +118,36 @@ def _signals(engine: Engine, run: Run, policy: StrandedPolicy, now: float
                                                           "or open task"), now),)
     signals = []
     for step in _active(run):
+        if step.state is StepState.WAITING and step.waiting_for == WaitingFor.CHILD:
+            child = _child_signal(engine, run, step, now)
+            signals += [] if child is None else [child]
+            continue
         fired = _timer_for(engine, run, step, now)
         if fired is not None:
             signals.append(_signal(run.run_id, fired, max(now, fired.at)))
     return tuple(signals)
+
+
+def _child_signal(engine: Engine, run: Run, step: StepRun, now: float) -> QueuedSignal | None:
+    """What a SubWorkflow step waiting on a child run that no row moves needs: the child's
+    start again when it never started (the engine's own row: its id, its effect), or the
+    child's answer again when it finished but the answer was lost. None while the child
+    runs (its end answers)."""
+    attempt = step.attempt_id or ""
+    child = engine.store.load_run(f"{run.run_id}/{attempt}")
+    if child is None:
+        spec = engine.plan(run).steps[step.step_id].step
+        effect = StartChildRun(step.step_id, attempt, spec.workflow or "", spec.version,
+                               run.input)
+        return QueuedSignal(f"{run.run_id}:start-child:{attempt}", run.run_id,
+                            QueueRowKind.START_CHILD, shallow_fields(effect), now)
+    if not child.state.is_finished:
+        return None
+    ok = child.state is RunState.COMPLETED
+    return _signal(run.run_id, ChildFinished(
+        step.step_id, attempt, ok, at=now, output=child.output,
+        error=None if ok else f"child run '{child.run_id}' {child.state.value}: "
+                              f"{child.reason}"), now)
 
 
 def _timer_for(engine: Engine, run: Run, step: StepRun, now: float) -> TimerFired | None:
@@ -128,7 +160,7 @@ def _timer_for(engine: Engine, run: Run, step: StepRun, now: float) -> TimerFire
         return TimerFired(step.step_id, attempt, TimerPurpose.RETRY, at=now)
     if step.state is StepState.RUNNING or step.waiting_for == WaitingFor.DECISION:
         return TimerFired(step.step_id, attempt, TimerPurpose.TIMEOUT, at=now)
-    return None  # a child run or an escalation: only an operator (or the child) moves it
+    return None  # an escalation: only an operator moves it
 
 
 def _signal(run_id: str, event: Event, due_at: float) -> QueuedSignal:

@@ -305,3 +305,37 @@ def test_wfr_render_run_refusals_are_one_line_and_exit_2(
     assert main(["render", *argv]) == 2
     assert capsys.readouterr().err == message.format(**names)
     assert not missing.exists()  # a missing store is not created
+
+
+def test_wfr_render_run_draws_a_run_of_the_postgresql_store(pg_server, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    import uuid
+
+    import psycopg
+
+    from workflow.postgres_store import PostgresStore
+
+    schema = f"render_{uuid.uuid4().hex[:8]}"
+    url = f"{pg_server.url}?schema={schema}"
+    store = PostgresStore(url, max_connections=2)
+    try:
+        scene = Scene(store)  # type: ignore[arg-type]
+        run_id = scene.started("approval")
+        expected = scene.draw(run_id, OutputFormat.JSON)  # laid out once, cached in the store
+        out = tmp_path / "run.json"
+        assert main(["render", "--run", run_id, "--db", url, "-o", str(out)]) == 0
+        assert out.read_bytes() == expected  # the layout the store cached: no new layout
+        assert scene.runner.calls == 1
+        drawn = json.loads(out.read_bytes())
+        assert _by_id(drawn["nodes"])["review"]["state"] == "Waiting"  # read from PostgreSQL
+        svg = tmp_path / "run.svg"
+        assert main(["render", "--run", run_id, "--db", url, "-o", str(svg)]) == 0
+        assert b'data-step-id="review"' in svg.read_bytes()
+        capsys.readouterr()
+        assert main(["render", "--run", "nope", "--db", url]) == 2
+        assert capsys.readouterr().err == f"wfr render: no run 'nope' in {url}\n"
+    finally:
+        store.close()
+        with psycopg.connect(pg_server.url, autocommit=True) as db:
+            db.execute(f"DROP SCHEMA {schema} CASCADE")

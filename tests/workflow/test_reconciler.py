@@ -95,3 +95,49 @@ def test_a_parent_waiting_for_its_unfinished_child_is_not_stranded(store, make_e
     assert not any(s.run_id == run_id for s in store.pending())  # the parent has no row
     clock.now += GRACE_SECONDS + 1
     assert reconcile(engine).stranded == ()
+
+
+CHILD = "workflow: child\nsteps: [{id: c, kind: Tool, tool: notifier, failurePolicy: Fail}]"
+STARTER = ("workflow: starter\nsteps: [{id: sub, kind: SubWorkflow, workflow: child, "
+          "failurePolicy: Fail}]")
+
+
+def test_a_sub_workflow_step_whose_child_never_started_starts_it(store, make_engine, clock):
+    engine = make_engine(CHILD, STARTER, store=store, clock=clock)
+    run_id = engine.start("starter").run_id
+    pump(engine, limit=1)  # Start applied: the step waits, its start-child row is queued
+    assert engine.run(run_id).steps["sub"].waiting_for.value == "child"
+    lose_every_queue_row(store)  # the child is never started
+    clock.now += GRACE_SECONDS + 1
+    found = reconcile(engine)
+    assert found.stranded == (run_id,) and found.queued == 1
+    pump(engine)
+    run = engine.run(run_id)
+    assert run.state is RunState.COMPLETED
+    assert run.output == {"sub": {"c": {"notified": True}}}  # the demo notifier's output
+    assert [r.run_id for r in store.list_runs()] == [run_id, f"{run_id}/sub@0.1"]
+
+
+def test_a_finished_child_whose_answer_was_lost_answers_again(store, make_engine, clock):
+    engine = make_engine(CHILD, STARTER, store=store, clock=clock)
+    run_id = engine.start("starter").run_id
+    child_id = f"{run_id}/sub@0.1"
+    while store.load_run(child_id) is None or not engine.run(child_id).state.is_finished:
+        assert pump(engine, limit=1) == 1
+    lose_every_queue_row(store)  # the child's ChildFinished row for the parent is gone
+    clock.now += GRACE_SECONDS + 1
+    assert reconcile(engine).stranded == (run_id,)
+    pump(engine)
+    assert engine.run(run_id).state is RunState.COMPLETED
+
+
+def test_the_cancel_policy_ends_a_run_whose_child_never_started(store, make_engine, clock):
+    engine = make_engine(CHILD, STARTER, store=store, clock=clock)
+    run_id = engine.start("starter").run_id
+    pump(engine, limit=1)
+    lose_every_queue_row(store)
+    clock.now += GRACE_SECONDS + 1
+    assert reconcile(engine, policy=StrandedPolicy.CANCEL).stranded == (run_id,)
+    pump(engine)
+    assert engine.run(run_id).state is RunState.CANCELLED
+    assert store.list_runs()[1:] == ()  # and no child was started
