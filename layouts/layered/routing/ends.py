@@ -25,8 +25,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from enum import Enum
 
+from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
 from layouts.layered.model import ChainEdge, Placement
-from layouts.layered.routing.corridors import Corridor, CorridorSide
 from layouts.result import Side
 
 FAR = 1e12

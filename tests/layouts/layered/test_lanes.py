@@ -17,7 +17,7 @@ import pytest
 
 from layouts.graph import Edge, Graph, Node
 from layouts.layered.contracts import check_layout
-from layouts.layered.ordering.corridors import corridor_anchors
+from layouts.layered.loopbacks.anchors import corridor_anchors
 from layouts.layered.pipeline import prepare, run_layout
 from layouts.mirror import BASE_DIRECTIONS
 from layouts.options import Direction, Effort, LayoutOptions, LoopBackRoute

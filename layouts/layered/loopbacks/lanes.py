@@ -10,7 +10,7 @@ the inside, between the columns.
 
 This step keeps the corridors wherever they are free and moves only the costly ones
 inside: when ordering reports corridor crossings, the corridors behind them
-(:meth:`~layouts.layered.ordering.corridors.CorridorCosts.crossing_edges`) get a *lane*, a
+(:meth:`~layouts.layered.loopbacks.costs.CorridorCosts.crossing_edges`) get a *lane*, a
 dummy chain from the upper node's layer to the lower node's (:mod:`.layering.chains`);
 ordering runs again with the lanes among the columns, and the order with fewer crossings
 in total wins, the all-outside one on ties. The first try moves one corridor of each
@@ -48,9 +48,9 @@ from __future__ import annotations
 from layouts.layered import ordering
 from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
 from layouts.layered.layering import chains
+from layouts.layered.loopbacks.costs import CorridorCosts
 from layouts.layered.model import Deadline
 from layouts.layered.ordering import OrderingResult
-from layouts.layered.ordering.corridors import CorridorCosts
 from layouts.options import LayoutOptions, LoopBackRoute
 
 __all__ = ["ROUNDS", "run"]
