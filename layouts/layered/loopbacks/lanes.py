@@ -1,4 +1,5 @@
-"""Phase 5b, loop-back lanes: draw inside the loop-backs that cost crossings around the side.
+"""Phase 5b, loop-back lanes: draw inside the loop-backs that cost crossings around the side
+of the drawing, or that are shorter inside.
 
 Routing draws a reversed edge (a declared loop-back or an edge of the feedback set) in a
 corridor beside the drawing. Corridors whose layer ranges nest or are disjoint never
@@ -8,15 +9,25 @@ putting them on opposite sides usually costs more where their ends must swap sid
 parallel branch. Graphviz dot and ELK layered avoid that by drawing every back edge through
 the inside, between the columns.
 
-This step keeps the corridors wherever they are free and moves only the costly ones
-inside: when ordering reports corridor crossings, the corridors behind them
+This step moves the costly corridors inside first: when ordering reports corridor
+crossings, the corridors behind them
 (:meth:`~layouts.layered.loopbacks.costs.CorridorCosts.crossing_edges`) get a *lane*, a
 dummy chain from the upper node's layer to the lower node's (:mod:`.layering.chains`);
 ordering runs again with the lanes among the columns, and the order with fewer crossings
 in total wins, the all-outside one on ties. The first try moves one corridor of each
 crossing pair (the shorter), the second both. Up to :data:`ROUNDS` rounds, each adding
-lanes for the corridors still costing crossings. With the option
-``loop_back_route=outside`` (or once the time budget has run out) the step does nothing.
+lanes for the corridors still costing crossings.
+
+Then the *short loop-backs*: a corridor runs out beyond every node of the drawing, a lane
+beside the column of its loop, so the last try gives every loop-back still in a corridor
+a lane and keeps that when its ordering crosses no more, and placement of it (corridors
+included, spaced as routing spaces them) is no wider and makes the loop-backs' runs
+shorter. Loops nested in one column then nest in lanes beside it. Corridors stay where
+the lanes would widen the drawing: a loop whose column is already outermost, or lanes
+that must squeeze between columns.
+
+With the option ``loop_back_route=outside`` (or once the time budget has run out) the step
+does nothing.
 
 Pre-condition: the acyclic graph, its ranks, and the proper graph and ordering built from
 them without lanes. Post-condition: a proper graph and an ordering of it whose crossing
@@ -45,11 +56,14 @@ A lane between the branches for the shorter one crosses nothing:
 
 from __future__ import annotations
 
-from layouts.layered import ordering
+import itertools
+
+from layouts.layered import ordering, placement
 from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
 from layouts.layered.layering import chains
+from layouts.layered.loopbacks.corridors import assign_corridors, corridor_lines
 from layouts.layered.loopbacks.costs import CorridorCosts
-from layouts.layered.model import Deadline
+from layouts.layered.model import Deadline, PlacedNode
 from layouts.layered.ordering import OrderingResult
 from layouts.options import LayoutOptions, LoopBackRoute
 
@@ -69,8 +83,8 @@ def run(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
     for _ in range(ROUNDS):
         improved = False
         for cover in (True, False):
-            if not order.corridor_crossings or (deadline is not None and deadline.expired()):
-                return proper, order
+            if not order.corridor_crossings or _expired(deadline):
+                break
             more = _costly_corridors(proper, order, _lane_room(proper, lanes), cover)
             if not more:
                 continue
@@ -81,7 +95,31 @@ def run(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
                 break
         if not improved:
             break
+    return _shorter(graph, rank, proper, order, lanes, options, deadline)
+
+
+def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
+             order: OrderingResult, lanes: frozenset[int], options: LayoutOptions,
+             deadline: Deadline | None) -> tuple[ProperGraph, OrderingResult]:
+    """The drawing with a lane for every loop-back still in a corridor as well, when its
+    ordering crosses no more, its placement (corridors included) is no wider and its
+    loop-backs are shorter; else the one given."""
+    short = _corridors(proper, _lane_room(proper, lanes))
+    if not short or _expired(deadline):
+        return proper, order
+    candidate = chains.run(graph, rank, lanes | short)
+    reordered = ordering.run(candidate, options, deadline)
+    if _total(reordered) > _total(order) or _expired(deadline):
+        return proper, order
+    width, length = _drawn(proper, order, options)
+    lane_width, lane_length = _drawn(candidate, reordered, options)
+    if lane_width <= width and lane_length < length:
+        return candidate, reordered
     return proper, order
+
+
+def _expired(deadline: Deadline | None) -> bool:
+    return deadline is not None and deadline.expired()
 
 
 def _total(order: OrderingResult) -> int:
@@ -109,6 +147,50 @@ def _costly_corridors(proper: ProperGraph, order: OrderingResult, room: int,
             break
         chosen.add(i)
     return frozenset(chosen)
+
+
+def _corridors(proper: ProperGraph, room: int) -> frozenset[int]:
+    """Input positions of the reversed edges still drawn in corridors (self-loops aside),
+    shortest first, as many as ``room`` lane dummies allow."""
+    chosen: set[int] = set()
+    corridors = [i for i, e in enumerate(proper.chain_edges)
+                 if e.reversed and e.upper != e.lower and not e.lane]
+    for i in sorted(corridors, key=lambda i: (_span(proper, i), i)):
+        room -= _span(proper, i)
+        if room < 0:
+            break
+        chosen.add(i)
+    return frozenset(chosen)
+
+
+def _drawn(proper: ProperGraph, order: OrderingResult, options: LayoutOptions
+           ) -> tuple[float, float]:
+    """The width of the drawing placement makes of ``order``, corridors included, and
+    the horizontal length of its loop-backs: out of the lower node to the corridor or
+    lane, along the lane's columns, back into the upper node (the vertical length is the
+    same either way)."""
+    placed = placement.run(proper, order, options)
+    nodes = placed.nodes
+    low = min(n.x for n in nodes.values())
+    high = max(n.x + n.width for n in nodes.values())
+    margin = max(options.clearance, options.edge_spacing)   # as routing spaces corridors
+    lines = corridor_lines(assign_corridors(placed), (low, high), margin, options.edge_spacing)
+    length = 0.0
+    for i, edge in enumerate(placed.edges):
+        if not edge.reversed or edge.upper == edge.lower:
+            continue
+        lower, upper = _centre(nodes[edge.lower]), _centre(nodes[edge.upper])
+        if edge.lane:
+            columns = [_centre(nodes[d]) for d in edge.chain]
+            length += abs(columns[-1] - lower) + abs(columns[0] - upper) + sum(
+                abs(b - a) for a, b in itertools.pairwise(columns))
+        else:
+            length += abs(lines[i] - lower) + abs(lines[i] - upper)
+    return max([high, *lines.values()]) - min([low, *lines.values()]), length
+
+
+def _centre(node: PlacedNode) -> float:
+    return node.x + node.width / 2
 
 
 def _span(proper: ProperGraph, i: int) -> int:

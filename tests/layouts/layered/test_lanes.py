@@ -11,6 +11,7 @@ nothing of lanes.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from layouts.layered.pipeline import prepare, run_layout
 from layouts.mirror import BASE_DIRECTIONS
 from layouts.options import Direction, Effort, LayoutOptions, LoopBackRoute
 from layouts.quality import measure
+from layouts.result import LayoutResult, Point
 from renderer.corpus import generated_graph
 from renderer.readers import read_diagram_file
 
@@ -91,9 +93,74 @@ def test_a_lane_runs_between_the_columns_and_is_drawn_against_the_flow() -> None
     assert verticals and all(gap[0] < x < gap[1] for x in verticals)
 
 
-def test_the_reference_graph_needs_no_lane() -> None:
+def loop_length(result: LayoutResult) -> float:
+    return sum(abs(p.x - q.x) + abs(p.y - q.y) for r in result.edges if r.loop_back
+               for p, q in zip(r.points, r.points[1:], strict=False))
+
+
+def test_the_reference_graphs_loop_back_is_shorter_in_its_lane_and_no_wider() -> None:
+    # request-changes -> classify: around the outside it runs to a corridor beyond every
+    # node; its lane stands beside the column of the loop, inside the drawing.
     graph = read_diagram_file(FIXTURES / "document-processing.yaml").graph
-    assert lanes_of(graph, LayoutOptions(effort=Effort.BEST)) == []
+    options = LayoutOptions(effort=Effort.BEST)
+    auto = run_layout(graph, options)
+    outside = run_layout(graph, LayoutOptions(effort=Effort.BEST, loop_back_route=OUTSIDE))
+    assert lanes_of(graph, options) == ["request-changes->classify"]
+    assert lanes_of(graph, replace(options, loop_back_route=OUTSIDE)) == []
+    assert loop_length(auto) < loop_length(outside)
+    assert auto.width <= outside.width
+    assert measure(auto).crossings <= measure(outside).crossings
+    assert check_layout(graph, auto, options) == []
+
+
+def one_column_loop() -> Graph:
+    """s -> a -> b -> c -> t in one column, s and t 300 wide, and the loop c -> a."""
+    sizes = {"s": 300, "a": 60, "b": 60, "c": 60, "t": 300}
+    nodes = tuple(Node(n, w, 40 if w == 300 else 30) for n, w in sizes.items())
+    edges = (Edge("sa", "s", "a"), Edge("ab", "a", "b"), Edge("bc", "b", "c"),
+             Edge("ct", "c", "t"), Edge("back", "c", "a", loop_back=True))
+    return Graph(nodes, edges)
+
+
+def test_a_short_loop_runs_up_a_lane_beside_its_column() -> None:
+    graph = one_column_loop()
+    result = run_layout(graph, LayoutOptions())
+    boxes = {n.id: n for n in result.nodes}
+    a, c = boxes["a"], boxes["c"]
+    centre = a.x + 30
+    route = next(r for r in result.edges if r.id == "back")
+    side = 1 if route.points[2].x > centre else -1
+    # The lane's dummies sit one dummy-to-node separation from the column's centre:
+    # 60 / 2 + max(clearance 12, (node spacing 40 + edge spacing 12) / 2) = 30 + 26 = 56.
+    lane_x = centre + side * 56
+    # c's bottom face holds c -> t and the run into the lane, slots at 60 / 3 = 20 and 40
+    # from its left; the lane's run takes the slot on its side. The same on a's top face.
+    slot = 40 if side > 0 else 20
+    # Each inner channel (layer spacing 60) holds one track, centred: 30 below c's bottom
+    # and 30 above a's top.
+    below, above = c.y + 30 + 30, a.y - 30
+    assert route.points == (Point(c.x + slot, c.y + 30), Point(c.x + slot, below),
+                            Point(lane_x, below), Point(lane_x, above),
+                            Point(a.x + slot, above), Point(a.x + slot, a.y))
+    assert (route.source, route.target, route.loop_back) == ("c", "a", True)
+    assert result.width == 300                       # s's width: nothing beyond it
+    assert check_layout(graph, result, LayoutOptions()) == []
+
+
+def test_loop_back_route_outside_takes_the_corridor_beside_the_drawing() -> None:
+    graph = one_column_loop()
+    options = LayoutOptions(loop_back_route=OUTSIDE)
+    result = run_layout(graph, options)
+    boxes = {n.id: n for n in result.nodes}
+    route = next(r for r in result.edges if r.id == "back")
+    # The corridor is 12 px (max(clearance, edge spacing)) beyond s and t, the widest
+    # nodes, on one side; the drawing grows by those 12 px.
+    corridor_x = route.points[2].x
+    assert result.width == 300 + 12
+    assert corridor_x in (boxes["s"].x - 12, boxes["s"].x + 300 + 12)
+    assert route.points[3].x == corridor_x
+    assert lanes_of(graph, options) == []
+    assert check_layout(graph, result, options) == []
 
 
 @pytest.mark.parametrize("seed", [1, 3])
