@@ -72,6 +72,10 @@ __all__ = ["ROUNDS", "run"]
 ROUNDS = 2
 """Orderings with lanes tried at most, each after the previous one improved."""
 
+SHORT_ROOM = 64
+"""Lane dummies the short loop-backs may take however small the graph (on a small graph
+the bound of :func:`_lane_room` would leave nested loops half in corridors)."""
+
 
 def run(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
         order: OrderingResult, options: LayoutOptions, deadline: Deadline | None = None
@@ -104,7 +108,7 @@ def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
     """The drawing with a lane for every loop-back still in a corridor as well, when its
     ordering crosses no more, its placement (corridors included) is no wider and its
     loop-backs are shorter; else the one given."""
-    short = _corridors(proper, _lane_room(proper, lanes))
+    short = _corridors(proper, max(_lane_room(proper, lanes), SHORT_ROOM))
     if not short or _expired(deadline):
         return proper, order
     candidate = chains.run(graph, rank, lanes | short)

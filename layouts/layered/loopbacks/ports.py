@@ -28,6 +28,18 @@ LANE_LEFT = CORRIDOR_LEFT / 2
 LANE_RIGHT = CORRIDOR_RIGHT / 2
 
 
+def lane_key(lane: float, node: float, far: float) -> float:
+    """Sort key on a face of the run from the node at ``node`` into the lane at ``lane``
+    (x, or slot in the layer): the end slots on the lane's side (``-far`` or ``far``),
+    a nearer lane's run outside a farther one's, so runs of lanes nested beside a node
+    nest too (the farther lane's run takes the track farther from the node).
+
+    >>> [lane_key(lane, 0, 100) for lane in (5, 9, -5, -9)]
+    [95, 91, -95, -91]
+    """
+    return -far + (node - lane) if lane < node else far - (lane - node)
+
+
 def loop_back_ends(graph: ProperGraph, pos: Sequence[int], corridor_sides: Sequence[int]
                    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
     """``(node, sort key)`` of the run of every reversed, non-self-loop edge on a bottom
@@ -40,9 +52,8 @@ def loop_back_ends(graph: ProperGraph, pos: Sequence[int], corridor_sides: Seque
             lower, upper = graph.index[edge.lower], graph.index[edge.upper]
             if edge.lane:
                 bottom_lane, top_lane = graph.index[edge.chain[-1]], graph.index[edge.chain[0]]
-                bottoms.append((lower, LANE_LEFT if pos[bottom_lane] < pos[lower]
-                                else LANE_RIGHT))
-                tops.append((upper, LANE_LEFT if pos[top_lane] < pos[upper] else LANE_RIGHT))
+                bottoms.append((lower, lane_key(pos[bottom_lane], pos[lower], LANE_RIGHT)))
+                tops.append((upper, lane_key(pos[top_lane], pos[upper], LANE_RIGHT)))
                 continue
             side = corridor_sides[i] if corridor_sides else 1
             key = CORRIDOR_LEFT if side < 0 else CORRIDOR_RIGHT

@@ -147,6 +147,40 @@ def test_a_short_loop_runs_up_a_lane_beside_its_column() -> None:
     assert check_layout(graph, result, LayoutOptions()) == []
 
 
+def test_nested_loops_nest_in_lanes_beside_their_column_without_crossing() -> None:
+    # s -> a -> b -> c -> d -> t, s and t 400 wide; loops c -> a (inner) and d -> a (outer).
+    sizes = {"s": 400, "a": 60, "b": 60, "c": 60, "d": 60, "t": 400}
+    nodes = tuple(Node(n, w, 40 if w == 400 else 30) for n, w in sizes.items())
+    edges = (Edge("sa", "s", "a"), Edge("ab", "a", "b"), Edge("bc", "b", "c"),
+             Edge("cd", "c", "d"), Edge("dt", "d", "t"),
+             Edge("inner", "c", "a", loop_back=True), Edge("outer", "d", "a", loop_back=True))
+    graph = Graph(nodes, edges)
+    result = run_layout(graph, LayoutOptions())
+    assert sorted(lanes_of(graph, LayoutOptions())) == ["inner", "outer"]
+    boxes = {n.id: n for n in result.nodes}
+    a, c, d = boxes["a"], boxes["c"], boxes["d"]
+    routes = {r.id: r for r in result.edges}
+    inner, outer = routes["inner"].points, routes["outer"].points
+    side = 1 if inner[2].x > a.x + 30 else -1
+    # inner lane: one dummy-to-node separation from the column's centre, 30 + 26 = 56;
+    # the outer lane one dummy-to-dummy separation (edge spacing 12) further out
+    assert inner[2].x == a.x + 30 + side * 56
+    assert outer[2].x == inner[2].x + side * 12
+    # a's top face holds s -> a and both runs: slots at 15, 30, 45. The inner lane's run
+    # takes the end slot on its side, the outer one's the next, so they nest:
+    end = {1: (45, 30), -1: (15, 30)}[side]
+    assert (inner[-1].x, outer[-1].x) == (a.x + end[0], a.x + end[1])
+    # ... and the channel above a holds their two tracks, 2 * 12 + 12 = 36 < 60, centred:
+    # 24 and 36 below its top (s's bottom, 30 + 24 = 54 above a); the outer run higher.
+    assert (outer[-2].y, inner[-2].y) == (a.y - 36, a.y - 24)
+    # out of c (c -> d and the inner run: slots at 20 and 40) and d (d -> t and the outer)
+    slot = 40 if side > 0 else 20
+    assert inner[0] == Point(c.x + slot, c.y + 30) and inner[1].y == c.y + 30 + 30
+    assert outer[0] == Point(d.x + slot, d.y + 30) and outer[1].y == d.y + 30 + 30
+    assert measure(result).crossings == 0
+    assert check_layout(graph, result, LayoutOptions()) == []
+
+
 def test_loop_back_route_outside_takes_the_corridor_beside_the_drawing() -> None:
     graph = one_column_loop()
     options = LayoutOptions(loop_back_route=OUTSIDE)
