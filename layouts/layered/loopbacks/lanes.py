@@ -72,6 +72,13 @@ __all__ = ["ROUNDS", "run"]
 ROUNDS = 2
 """Orderings with lanes tried at most, each after the previous one improved."""
 
+WIDTH_SLACK = 0.01
+"""How much wider (a fraction) the drawing with short loop-back lanes may be: placement
+moves columns by a few pixels either way, which is noise beside the loop-backs' length."""
+
+SHORT_SPAN = 8
+"""Layers a loop spans at most to take part in the second, local try of short lanes."""
+
 SHORT_ROOM = 64
 """Lane dummies the short loop-backs may take however small the graph (on a small graph
 the bound of :func:`_lane_room` would leave nested loops half in corridors)."""
@@ -107,18 +114,22 @@ def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
              deadline: Deadline | None) -> tuple[ProperGraph, OrderingResult]:
     """The drawing with a lane for every loop-back still in a corridor as well, when its
     ordering crosses no more, its placement (corridors included) is no wider and its
-    loop-backs are shorter; else the one given."""
-    short = _corridors(proper, max(_lane_room(proper, lanes), SHORT_ROOM))
-    if not short or _expired(deadline):
-        return proper, order
-    candidate = chains.run(graph, rank, lanes | short)
-    reordered = ordering.run(candidate, options, deadline)
-    if _total(reordered) > _total(order) or _expired(deadline):
-        return proper, order
-    width, length = _drawn(proper, order, options)
-    lane_width, lane_length = _drawn(candidate, reordered, options)
-    if lane_width <= width and lane_length < length:
-        return candidate, reordered
+    loop-backs are shorter; failing that, the same with lanes for the loops of at most
+    :data:`SHORT_SPAN` layers only; else the one given."""
+    every = _corridors(proper, max(_lane_room(proper, lanes), SHORT_ROOM))
+    short = frozenset(i for i in every if _span(proper, i) <= SHORT_SPAN)
+    drawn: tuple[float, float] | None = None
+    for more in dict.fromkeys((every, short)):
+        if not more or _expired(deadline):
+            break
+        candidate = chains.run(graph, rank, lanes | more)
+        reordered = ordering.run(candidate, options, deadline)
+        if _total(reordered) > _total(order) or _expired(deadline):
+            continue
+        width, length = drawn = drawn or _drawn(proper, order, options)
+        lane_width, lane_length = _drawn(candidate, reordered, options)
+        if lane_width <= width * (1 + WIDTH_SLACK) and lane_length < length:
+            return candidate, reordered
     return proper, order
 
 
