@@ -113,22 +113,23 @@ def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
              order: OrderingResult, lanes: frozenset[int], options: LayoutOptions,
              deadline: Deadline | None) -> tuple[ProperGraph, OrderingResult]:
     """The drawing with a lane for every loop-back still in a corridor as well, when its
-    ordering crosses no more, its placement (corridors included) is no wider and its
-    loop-backs are shorter; failing that, the same with lanes for the loops of at most
-    :data:`SHORT_SPAN` layers only; else the one given."""
-    every = _corridors(proper, max(_lane_room(proper, lanes), SHORT_ROOM))
-    short = frozenset(i for i in every if _span(proper, i) <= SHORT_SPAN)
-    drawn: tuple[float, float] | None = None
-    for more in dict.fromkeys((every, short)):
+    ordering crosses no more, its placement (corridors included) is no wider, its
+    loop-backs are shorter and its edges no longer in all; failing that, the same with
+    lanes for the loops of at most :data:`SHORT_SPAN` layers only; else the one given."""
+    corridors = _corridors(proper, max(_lane_room(proper, lanes), SHORT_ROOM))
+    short = frozenset(i for i in corridors if _span(proper, i) <= SHORT_SPAN)
+    drawn: tuple[float, float, float] | None = None
+    for more in dict.fromkeys((corridors, short)):
         if not more or _expired(deadline):
             break
         candidate = chains.run(graph, rank, lanes | more)
         reordered = ordering.run(candidate, options, deadline)
         if _total(reordered) > _total(order) or _expired(deadline):
             continue
-        width, length = drawn = drawn or _drawn(proper, order, options)
-        lane_width, lane_length = _drawn(candidate, reordered, options)
-        if lane_width <= width * (1 + WIDTH_SLACK) and lane_length < length:
+        width, loops, every = drawn = drawn or _drawn(proper, order, options)
+        lane_width, lane_loops, lane_every = _drawn(candidate, reordered, options)
+        if lane_width <= width * (1 + WIDTH_SLACK) and lane_loops < loops \
+                and lane_every <= every:
             return candidate, reordered
     return proper, order
 
@@ -179,29 +180,34 @@ def _corridors(proper: ProperGraph, room: int) -> frozenset[int]:
 
 
 def _drawn(proper: ProperGraph, order: OrderingResult, options: LayoutOptions
-           ) -> tuple[float, float]:
-    """The width of the drawing placement makes of ``order``, corridors included, and
-    the horizontal length of its loop-backs: out of the lower node to the corridor or
-    lane, along the lane's columns, back into the upper node (the vertical length is the
-    same either way)."""
+           ) -> tuple[float, float, float]:
+    """Of the drawing placement makes of ``order``: its width, corridors included; the
+    horizontal length of its loop-backs (out of the lower node to the corridor or lane,
+    along the lane's columns, back into the upper node; the vertical length is the same
+    either way); and that of every edge (node centre to node centre per segment)."""
     placed = placement.run(proper, order, options)
     nodes = placed.nodes
     low = min(n.x for n in nodes.values())
     high = max(n.x + n.width for n in nodes.values())
     margin = max(options.clearance, options.edge_spacing)   # as routing spaces corridors
     lines = corridor_lines(assign_corridors(placed), (low, high), margin, options.edge_spacing)
-    length = 0.0
+    centre = [_centre(nodes[n.id]) for n in proper.nodes]
+    every = sum(abs(centre[a] - centre[b]) for a, b in proper.segments)
+    loops = 0.0
     for i, edge in enumerate(placed.edges):
         if not edge.reversed or edge.upper == edge.lower:
             continue
         lower, upper = _centre(nodes[edge.lower]), _centre(nodes[edge.upper])
         if edge.lane:
             columns = [_centre(nodes[d]) for d in edge.chain]
-            length += abs(columns[-1] - lower) + abs(columns[0] - upper) + sum(
-                abs(b - a) for a, b in itertools.pairwise(columns))
+            runs = abs(columns[-1] - lower) + abs(columns[0] - upper)
+            loops += runs + sum(abs(b - a) for a, b in itertools.pairwise(columns))
         else:
-            length += abs(lines[i] - lower) + abs(lines[i] - upper)
-    return max([high, *lines.values()]) - min([low, *lines.values()]), length
+            runs = abs(lines[i] - lower) + abs(lines[i] - upper)
+            loops += runs
+        every += runs
+    width = max([high, *lines.values()]) - min([low, *lines.values()])
+    return width, loops, every
 
 
 def _centre(node: PlacedNode) -> float:
