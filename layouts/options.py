@@ -197,8 +197,10 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
                minimum=0, maximum=2**31 - 1, parse=_integer("seed", 0, 2**31 - 1)),
     OptionSpec("loop_back_route", "string", LoopBackRoute.AUTO,
                "Layered engine: 'outside' draws every loop-back around the side of the "
-               "drawing; 'auto' does too, except where a lane between the columns saves "
-               "crossings (two loop-backs whose layer ranges interleave).",
+               "drawing; 'auto' draws loop-backs up a lane between the columns where that "
+               "saves crossings (two loop-backs whose layer ranges interleave), and beside "
+               "the column of their loop where that is shorter, crosses no more and "
+               "draws no wider.",
                choices=tuple(r.value for r in LoopBackRoute), parse=parse_loop_back_route),
     OptionSpec("aspect_ratio", "number", 1.6,
                "Layered engine: the width / height the drawing aims at when it packs "

@@ -54,7 +54,7 @@ class ChainEdge:
     choose.
 
     ``lane`` marks a reversed edge drawn through a *lane* between the columns instead of
-    a corridor beside the drawing (see :mod:`layouts.layered.lanes`): its ``chain`` then
+    a corridor beside the drawing (see :mod:`layouts.layered.loopbacks.lanes`): its ``chain`` then
     lists the lane's dummies, one per layer from ``upper``'s to ``lower``'s inclusive,
     top to bottom, and the edge turns into the lane in the channels below ``lower`` and
     above ``upper``.

@@ -46,7 +46,6 @@ from layouts.layered import (
     cycles,
     frame,
     invariants,
-    lanes,
     layering,
     ordering,
     packing,
@@ -55,6 +54,7 @@ from layouts.layered import (
 from layouts.layered.budget import COSTS, OutOfTimeError, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
+from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase

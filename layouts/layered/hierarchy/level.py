@@ -27,10 +27,11 @@ import math
 from dataclasses import dataclass, replace
 
 from layouts.graph import Graph
-from layouts.layered import cycles, lanes, layering, ordering, placement
+from layouts.layered import cycles, layering, ordering, placement
 from layouts.layered.budget import COSTS, Plan
 from layouts.layered.graph import LayeredGraph, import_graph
 from layouts.layered.layering import chains
+from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import Stages, StepRunner, check
 from layouts.layered.routing import route_edges

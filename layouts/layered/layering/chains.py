@@ -9,7 +9,7 @@ no real node id starts with, so the same input always gives the same ids; the ch
 dummies and no segments: routing draws them around the side of the drawing in their own
 corridor, so they take no room inside the layers and no part in ordering. The exception
 are the reversed edges named in ``lanes`` (by input position, see
-:mod:`layouts.layered.lanes`): each gets a *lane*, a dummy chain from its upper node's
+:mod:`layouts.layered.loopbacks.lanes`): each gets a *lane*, a dummy chain from its upper node's
 layer down to its lower node's layer inclusive, which ordering places between the
 columns like any long edge; the lane joins its edge's component.
 

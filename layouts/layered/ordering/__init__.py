@@ -19,10 +19,11 @@ the deadline only cuts it short, keeping the best order so far.
 (((0, 1), (3, 2)), 0)
 
 Reversed edges, which routing draws around the side, take part through corridor
-anchors (:mod:`.corridors`): the count of their corridor runs' crossings is reported
-apart, with the side planned per component. Reversed edges with a lane take part through
-their lane's dummies like any long edge, and the runs into the lane count with the
-corridor runs; a last step shifts each lane sideways as a whole (:mod:`.lane_shift`).
+anchors (:mod:`layouts.layered.loopbacks.anchors`): the count of their corridor runs'
+crossings is reported apart, with the side planned per component. Reversed edges with a
+lane take part through their lane's dummies like any long edge, and the runs into the
+lane count with the corridor runs; a last step shifts each lane sideways as a whole
+(:mod:`layouts.layered.loopbacks.lane_shift`).
 """
 
 from __future__ import annotations
@@ -32,15 +33,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from layouts.layered.graph import ProperGraph
+from layouts.layered.loopbacks.anchors import CorridorAnchors, corridor_anchors, pin
+from layouts.layered.loopbacks.costs import CorridorCosts
+from layouts.layered.loopbacks.lane_shift import shift_lanes
 from layouts.layered.model import Deadline
-from layouts.layered.ordering.corridors import (
-    CorridorAnchors,
-    CorridorCosts,
-    corridor_anchors,
-    pin,
-)
 from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
-from layouts.layered.ordering.lane_shift import shift_lanes
 from layouts.layered.ordering.local_search import sift, transpose, widen
 from layouts.layered.ordering.sweep import initial_layers, sweep
 from layouts.options import Effort, LayoutOptions
@@ -74,7 +71,8 @@ PATIENCE = 3
 @dataclass(frozen=True, slots=True)
 class OrderingResult:
     """Node indices per layer, left to right; the crossings among the graph's segments;
-    the crossings of loop-back corridor runs with them (see :mod:`.corridors`)."""
+    the crossings of loop-back corridor runs with them (see
+    :mod:`layouts.layered.loopbacks.costs`)."""
 
     layers: tuple[tuple[int, ...], ...]
     crossings: int

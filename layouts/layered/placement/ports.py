@@ -6,9 +6,8 @@ Routing puts the ends on a face on the boundary-slot lattice
 ``L * (i + 1) / (k + 1)`` from its left end, ordered by where their edges go. A node's
 bottom face holds its segments to the layer below and the runs of reversed edges leaving
 it for their corridors; its top face its segments from the layer above and the runs of
-reversed edges entering it. Corridor runs go to the end of the face on their corridor's
-side, runs into a lane (``ChainEdge.lane``) to the end on their lane's side, inside any
-corridor run there. Circles' faces span their diameter; dummies have a single point.
+reversed edges entering it (where on the face: :mod:`layouts.layered.loopbacks.ports`).
+Circles' faces span their diameter; dummies have a single point.
 
 >>> from layouts.layered.graph import EngineNode
 >>> g = ProperGraph((EngineNode("a", 90, 9), EngineNode("b", 9, 9), EngineNode("c", 9, 9)),
@@ -25,11 +24,7 @@ from dataclasses import dataclass
 
 from layouts.graph import Shape
 from layouts.layered.graph import EngineNode, ProperGraph, layer_positions
-
-CORRIDOR_LEFT = -1.0e9
-CORRIDOR_RIGHT = 1.0e9
-LANE_LEFT = CORRIDOR_LEFT / 2
-LANE_RIGHT = CORRIDOR_RIGHT / 2
+from layouts.layered.loopbacks.ports import loop_back_ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,20 +57,11 @@ def port_offsets(graph: ProperGraph, layers: Sequence[Sequence[int]],
     for a, b in graph.segments:
         below[a].append((pos[b], b))
         above[b].append((pos[a], a))
-    for i, edge in enumerate(graph.chain_edges):
-        if edge.reversed and edge.upper != edge.lower:
-            lower, upper = graph.index[edge.lower], graph.index[edge.upper]
-            if edge.lane:
-                bottom_lane, top_lane = graph.index[edge.chain[-1]], graph.index[edge.chain[0]]
-                below[lower].append((LANE_LEFT if pos[bottom_lane] < pos[lower]
-                                     else LANE_RIGHT, -1))
-                above[upper].append((LANE_LEFT if pos[top_lane] < pos[upper]
-                                     else LANE_RIGHT, -1))
-                continue
-            side = corridor_sides[i] if corridor_sides else 1
-            key = CORRIDOR_LEFT if side < 0 else CORRIDOR_RIGHT
-            below[lower].append((key, -1))
-            above[upper].append((key, -1))
+    bottoms, tops = loop_back_ends(graph, pos, corridor_sides)
+    for v, key in bottoms:
+        below[v].append((key, -1))
+    for v, key in tops:
+        above[v].append((key, -1))
     bottom: dict[tuple[int, int], float] = {}
     top: dict[tuple[int, int], float] = {}
     for v, node in enumerate(graph.nodes):

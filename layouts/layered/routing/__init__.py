@@ -10,7 +10,8 @@ columns), and layers have moved down (never reordered) to make room for tracks a
 
 The steps, one module each:
 
-1. :mod:`.corridors`: a corridor beside the drawing for every reversed edge;
+1. :mod:`layouts.layered.loopbacks.corridors`: a corridor beside the drawing for every
+   reversed edge;
 2. :mod:`.ends`: a face and a slot for every edge end, ordered by where edges go;
 3. :mod:`.legs`: columns and the horizontal legs between them (doglegs for swaps);
 4. :mod:`.tracks`: tracks for the legs of each channel (ELK's orthogonal routing
@@ -36,13 +37,13 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from layouts.layered.labels import arrange_labels
+from layouts.layered.loopbacks.corridors import assign_corridors, corridor_lines
+from layouts.layered.loopbacks.legs import corridor_legs, lane_legs
 from layouts.layered.model import Deadline, Placement, Routing
-from layouts.layered.routing.corridors import assign_corridors
 from layouts.layered.routing.draw import EdgeGeometry, draw_routes, final_boxes, shift_right
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, plan_ends
 from layouts.layered.routing.frame import vertical_frame
 from layouts.layered.routing.geometry import (
-    corridor_lines,
     end_x,
     horizontal_extent,
     label_requests,
@@ -52,9 +53,7 @@ from layouts.layered.routing.geometry import (
 )
 from layouts.layered.routing.legs import (
     Leg,
-    corridor_legs,
     forward_legs,
-    lane_legs,
     snap_columns,
     split_swaps,
 )

@@ -25,8 +25,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from enum import Enum
 
+from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
+from layouts.layered.loopbacks.ports import lane_key
 from layouts.layered.model import ChainEdge, Placement
-from layouts.layered.routing.corridors import Corridor, CorridorSide
 from layouts.result import Side
 
 FAR = 1e12
@@ -108,9 +109,8 @@ def _requests(placement: Placement, corridors: dict[int, Corridor]) -> list[_Req
             # runs into a lane take the end slots on its side, inside any corridor's
             for node, side, lane_end, end in ((edge.lower, Side.BOTTOM, edge.chain[-1], "source"),
                                               (edge.upper, Side.TOP, edge.chain[0], "target")):
-                left = _centre_x(placement, lane_end) < _centre_x(placement, node)
-                requests.append((node, side, -FAR / 2 if left else FAR / 2, position,
-                                 position, end))
+                key = lane_key(_centre_x(placement, lane_end), _centre_x(placement, node), FAR / 2)
+                requests.append((node, side, key, position, position, end))
         elif kind is EdgeKind.CORRIDOR:
             key = _corridor_key(corridors[position])
             requests.append((edge.lower, Side.BOTTOM, key, position, position, "source"))

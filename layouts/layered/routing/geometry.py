@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from layouts.layered.labels import LABEL_GAP, LabelRequest
+from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
 from layouts.layered.model import Placement
-from layouts.layered.routing.corridors import Corridor, CorridorSide
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
 from layouts.layered.routing.label_zones import choose, zones_of
 from layouts.layered.routing.slots import slot_coordinate
@@ -141,15 +141,3 @@ def horizontal_extent(placement: Placement, boxes: Mapping[str, NodeBox],
     rights += [loop_reach(boxes, p, steps) for p in plans if p.kind is EdgeKind.SELF_LOOP]
     rights += [r.x + r.width for r in labels]
     return min(xs, default=0.0), max(rights, default=0.0)
-
-
-def corridor_lines(corridors: Mapping[int, Corridor], extent: tuple[float, float],
-                   margin: float, spacing: float) -> dict[int, float]:
-    """x of each reversed edge's corridor: ``margin`` outside everything, then one
-    ``spacing`` further out per corridor number."""
-    left, right = extent
-    lines: dict[int, float] = {}
-    for position, corridor in corridors.items():
-        offset = margin + spacing * corridor.index
-        lines[position] = left - offset if corridor.side is CorridorSide.LEFT else right + offset
-    return lines

@@ -11,17 +11,19 @@ nothing of lanes.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from layouts.graph import Edge, Graph, Node
 from layouts.layered.contracts import check_layout
-from layouts.layered.ordering.corridors import corridor_anchors
+from layouts.layered.loopbacks.anchors import corridor_anchors
 from layouts.layered.pipeline import prepare, run_layout
 from layouts.mirror import BASE_DIRECTIONS
 from layouts.options import Direction, Effort, LayoutOptions, LoopBackRoute
 from layouts.quality import measure
+from layouts.result import LayoutResult, Point
 from renderer.corpus import generated_graph
 from renderer.readers import read_diagram_file
 
@@ -91,9 +93,108 @@ def test_a_lane_runs_between_the_columns_and_is_drawn_against_the_flow() -> None
     assert verticals and all(gap[0] < x < gap[1] for x in verticals)
 
 
-def test_the_reference_graph_needs_no_lane() -> None:
+def loop_length(result: LayoutResult) -> float:
+    return sum(abs(p.x - q.x) + abs(p.y - q.y) for r in result.edges if r.loop_back
+               for p, q in zip(r.points, r.points[1:], strict=False))
+
+
+def test_the_reference_graph_is_drawn_no_longer_or_wider_than_all_outside() -> None:
+    # request-changes -> classify takes a lane only if that makes the loop-back shorter
+    # and every edge no longer in all, without widening the drawing or crossing more.
     graph = read_diagram_file(FIXTURES / "document-processing.yaml").graph
-    assert lanes_of(graph, LayoutOptions(effort=Effort.BEST)) == []
+    options = LayoutOptions(effort=Effort.BEST)
+    auto = run_layout(graph, options)
+    outside = run_layout(graph, replace(options, loop_back_route=OUTSIDE))
+    assert lanes_of(graph, replace(options, loop_back_route=OUTSIDE)) == []
+    assert loop_length(auto) <= loop_length(outside)
+    assert measure(auto).total_edge_length <= measure(outside).total_edge_length
+    assert auto.width <= outside.width
+    assert measure(auto).crossings <= measure(outside).crossings
+    assert check_layout(graph, auto, options) == []
+
+
+def one_column_loop() -> Graph:
+    """s -> a -> b -> c -> t in one column, s and t 300 wide, and the loop c -> a."""
+    sizes = {"s": 300, "a": 60, "b": 60, "c": 60, "t": 300}
+    nodes = tuple(Node(n, w, 40 if w == 300 else 30) for n, w in sizes.items())
+    edges = (Edge("sa", "s", "a"), Edge("ab", "a", "b"), Edge("bc", "b", "c"),
+             Edge("ct", "c", "t"), Edge("back", "c", "a", loop_back=True))
+    return Graph(nodes, edges)
+
+
+def test_a_short_loop_runs_up_a_lane_beside_its_column() -> None:
+    graph = one_column_loop()
+    result = run_layout(graph, LayoutOptions())
+    boxes = {n.id: n for n in result.nodes}
+    a, c = boxes["a"], boxes["c"]
+    centre = a.x + 30
+    route = next(r for r in result.edges if r.id == "back")
+    side = 1 if route.points[2].x > centre else -1
+    # The lane's dummies sit one dummy-to-node separation from the column's centre:
+    # 60 / 2 + max(clearance 12, (node spacing 40 + edge spacing 12) / 2) = 30 + 26 = 56.
+    lane_x = centre + side * 56
+    # c's bottom face holds c -> t and the run into the lane, slots at 60 / 3 = 20 and 40
+    # from its left; the lane's run takes the slot on its side. The same on a's top face.
+    slot = 40 if side > 0 else 20
+    # Each inner channel (layer spacing 60) holds one track, centred: 30 below c's bottom
+    # and 30 above a's top.
+    below, above = c.y + 30 + 30, a.y - 30
+    assert route.points == (Point(c.x + slot, c.y + 30), Point(c.x + slot, below),
+                            Point(lane_x, below), Point(lane_x, above),
+                            Point(a.x + slot, above), Point(a.x + slot, a.y))
+    assert (route.source, route.target, route.loop_back) == ("c", "a", True)
+    assert result.width == 300                       # s's width: nothing beyond it
+    assert check_layout(graph, result, LayoutOptions()) == []
+
+
+def test_nested_loops_nest_in_lanes_beside_their_column_without_crossing() -> None:
+    # s -> a -> b -> c -> d -> t, s and t 400 wide; loops c -> a (inner) and d -> a (outer).
+    sizes = {"s": 400, "a": 60, "b": 60, "c": 60, "d": 60, "t": 400}
+    nodes = tuple(Node(n, w, 40 if w == 400 else 30) for n, w in sizes.items())
+    edges = (Edge("sa", "s", "a"), Edge("ab", "a", "b"), Edge("bc", "b", "c"),
+             Edge("cd", "c", "d"), Edge("dt", "d", "t"),
+             Edge("inner", "c", "a", loop_back=True), Edge("outer", "d", "a", loop_back=True))
+    graph = Graph(nodes, edges)
+    result = run_layout(graph, LayoutOptions())
+    assert sorted(lanes_of(graph, LayoutOptions())) == ["inner", "outer"]
+    boxes = {n.id: n for n in result.nodes}
+    a, c, d = boxes["a"], boxes["c"], boxes["d"]
+    routes = {r.id: r for r in result.edges}
+    inner, outer = routes["inner"].points, routes["outer"].points
+    side = 1 if inner[2].x > a.x + 30 else -1
+    # inner lane: one dummy-to-node separation from the column's centre, 30 + 26 = 56;
+    # the outer lane one dummy-to-dummy separation (edge spacing 12) further out
+    assert inner[2].x == a.x + 30 + side * 56
+    assert outer[2].x == inner[2].x + side * 12
+    # a's top face holds s -> a and both runs: slots at 15, 30, 45. The inner lane's run
+    # takes the end slot on its side, the outer one's the next, so they nest:
+    end = {1: (45, 30), -1: (15, 30)}[side]
+    assert (inner[-1].x, outer[-1].x) == (a.x + end[0], a.x + end[1])
+    # ... and the channel above a holds their two tracks, 2 * 12 + 12 = 36 < 60, centred:
+    # 24 and 36 below its top (s's bottom, 30 + 24 = 54 above a); the outer run higher.
+    assert (outer[-2].y, inner[-2].y) == (a.y - 36, a.y - 24)
+    # out of c (c -> d and the inner run: slots at 20 and 40) and d (d -> t and the outer)
+    slot = 40 if side > 0 else 20
+    assert inner[0] == Point(c.x + slot, c.y + 30) and inner[1].y == c.y + 30 + 30
+    assert outer[0] == Point(d.x + slot, d.y + 30) and outer[1].y == d.y + 30 + 30
+    assert measure(result).crossings == 0
+    assert check_layout(graph, result, LayoutOptions()) == []
+
+
+def test_loop_back_route_outside_takes_the_corridor_beside_the_drawing() -> None:
+    graph = one_column_loop()
+    options = LayoutOptions(loop_back_route=OUTSIDE)
+    result = run_layout(graph, options)
+    boxes = {n.id: n for n in result.nodes}
+    route = next(r for r in result.edges if r.id == "back")
+    # The corridor is 12 px (max(clearance, edge spacing)) beyond s and t, the widest
+    # nodes, on one side; the drawing grows by those 12 px.
+    corridor_x = route.points[2].x
+    assert result.width == 300 + 12
+    assert corridor_x in (boxes["s"].x - 12, boxes["s"].x + 300 + 12)
+    assert route.points[3].x == corridor_x
+    assert lanes_of(graph, options) == []
+    assert check_layout(graph, result, options) == []
 
 
 @pytest.mark.parametrize("seed", [1, 3])

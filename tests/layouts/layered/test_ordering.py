@@ -305,7 +305,7 @@ def test_shuffling_the_input_barely_changes_the_crossing_count(size: int) -> Non
 
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12)), max_size=40))
 def test_overlap_partners_match_all_pairs(raw: list[tuple[int, int]]) -> None:
-    from layouts.layered.ordering.corridors import _overlap_partners, _partial_overlap
+    from layouts.layered.loopbacks.costs import _overlap_partners, _partial_overlap
 
     spans = [(start, start + length) for start, length in raw]
     expected = [[j for j in range(len(spans)) if j != i and _partial_overlap(spans[i], spans[j])]

@@ -18,6 +18,7 @@ increasing length, first fit).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -81,3 +82,15 @@ def assign_corridors(placement: Placement) -> dict[int, Corridor]:
         taken.setdefault((side, index), []).append((first, last))
         result[position] = Corridor(side, index, first, last)
     return dict(sorted(result.items()))
+
+
+def corridor_lines(corridors: Mapping[int, Corridor], extent: tuple[float, float],
+                   margin: float, spacing: float) -> dict[int, float]:
+    """x of each reversed edge's corridor: ``margin`` outside everything, then one
+    ``spacing`` further out per corridor number."""
+    left, right = extent
+    lines: dict[int, float] = {}
+    for position, corridor in corridors.items():
+        offset = margin + spacing * corridor.index
+        lines[position] = left - offset if corridor.side is CorridorSide.LEFT else right + offset
+    return lines

@@ -1,4 +1,4 @@
-"""Lane shifts: move a loop-back lane (:mod:`layouts.layered.lanes`) sideways as a whole.
+"""Lane shifts: move a loop-back lane (:mod:`.lanes`) sideways as a whole.
 
 A lane is a dummy chain. Sweeps, transpose and sifting move one node at a time, and one
 dummy of a lane moved across a column on its own crosses the lane's own segments, so a
