@@ -13,7 +13,8 @@ segments stay orthogonal, ends stay on their slots and crossings stay the same.
 
 The compacted drawing is then checked against every route contract
 (:func:`layouts.layered.contracts.check_layout`); when it breaks one that the uncompacted
-drawing kept, the uncompacted drawing is the result (and the diagnostics say so).
+drawing kept, or moves an edge label nearer another route than its own
+(:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics say so).
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.model import Deadline
@@ -36,6 +37,7 @@ from dataclasses import dataclass, replace
 from layouts.graph import Graph
 from layouts.layered import frame
 from layouts.layered.compaction.constraints import Spacing, separations
+from layouts.layered.compaction.labels import misplaced
 from layouts.layered.compaction.scene import Scene, build_scene
 from layouts.layered.compaction.solve import balanced_shifts, pulled
 from layouts.layered.contracts import Violation, check_layout
@@ -74,6 +76,8 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
     if broken:
         return Compacted(routing, "compaction undone: it broke "
                          + ", ".join(sorted(broken)))
+    if misplaced(compacted.edges) - misplaced(routing.edges):
+        return Compacted(routing, "compaction undone: it moved a label nearer another edge")
     return Compacted(compacted)
 
 
@@ -101,7 +105,8 @@ def _pass(routing: Routing, spacing: Spacing, clearance: float, *, rows: bool
           ) -> Routing | None:
     """One compaction along x (``rows``: see :func:`.scene.build_scene`)."""
     scene = build_scene(routing, clearance, rows=rows)
-    constraints = separations(scene, spacing)
+    constraints = separations(scene, spacing) + separations(scene, spacing,
+                                                            scene.node_elements)
     low: dict[int, float] = {}
     high: dict[int, float] = {}
     for i, e in enumerate(scene.elements):

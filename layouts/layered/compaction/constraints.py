@@ -6,10 +6,12 @@ The scan keeps the elements that meet the current horizontal line in x order. Tw
 elements that are ever neighbours on that line get a constraint: the left one stays left
 of the right one, at least ``min(gap, spacing)`` apart, where ``gap`` is their distance
 now and ``spacing`` the wanted distance for their kinds (so compaction never widens a gap
-and never narrows one below its spacing). Neighbours whose x intervals overlap are joined
-into one rigid unit instead. Because every pair of neighbours on every line is ordered,
-the left-to-right order of everything on every horizontal line is kept: no crossing,
-intrusion or overlap can appear, and every horizontal segment keeps its direction.
+and never narrows one below its spacing). Neighbours whose x intervals overlap (or touch)
+are joined into one rigid unit instead. A second scan over the nodes alone keeps the
+node spacing between two nodes that meet on a line even when runs lie between them.
+Because every pair of neighbours on every line is ordered, the left-to-right order of
+everything on every horizontal line is kept: no crossing, intrusion or overlap can
+appear, and every horizontal segment keeps its direction.
 
 >>> from layouts.layered.compaction.scene import Element, Kind, Scene
 >>> scene = Scene()
@@ -23,6 +25,7 @@ intrusion or overlap can appear, and every horizontal segment keeps its directio
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from layouts.layered.compaction.scene import SAME, Kind, Scene
@@ -63,11 +66,15 @@ class Separation:
         return max(0.0, self.gap - self.spacing)
 
 
-def separations(scene: Scene, spacing: Spacing) -> list[Separation]:
-    """The constraints of ``scene``; joins x-overlapping neighbours into one unit."""
+def separations(scene: Scene, spacing: Spacing, only: Sequence[int] | None = None
+                ) -> list[Separation]:
+    """The constraints of ``scene`` (of its elements ``only``, when given: the scan then
+    sees nothing else); joins neighbours whose x intervals overlap or touch into one unit.
+    """
     elements = scene.elements
-    events = sorted([(e.start, 0, i) for i, e in enumerate(elements)]
-                    + [(e.end, 1, i) for i, e in enumerate(elements)])
+    chosen = range(len(elements)) if only is None else only
+    events = sorted([(elements[i].start, 0, i) for i in chosen]
+                    + [(elements[i].end, 1, i) for i in chosen])
     keys = [(e.low, e.high, i) for i, e in enumerate(elements)]
     wanted = {(a, b): spacing.between(a, b) for a in Kind for b in Kind}
     active: list[tuple[float, float, int]] = []
@@ -75,7 +82,7 @@ def separations(scene: Scene, spacing: Spacing) -> list[Separation]:
 
     def relate(left: int, right: int) -> None:
         a, b = elements[left], elements[right]
-        if a.high > b.low + SAME:
+        if a.high >= b.low - SAME:
             scene.join(left, right)
         elif (left, right) not in found:
             found[(left, right)] = Separation(left, right, b.low - a.high,
