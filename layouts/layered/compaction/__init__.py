@@ -30,6 +30,7 @@ drawing kept, or moves an edge label nearer another route than its own
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -47,7 +48,7 @@ from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, P
 
 __all__ = ["Compacted", "compact", "run"]
 
-PULL_ROUNDS = 4
+PULL_ROUNDS = 2
 """Sweeps of :func:`.solve.pulled` per pass."""
 
 
@@ -109,16 +110,23 @@ def _pass(routing: Routing, spacing: Spacing, clearance: float, *, rows: bool
                                                             scene.node_elements)
     low: dict[int, float] = {}
     high: dict[int, float] = {}
-    for i, e in enumerate(scene.elements):
-        u = scene.unit(i)
-        low[u] = min(low.get(u, e.low), e.low)
-        high[u] = max(high.get(u, e.high), e.high)
+    units = [scene.unit(i) for i in range(len(scene.elements))]
+    for u, e in zip(units, scene.elements, strict=True):
+        if u not in low:
+            low[u], high[u] = e.low, e.high
+        else:
+            if e.low < low[u]:
+                low[u] = e.low
+            if e.high > high[u]:
+                high[u] = e.high
     arcs: dict[int, dict[int, float]] = {}
     for c in constraints:
-        a, b = scene.unit(c.left), scene.unit(c.right)
+        a, b = units[c.left], units[c.right]
         if a != b:
             targets = arcs.setdefault(a, {})
-            targets[b] = max(targets.get(b, -c.slack), -c.slack)
+            w = -c.slack
+            if w > targets.get(b, -math.inf):
+                targets[b] = w
     order = sorted(low, key=lambda u: (low[u], u))
     listed = {a: sorted(targets.items()) for a, targets in arcs.items()}
     shifts = balanced_shifts(order, low, high, listed)

@@ -30,6 +30,9 @@ from dataclasses import dataclass
 
 from layouts.layered.compaction.scene import SAME, Kind, Scene
 
+LABEL_MARGIN = 0.5
+"""How much farther than a label's own route another route must stay."""
+
 
 @dataclass(frozen=True, slots=True)
 class Spacing:
@@ -85,8 +88,11 @@ def separations(scene: Scene, spacing: Spacing, only: Sequence[int] | None = Non
         if a.high >= b.low - SAME:
             scene.join(left, right)
         elif (left, right) not in found:
-            found[(left, right)] = Separation(left, right, b.low - a.high,
-                                              wanted[(a.kind, b.kind)])
+            apart = wanted[(a.kind, b.kind)]
+            if (a.reach or b.reach) and a.owner != b.owner:
+                # a label keeps other routes beyond its reach
+                apart = max(apart, a.reach + LABEL_MARGIN, b.reach + LABEL_MARGIN)
+            found[(left, right)] = Separation(left, right, b.low - a.high, apart)
 
     for _, removal, i in events:
         key = keys[i]

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from layouts.layered.model import Routing
+from layouts.layered.routing.segment_index import polyline_segments
+from layouts.quality_geometry import segment_box_distance
 from layouts.result import Box, EdgeRoute
 
 SAME = 1e-6
@@ -46,13 +48,19 @@ class Kind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Element:
-    """An x interval ``[low, high]`` occupied over the y interval ``[start, end]``."""
+    """An x interval ``[low, high]`` occupied over the y interval ``[start, end]``;
+    ``owner`` is the index of the route a run or label belongs to (-1 for a node). A
+    label's ``reach`` is its distance to its own route: its y interval is grown by that
+    much, and other routes keep farther than that from it (the label stays nearest its
+    own edge)."""
 
     kind: Kind
     low: float
     high: float
     start: float
     end: float
+    owner: int = -1
+    reach: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +117,13 @@ def build_scene(routing: Routing, clearance: float, *, rows: bool = False) -> Sc
         if rows:
             centre = round(box.x + box.width / 2, 3)
             scene.join(node_index[box.id], row_of.setdefault(centre, node_index[box.id]))
-    for route in routing.edges:
-        scene.routes.append(_route_runs(scene, route, node_index))
+    for number, route in enumerate(routing.edges):
+        scene.routes.append(_route_runs(scene, number, route, node_index))
     return scene
 
 
-def _route_runs(scene: Scene, route: EdgeRoute, node_index: dict[str, int]) -> RouteRuns:
+def _route_runs(scene: Scene, number: int, route: EdgeRoute, node_index: dict[str, int]
+                ) -> RouteRuns:
     points = route.points
     runs: list[int] = []
     first = 0
@@ -122,7 +131,7 @@ def _route_runs(scene: Scene, route: EdgeRoute, node_index: dict[str, int]) -> R
         if i == len(points) or abs(points[i].x - points[first].x) > SAME:
             ys = [p.y for p in points[first:i]]
             run = scene.add(Element(Kind.RUN, points[first].x, points[first].x,
-                                    min(ys), max(ys)))
+                                    min(ys), max(ys), number))
             runs.extend([run] * (i - first))
             first = i
     if runs:
@@ -137,8 +146,11 @@ def _route_runs(scene: Scene, route: EdgeRoute, node_index: dict[str, int]) -> R
     label = -1
     if route.label_box is not None:
         box = route.label_box
-        label = scene.add(Element(Kind.LABEL, box.x, box.x + box.width, box.y,
-                                  box.y + box.height))
+        reach = min((segment_box_distance(s, box.x, box.y, box.x + box.width,
+                                          box.y + box.height)
+                     for s in polyline_segments(points)), default=0.0)
+        label = scene.add(Element(Kind.LABEL, box.x, box.x + box.width, box.y - reach,
+                                  box.y + box.height + reach, number, reach))
         if runs:
             scene.join(label, _nearest_run(scene, sorted(set(runs)), box))
     return RouteRuns(tuple(runs), label)

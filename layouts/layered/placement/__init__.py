@@ -226,15 +226,16 @@ def _centre_joins(graph: ProperGraph, layers: Sequence[Sequence[int]],
                   centre: list[float], separation: Separation, ports: Ports) -> None:
     """Move a diamond with two or more inputs, with the straight chain below it, under
     the middle of its inputs (where a fan joins them at its top tip,
-    :mod:`layouts.layered.fans`), when every layer of the chain has room there and no
-    other straight segment touches the chain. The mirror image of
-    :func:`_centre_gateways`; the chain keeps its straight segments.
+    :mod:`layouts.layered.fans`), when every layer of the chain has room there, no
+    other straight segment touches the chain and no fewer inputs run straight into it
+    (so no bend is added). The mirror image of :func:`_centre_gateways`; the chain keeps
+    its straight segments.
 
     >>> from layouts.layered.graph import EngineNode
     >>> g = ProperGraph((EngineNode("a", 100, 40), EngineNode("b", 100, 40),
     ...                  EngineNode("j", 80, 40, Shape.DIAMOND)), (0, 0, 1), 2,
     ...                 ((0, 2), (1, 2)), (), (0, 0, 0))
-    >>> centre = [50.0, 190.0, 50.0]
+    >>> centre = [50.0, 190.0, 100.0]
     >>> _centre_joins(g, [[0, 1], [2]], [[], [], [0, 1]], [[2], [2], []], centre,
     ...               lambda a, b: 90.0, Ports({(0, 2): 0.0, (1, 2): 0.0},
     ...                                        {(0, 2): 0.0, (1, 2): 0.0}))
@@ -252,8 +253,10 @@ def _centre_joins(graph: ProperGraph, layers: Sequence[Sequence[int]],
                 continue
             ends = [centre[u] + ports.bottom[(u, v)] - ports.top[(u, v)] for u in inputs]
             delta = (min(ends) + max(ends)) / 2 - centre[v]
-            if abs(delta) > 0.5 and all(_room(layers, position[m], centre, separation, delta)
-                                        for m in chain):
+            straight_now = sum(abs(x - centre[v]) <= 0.5 for x in ends)
+            straight_then = sum(abs(x - centre[v] - delta) <= 0.5 for x in ends)
+            if abs(delta) > 0.5 and straight_then >= straight_now and \
+                    all(_room(layers, position[m], centre, separation, delta) for m in chain):
                 for m in chain:
                     centre[m] += delta
 

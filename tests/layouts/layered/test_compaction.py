@@ -16,7 +16,7 @@ from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import run_layout
 from layouts.options import Direction, LayoutOptions
 from layouts.quality import measure
-from layouts.result import EdgeRoute, NodeBox, Point
+from layouts.result import Box, EdgeRoute, NodeBox, Point
 from renderer.from_definition import diagram_from_definition
 from renderer.readers import read_diagram_file
 from workflow.generate import generate_definition
@@ -104,6 +104,29 @@ def test_a_compacted_drawing_that_breaks_a_contract_is_undone(
     monkeypatch.setattr(compaction, "compact", overlapping)
     out = compaction.run(routing, graph, OPTIONS, Deadline(5))
     assert out == Compacted(routing, "compaction undone: it broke node-overlap")
+
+
+def test_a_compaction_that_moves_a_label_nearer_another_edge_is_undone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # label 4 px right of its own edge (x = 50); the other edge at x = 100 is 26 px away
+    # from it; a "compaction" bringing the other edge to x = 78 (4 px from the label's
+    # right side, tied with its own edge) must be undone
+    graph = Graph((Node("a", 100, 40), Node("b", 100, 40), Node("c", 60, 40)),
+                  (Edge("e", "a", "b"), Edge("f", "a", "c")))
+    label = Box(54, 60, 20, 10)
+    own = EdgeRoute("e", "a", "b", (Point(50, 40), Point(50, 200)), label_box=label)
+    other = _route("f", "a", "c", (100, 40), (100, 200))
+    boxes = (NodeBox("a", 0, 0, 140, 40), NodeBox("b", 0, 200, 100, 40),
+             NodeBox("c", 80, 200, 60, 40))
+    routing = Routing(boxes, (own, other), 140, 240)
+
+    def closer(r: Routing, options: LayoutOptions) -> Routing:
+        return replace(r, edges=(own, _route("f", "a", "c", (78, 40), (78, 200))))
+
+    monkeypatch.setattr(compaction, "compact", closer)
+    out = compaction.run(routing, graph, OPTIONS, Deadline(5))
+    assert out.routing is routing
+    assert out.note == "compaction undone: it moved a label nearer another edge"
 
 
 def _graphs() -> list[tuple[str, Graph]]:

@@ -55,17 +55,20 @@ def test_left_to_right_fans_leave_the_right_tip() -> None:
     assert check_layout(_fork(2), result, options) == []
 
 
-def test_a_join_under_two_centred_inputs_takes_them_through_one_trunk() -> None:
-    # fork g -> b, c and join b, c -> j: j sits centred under b and c like g above them
+def test_a_join_under_three_inputs_takes_them_through_one_trunk() -> None:
+    # fork g -> b, c, d and join b, c, d -> j: j sits under c, the middle input, which
+    # runs straight into its top tip; b and d meet c's line 30 above the tip
     graph = Graph((Node("g", 80, 40, Shape.DIAMOND), Node("b", 100, 40), Node("c", 100, 40),
-                   Node("j", 80, 40, Shape.DIAMOND), Node("z", 100, 40)),
-                  (Edge("e1", "g", "b"), Edge("e2", "g", "c"), Edge("e3", "b", "j"),
-                   Edge("e4", "c", "j"), Edge("e5", "j", "z")))
+                   Node("d", 100, 40), Node("j", 80, 40, Shape.DIAMOND), Node("z", 100, 40)),
+                  (Edge("e1", "g", "b"), Edge("e2", "g", "c"), Edge("e3", "g", "d"),
+                   Edge("e4", "b", "j"), Edge("e5", "c", "j"), Edge("e6", "d", "j"),
+                   Edge("e7", "j", "z")))
     result = run_layout(graph, OPTIONS)
     j = result.node("j")
     tip = Point(j.center.x, j.y)
     routes = {r.id: r for r in result.edges}
-    for key in ("e3", "e4"):
+    assert routes["e5"].points == (Point(tip.x, result.node("c").y + 40), tip)
+    for key in ("e4", "e6"):
         assert routes[key].points[-2:] == (Point(tip.x, tip.y - TRUNK), tip)
         assert routes[key].target_end == EdgeEnd(Side.TOP, 0)
     assert check_layout(graph, result, OPTIONS) == []
