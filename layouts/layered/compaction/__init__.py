@@ -43,7 +43,7 @@ from layouts.layered.compaction.scene import Scene, build_scene
 from layouts.layered.compaction.solve import balanced_shifts, pulled
 from layouts.layered.contracts import Violation, check_layout
 from layouts.layered.model import Deadline, Routing
-from layouts.options import Direction, LayoutOptions
+from layouts.options import Direction, Effort, LayoutOptions
 from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
 
 __all__ = ["Compacted", "compact", "run"]
@@ -63,8 +63,9 @@ class Compacted:
 def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadline
         ) -> Compacted:
     """The compacted ``routing`` (canonical frame) when it keeps every contract the
-    uncompacted one keeps; else ``routing`` itself with a note."""
-    if not routing.nodes:
+    uncompacted one keeps; else ``routing`` itself with a note. The ``draft`` effort
+    skips the step (it costs about as much as routing)."""
+    if not routing.nodes or options.effort is Effort.DRAFT:
         return Compacted(routing)
     compacted = compact(routing, options)
     if compacted is None:
@@ -77,7 +78,8 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
     if broken:
         return Compacted(routing, "compaction undone: it broke "
                          + ", ".join(sorted(broken)))
-    if misplaced(compacted.edges) - misplaced(routing.edges):
+    moved = misplaced(compacted.edges)
+    if moved and moved - misplaced(routing.edges):
         return Compacted(routing, "compaction undone: it moved a label nearer another edge")
     return Compacted(compacted)
 

@@ -14,7 +14,7 @@ from layouts.layered.compaction import Compacted, compact
 from layouts.layered.contracts import check_layout
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import run_layout
-from layouts.options import Direction, LayoutOptions
+from layouts.options import Direction, Effort, LayoutOptions
 from layouts.quality import measure
 from layouts.result import Box, EdgeRoute, NodeBox, Point
 from renderer.from_definition import diagram_from_definition
@@ -157,3 +157,11 @@ def test_compaction_is_applied_keeps_contracts_and_shrinks(
     assert compacted.width <= plain.width + 1e-6
     assert compacted.height <= plain.height + 1e-6
     assert after.total_edge_length <= before.total_edge_length + 1e-6
+
+
+def test_draft_effort_skips_compaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = read_diagram_file(FIXTURES / "document-processing.yaml").graph
+    options = LayoutOptions(effort=Effort.DRAFT)
+    drafted = run_layout(graph, options)
+    monkeypatch.setattr(compaction, "compact", lambda r, o: pytest.fail("compacted"))
+    assert run_layout(graph, options).edges == drafted.edges
