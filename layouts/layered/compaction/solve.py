@@ -1,8 +1,11 @@
 """Unit shifts that satisfy every :class:`~.constraints.Separation`: the least shifts
 (everything pushed left, a longest path from the left edge), the greatest within the same
-width (everything pushed right), and their mean. The mean is feasible too (the constraints
-are linear, so the mean of two solutions is one), and it leaves a unit with room on both
-sides halfway, as Brandes-Koepf balances its alignments.
+width (everything pushed right), and between them each unit's own place (shift 0)
+clamped to that range. The clamped shifts are feasible too: difference constraints are
+closed under componentwise min and max, so the median of three solutions (the least,
+the greatest and the unmoved drawing) is one. A unit with room keeps its place; the
+others move just as far as the narrower drawing needs. :func:`pulled` then moves units
+toward the other ends of their segments.
 
 >>> arcs = {0: [(1, -30.0)]}       # unit 1 may come 30 closer to unit 0
 >>> balanced_shifts([0, 1], {0: 0.0, 1: 100.0}, {0: 10.0, 1: 110.0}, arcs)
@@ -20,9 +23,10 @@ EPSILON = 1e-9
 def balanced_shifts(order: Sequence[int], low: Mapping[int, float], high: Mapping[int, float],
                     arcs: Mapping[int, Sequence[tuple[int, float]]]
                     ) -> dict[int, float] | None:
-    """Per unit (``order``: units by their left edge), the mean of the left-packed and
-    right-packed shifts. ``low``/``high`` are each unit's left and right edge now;
-    ``arcs[u]`` lists ``(v, w)``: shift of ``v`` minus shift of ``u`` at least ``w``.
+    """Per unit (``order``: units by their left edge), its shift 0 clamped between the
+    left-packed and the right-packed shifts. ``low``/``high`` are each unit's left and
+    right edge now; ``arcs[u]`` lists ``(v, w)``: shift of ``v`` minus shift of ``u`` at
+    least ``w``.
     ``None`` when the passes do not settle (never for a drawing that keeps its own
     constraints, which has no positive cycle)."""
     if not order:
