@@ -43,7 +43,9 @@ from typing import ParamSpec, TypeVar
 from layouts.errors import LayoutError
 from layouts.graph import Graph
 from layouts.layered import (
+    compaction,
     cycles,
+    fans,
     frame,
     invariants,
     layering,
@@ -207,7 +209,10 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline)
     restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
-    return run("frame restore", frame.restore, restored, options.direction), \
+    fanned = run("fans", fans.run, restored, options.clearance)
+    compacted = run("compaction", compaction.run, fanned, graph, options, run.deadline)
+    run.notes += [compacted.note] if compacted.note else []
+    return run("frame restore", frame.restore, compacted.routing, options.direction), \
         stages.order.crossings
 
 

@@ -9,7 +9,8 @@ list means the layout keeps every contract:
 * ``not-orthogonal``: a segment neither horizontal nor vertical;
 * ``boundary-angle``: an end whose segment does not leave (or enter) its face straight
   along the face's outward normal;
-* ``shared-stretch``: two edges running along the same line over a positive length;
+* ``shared-stretch``: two edges running along the same line over a positive length (two
+  edges of one fan, leaving or entering one node at one point, may share their trunk);
 * ``intrusion`` / ``own-intrusion``: a segment through a foreign node, or back through
   its own source or target beyond its endpoint;
 * ``clearance``: a segment closer than ``options.clearance`` to a foreign node's box (the

@@ -32,11 +32,13 @@ def _ends(route: EdgeRoute) -> Iterator[tuple[str, str, Point, Side | None, int 
 
 
 def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]) -> list[Violation]:
-    """Each end lies on its slot point: slot ``i`` of the ``k`` ends on that face."""
-    counts: Counter[tuple[str, Side | None]] = Counter()
+    """Each end lies on its slot point: slot ``i`` of the ``k`` slots used on that face
+    (ends that share a slot, as a fan's edges share its trunk, count once)."""
+    used: dict[tuple[str, Side | None], set[int | None]] = {}
     for route in routes:
-        for _, node, _, side, _ in _ends(route):
-            counts[(node, side)] += 1
+        for _, node, _, side, slot in _ends(route):
+            used.setdefault((node, side), set()).add(slot)
+    counts = Counter({face: len(slots) for face, slots in used.items()})
     out = []
     for route in routes:
         for role, node, point, side, slot in _ends(route):

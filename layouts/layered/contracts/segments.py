@@ -15,7 +15,7 @@ from layouts.layered.contracts.violations import TOLERANCE, Violation, Violation
 from layouts.options import Direction
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance
 from layouts.quality_grid import Grid
-from layouts.result import EdgeRoute, NodeBox
+from layouts.result import EdgeRoute, NodeBox, Point
 
 
 def segments_of(route: EdgeRoute, index: int = 0) -> list[Segment]:
@@ -49,11 +49,23 @@ def _lines(routes: Sequence[EdgeRoute]) -> dict[bool, list[tuple[float, float, f
     return lines
 
 
+def _fanned(a: EdgeRoute, b: EdgeRoute) -> bool:
+    """Two edges of one fan: they leave one node at one point, or enter one at one point
+    (a gateway's merged edges share their trunk, :mod:`layouts.layered.fans`)."""
+    return (a.source == b.source and _same(a.points[0], b.points[0])) or \
+        (a.target == b.target and _same(a.points[-1], b.points[-1]))
+
+
+def _same(p: Point, q: Point) -> bool:
+    return abs(p.x - q.x) <= TOLERANCE and abs(p.y - q.y) <= TOLERANCE
+
+
 def check_shared_stretches(routes: Sequence[EdgeRoute]) -> list[Violation]:
     """No two edges overlap for more than :data:`TOLERANCE` along lines at most
-    :data:`TOLERANCE` apart. Each segment is compared with those whose line lies within
-    that window of its own (not with a chain of lines each close to the next, which would
-    call segments several pixels apart collinear)."""
+    :data:`TOLERANCE` apart, except two edges of one fan (:func:`_fanned`). Each segment
+    is compared with those whose line lies within that window of its own (not with a
+    chain of lines each close to the next, which would call segments several pixels apart
+    collinear)."""
     pairs: set[tuple[int, int]] = set()
     for items in _lines(routes).values():
         items.sort()
@@ -61,7 +73,8 @@ def check_shared_stretches(routes: Sequence[EdgeRoute]) -> list[Violation]:
             for other_line, other_low, other_high, other in items[i + 1:]:
                 if other_line - line > TOLERANCE:
                     break
-                if other != route and min(high, other_high) - max(low, other_low) > TOLERANCE:
+                if other != route and min(high, other_high) - max(low, other_low) > \
+                        TOLERANCE and not _fanned(routes[route], routes[other]):
                     pairs.add((min(route, other), max(route, other)))
     return [Violation(ViolationKind.SHARED_STRETCH, routes[a].id, None,
                       f"'{routes[a].id}' and '{routes[b].id}' share a stretch of line")

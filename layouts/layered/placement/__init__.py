@@ -103,6 +103,7 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
         centre = _straightest(graph, ordering.layers, candidates, separation, ports) \
             if candidates else []
         _centre_gateways(graph, ordering.layers, up, down, centre, separation, ports)
+        _centre_joins(graph, ordering.layers, up, down, centre, separation, ports)
     left = min((centre[v] - graph.nodes[v].width / 2 for layer in ordering.layers
                 for v in layer), default=0.0)
     tops = layer_tops(graph, ordering.layers, options.layer_spacing)
@@ -218,3 +219,75 @@ def _centre_gateways(graph: ProperGraph, layers: Sequence[Sequence[int]],
                 target = min(target, centre[layer[i + 1]] - separation(v, layer[i + 1]))
             if i == 0 or target >= centre[layer[i - 1]] + separation(layer[i - 1], v):
                 centre[v] = target
+
+
+def _centre_joins(graph: ProperGraph, layers: Sequence[Sequence[int]],
+                  up: Sequence[Sequence[int]], down: Sequence[Sequence[int]],
+                  centre: list[float], separation: Separation, ports: Ports) -> None:
+    """Move a diamond with two or more inputs, with the straight chain below it, under
+    the middle of its inputs (where a fan joins them at its top tip,
+    :mod:`layouts.layered.fans`), when every layer of the chain has room there, no
+    other straight segment touches the chain and no fewer inputs run straight into it
+    (so no bend is added). The mirror image of :func:`_centre_gateways`; the chain keeps
+    its straight segments.
+
+    >>> from layouts.layered.graph import EngineNode
+    >>> g = ProperGraph((EngineNode("a", 100, 40), EngineNode("b", 100, 40),
+    ...                  EngineNode("j", 80, 40, Shape.DIAMOND)), (0, 0, 1), 2,
+    ...                 ((0, 2), (1, 2)), (), (0, 0, 0))
+    >>> centre = [50.0, 190.0, 100.0]
+    >>> _centre_joins(g, [[0, 1], [2]], [[], [], [0, 1]], [[2], [2], []], centre,
+    ...               lambda a, b: 90.0, Ports({(0, 2): 0.0, (1, 2): 0.0},
+    ...                                        {(0, 2): 0.0, (1, 2): 0.0}))
+    >>> centre[2]      # halfway between 50 and 190
+    120.0
+    """
+    position = {v: (rank, i) for rank, layer in enumerate(layers) for i, v in enumerate(layer)}
+    for layer in layers:
+        for v in layer:
+            inputs = sorted(set(up[v]))
+            if graph.nodes[v].shape is not Shape.DIAMOND or len(inputs) < 2:
+                continue
+            chain = _straight_chain(v, up, down, centre, ports)
+            if chain is None:
+                continue
+            ends = [centre[u] + ports.bottom[(u, v)] - ports.top[(u, v)] for u in inputs]
+            delta = (min(ends) + max(ends)) / 2 - centre[v]
+            straight_now = sum(abs(x - centre[v]) <= 0.5 for x in ends)
+            straight_then = sum(abs(x - centre[v] - delta) <= 0.5 for x in ends)
+            if abs(delta) > 0.5 and straight_then >= straight_now and \
+                    all(_room(layers, position[m], centre, separation, delta) for m in chain):
+                for m in chain:
+                    centre[m] += delta
+
+
+def _straight_chain(v: int, up: Sequence[Sequence[int]], down: Sequence[Sequence[int]],
+                    centre: Sequence[float], ports: Ports) -> list[int] | None:
+    """``v`` and the nodes below it joined by straight segments, one per layer, each with
+    a single input; ``None`` when some other straight segment touches the chain (moving
+    it would bend that one)."""
+    chain = [v]
+    while True:
+        node = chain[-1]
+        straight = [w for w in set(down[node]) if _straight(node, w, centre, ports)]
+        if len(straight) > 1:
+            return None
+        if not straight:
+            return chain
+        w = straight[0]
+        if len(set(up[w])) > 1:
+            return None
+        chain.append(w)
+
+
+def _room(layers: Sequence[Sequence[int]], at: tuple[int, int], centre: Sequence[float],
+          separation: Separation, delta: float) -> bool:
+    """Whether the node at ``(layer, index)`` may move by ``delta`` within its layer."""
+    rank, i = at
+    layer = layers[rank]
+    v = layer[i]
+    moved = centre[v] + delta
+    if i > 0 and moved < centre[layer[i - 1]] + separation(layer[i - 1], v) - 1e-9:
+        return False
+    return not (i + 1 < len(layer) and
+                moved > centre[layer[i + 1]] - separation(v, layer[i + 1]) + 1e-9)

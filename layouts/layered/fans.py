@@ -1,0 +1,189 @@
+"""Fans: a gateway's outgoing edges share one short trunk from the bottom tip of the
+diamond and split there symmetrically, on one line; a join's incoming edges meet on one
+line and share one trunk into its top tip (the merged edges of ELK and dot). Canonical
+frame (top to bottom), after cycle breaking is undone.
+
+A diamond's bottom face is *fanned* when every end on it is a forward edge leaving the
+diamond that runs straight down from its slot and then turns along a channel track (or
+already leaves from the tip, straight down). Each such route then starts at the tip
+(slot 0 of the one slot the face now uses: the tip is on the true outline), runs down
+the trunk to the nearest of their tracks (the split line) and along that line to where
+it turned before. The top face of a join is fanned in the mirror image. A fan is kept
+only when its routes cross and overlap no more of the other routes than before, clear
+every node by ``clearance`` and leave each of their labels nearer its own route than any
+other (checked with the routes' segment index); otherwise the diamond keeps its spread
+ends.
+
+>>> from layouts.graph import Shape
+>>> from layouts.result import EdgeEnd, Side
+>>> g = NodeBox("g", 80, 0, 80, 40, Shape.DIAMOND)
+>>> b, c = NodeBox("b", 0, 100, 100, 40), NodeBox("c", 140, 100, 100, 40)
+>>> e1 = EdgeRoute("e1", "g", "b", (Point(106.7, 33.3), Point(106.7, 70), Point(50, 70),
+...                Point(50, 100)), EdgeEnd(Side.BOTTOM, 0), EdgeEnd(Side.TOP, 0))
+>>> e2 = EdgeRoute("e2", "g", "c", (Point(133.3, 33.3), Point(133.3, 70), Point(190, 70),
+...                Point(190, 100)), EdgeEnd(Side.BOTTOM, 1), EdgeEnd(Side.TOP, 0))
+>>> fanned = run(Routing((g, b, c), (e1, e2), 240, 140), clearance=12)
+>>> [r.points for r in fanned.edges][0]     # tip (120, 40), trunk of 30, split at y = 70
+(Point(x=120.0, y=40), Point(x=120.0, y=70), Point(x=50, y=70), Point(x=50, y=100))
+>>> [(r.source_end.slot, r.points[0]) for r in fanned.edges][1]
+(0, Point(x=120.0, y=40))
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from layouts.graph import Shape
+from layouts.layered.model import Routing
+from layouts.layered.routing.segment_index import SegmentIndex, polyline_segments
+from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
+from layouts.quality_grid import Grid
+from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
+
+SAME = 1e-6
+
+__all__ = ["run"]
+
+
+def run(routing: Routing, clearance: float) -> Routing:
+    """``routing`` with every diamond face that can be fanned fanned (see the module)."""
+    boxes = {n.id: n for n in routing.nodes}
+    ends: dict[tuple[str, Side | None], list[tuple[int, bool]]] = defaultdict(list)
+    for i, route in enumerate(routing.edges):
+        ends[(route.source, route.source_end.side)].append((i, True))
+        ends[(route.target, route.target_end.side)].append((i, False))
+    routes = list(routing.edges)
+    index = SegmentIndex.of_routes([r.points for r in routes])
+    grid = Grid.for_items(routing.nodes, [s for r in routes for s in polyline_segments(r.points)])
+    for node in routing.nodes:
+        if node.shape is not Shape.DIAMOND:
+            continue
+        for side, outgoing in ((Side.BOTTOM, True), (Side.TOP, False)):
+            members = ends.get((node.id, side), [])
+            if len(members) < 2 or any(leaving != outgoing for _, leaving in members):
+                continue
+            keys = [i for i, _ in members]
+            fanned = _fan(node, [routes[i] for i in keys], outgoing)
+            if fanned is not None and _acceptable(keys, routes, fanned, index, grid, boxes,
+                                                  clearance):
+                for key, route in zip(keys, fanned, strict=True):
+                    routes[key] = route
+                    index.replace(key, route.points)
+    return replace(routing, edges=tuple(routes))
+
+
+def _fan(node: NodeBox, members: Sequence[EdgeRoute], outgoing: bool
+         ) -> list[EdgeRoute] | None:
+    """The members routed through one trunk at ``node``'s tip, or ``None`` when one of
+    them does not have the shape a fan needs (a straight run off the face, then a turn;
+    or straight down from the tip already)."""
+    tip = Point(node.x + node.width / 2, node.y + node.height if outgoing else node.y)
+    paths = [list(r.points) if outgoing else list(reversed(r.points)) for r in members]
+    turns: list[float] = []
+    for path in paths:
+        if any(r.loop_back for r in members) or len(path) < 2:
+            return None
+        first, second = path[0], path[1]
+        straight = abs(second.x - first.x) <= SAME and (second.y - first.y) * \
+            (1 if outgoing else -1) > SAME
+        if not straight:
+            return None
+        if abs(first.x - tip.x) <= SAME:
+            continue                                   # leaves from the tip already
+        if len(path) < 3 or abs(path[2].y - second.y) > SAME:
+            return None                                # straight to a node off the tip
+        turns.append(second.y)
+    if not turns:
+        return None
+    split = min(turns) if outgoing else max(turns)
+    fanned = []
+    for route, path in zip(members, paths, strict=True):
+        if abs(path[0].x - tip.x) <= SAME:
+            new = [tip, *path[1:]]
+        else:
+            new = [tip, Point(tip.x, split), Point(path[2].x, split), *path[3:]]
+        points = tuple(_simplified(new if outgoing else list(reversed(new))))
+        end = EdgeEnd(Side.BOTTOM if outgoing else Side.TOP, 0)
+        fanned.append(replace(route, points=points, source_end=end) if outgoing
+                      else replace(route, points=points, target_end=end))
+    return fanned
+
+
+def _simplified(points: list[Point]) -> list[Point]:
+    """Without repeated points and without middle points of straight runs."""
+    out: list[Point] = []
+    for p in points:
+        if out and abs(p.x - out[-1].x) <= SAME and abs(p.y - out[-1].y) <= SAME:
+            continue
+        if len(out) >= 2 and ((abs(out[-2].x - out[-1].x) <= SAME and
+                               abs(out[-1].x - p.x) <= SAME) or
+                              (abs(out[-2].y - out[-1].y) <= SAME and
+                               abs(out[-1].y - p.y) <= SAME)):
+            out[-1] = p
+            continue
+        out.append(p)
+    return out
+
+
+def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
+                fanned: Sequence[EdgeRoute], index: SegmentIndex, grid: Grid,
+                boxes: Mapping[str, NodeBox], clearance: float) -> bool:
+    """The fan crosses and overlaps no more other routes than the spread ends did, keeps
+    its flow (every step down the layers), clears every foreign node, and leaves every
+    label of its edges nearer its own route than any other."""
+    members = set(keys)
+    before = [_meetings(routes[k].points, index, members) for k in keys]
+    after = [_meetings(r.points, index, members) for r in fanned]
+    if sum(c for c, _ in after) > sum(c for c, _ in before) or \
+            sum(s for _, s in after) > sum(s for _, s in before):
+        return False
+    for route in fanned:
+        if any(b.y < a.y - SAME for a, b in zip(route.points, route.points[1:],
+                                                 strict=False)):
+            return False
+        for s in polyline_segments(route.points):
+            for node_id in sorted(grid.nodes_near(s, clearance)):
+                box = boxes[node_id]
+                if node_id in (route.source, route.target):
+                    continue
+                if intrudes(s, box) or segment_box_distance(
+                        s, box.x, box.y, box.x + box.width, box.y + box.height) < \
+                        clearance - SAME:
+                    return False
+    return all(_label_beside_own(route, fanned, index, members) for route in fanned)
+
+
+def _meetings(points: Sequence[Point], index: SegmentIndex, skip: set[int]
+              ) -> tuple[int, int]:
+    """(crossings, shared stretches) of a polyline with the indexed routes not in ``skip``."""
+    cross = shared = 0
+    for s in polyline_segments(points):
+        for key, t in index.near(s, None):
+            if key not in skip:
+                relation = segment_relation(s, t)
+                cross += relation == "cross"
+                shared += relation == "shared"
+    return cross, shared
+
+
+def _distance(segments: Sequence[Segment], box: Box) -> float:
+    return min((segment_box_distance(s, box.x, box.y, box.x + box.width, box.y + box.height)
+                for s in segments), default=math.inf)
+
+
+def _label_beside_own(route: EdgeRoute, fanned: Sequence[EdgeRoute], index: SegmentIndex,
+                      members: set[int]) -> bool:
+    """``route``'s label (if any) strictly nearer its own route than any other route:
+    the other fan edges and every indexed route near the box."""
+    box = route.label_box
+    if box is None:
+        return True
+    own = _distance(polyline_segments(route.points), box)
+    reach = Segment(box.x - own, box.y - own, box.x + box.width + own,
+                    box.y + box.height + own, 0, "", "")
+    others = [t for key, t in index.near(reach, None) if key not in members]
+    others += [s for r in fanned if r is not route for s in polyline_segments(r.points)]
+    return own < _distance(others, box)
