@@ -205,7 +205,8 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
         return _staircase(graph, options, run), None
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
-    routed = run("routing", route_edges, stages.placement, options, run.deadline)
+    routed = run("routing", route_edges, stages.placement, options, run.deadline,
+                 stages.layered.ports)
     restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
     return run("frame restore", frame.restore, restored, options.direction), \
         stages.order.crossings
@@ -260,4 +261,5 @@ def export(graph: Graph, routing: Routing, options: LayoutOptions, run: StepRunn
             phases=tuple(run.timings),
             notes=tuple(notes),
         ),
+        ports=routing.ports,
     )

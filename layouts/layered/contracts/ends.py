@@ -11,7 +11,7 @@ from layouts.graph import Graph, Shape
 from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
 from layouts.layered.routing.slots import slot_point
 from layouts.options import Direction
-from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, Side
+from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, PortBox, Side
 
 
 def check_routes_present(graph: Graph, result: LayoutResult) -> list[Violation]:
@@ -31,15 +31,26 @@ def _ends(route: EdgeRoute) -> Iterator[tuple[str, str, Point, Side | None, int 
     yield "target", route.target, route.points[-1], route.target_end.side, route.target_end.slot
 
 
-def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]) -> list[Violation]:
-    """Each end lies on its slot point: slot ``i`` of the ``k`` ends on that face."""
-    counts: Counter[tuple[str, Side | None]] = Counter()
+def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
+                ports: Sequence[PortBox] = (),
+                unslotted: frozenset[tuple[str, str]] = frozenset()) -> list[Violation]:
+    """Each end lies on its slot point: slot ``i`` of the ``k`` slots on that face, where
+    a face's slots are those its ends and ``ports`` use (the ends at a port share its
+    slot; without ports, one per end). Ends ``(route id, role)`` in ``unslotted`` (at a
+    ``fixed_pos`` port) are left to :func:`~.ports.check_port_ends`."""
+    used: dict[tuple[str, Side | None], set[object]] = {}
     for route in routes:
-        for _, node, _, side, _ in _ends(route):
-            counts[(node, side)] += 1
+        for role, node, _, side, slot in _ends(route):
+            used.setdefault((node, side), set()).add((route.id, role) if slot is None else slot)
+    for p in ports:
+        if p.slot is not None:
+            used.setdefault((p.node, p.side), set()).add(p.slot)
+    counts = Counter({face: len(found) for face, found in used.items()})
     out = []
     for route in routes:
         for role, node, point, side, slot in _ends(route):
+            if (route.id, role) in unslotted:
+                continue
             count = counts[(node, side)]
             if side is None or slot is None or not 0 <= slot < count:
                 out.append(Violation(ViolationKind.OFF_SLOT, route.id, node,

@@ -109,7 +109,7 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     if check_invariants:
         check(Stages(layered, acyclic, rank, proper, order, placed), options)
     deadline.keep(COSTS.routing_per_item * proper_items / 4)
-    routed = run("routing", route_edges, placed, options, deadline)
+    routed = run("routing", route_edges, placed, options, deadline, layered.ports)
     restored = run("undo cycle breaking", cycles.undo, routed, acyclic)
     compact = run("compact borders", compact_borders, restored, entering, leaving,
                   options.clearance)
