@@ -58,6 +58,7 @@ from layouts.layered.layering import chains
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
+from layouts.layered.staircase_ports import staircase_ports
 from layouts.options import LayoutOptions
 from layouts.result import Diagnostics, LayoutResult
 
@@ -217,6 +218,7 @@ def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> Routing
     run.deadline.exhausted = True
     run.notes.append("time budget too short for the layered pipeline: staircase layout")
     drawn = run("staircase", staircase, graph, options)
+    drawn = staircase_ports(graph, drawn, options, run.notes)
     return run("frame restore", frame.restore, drawn, options.direction)
 
 

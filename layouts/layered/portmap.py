@@ -269,7 +269,8 @@ def _canonical(p: Port, declared: int, n: Node, constraints: PortConstraints,
     rank: float | None = None
     if constraints is PortConstraints.FIXED_ORDER:
         clockwise = p.order if p.order is not None else declared
-        ascending = p.side in (PortSide.NORTH, PortSide.EAST)   # clockwise runs along
+        # clockwise runs along the face on the drawing's north and east faces
+        ascending = side in ((Side.LEFT, Side.BOTTOM) if swap else (Side.TOP, Side.RIGHT))
         rank = float(clockwise if ascending else -clockwise)
     return CanonicalPort(p.id, side, declared, width, height, rank, fixed, corner,
                          frozenset(used))
@@ -318,7 +319,7 @@ def strip_width(count: int, margin: float, spacing: float) -> float:
     >>> strip_width(0, 12, 10), strip_width(3, 12, 10)
     (0.0, 32.0)
     """
-    return 0.0 if count == 0 else margin + (count - 1) * spacing
+    return 0.0 if count == 0 else float(margin + (count - 1) * spacing)
 
 
 def _insets(groups: tuple[StubGroup, ...], margin: float, spacing: float) -> Insets:
@@ -333,3 +334,4 @@ def _insets(groups: tuple[StubGroup, ...], margin: float, spacing: float) -> Ins
         strip_width(sum(1 for g in groups if g.strip is Side.RIGHT), margin, spacing),
         strip_width(rows[Side.BOTTOM], margin, spacing),
     )
+

@@ -107,7 +107,7 @@ def check_layout(graph: Graph, result: LayoutResult, options: LayoutOptions) -> 
         *check_boundary_angles(routes, nodes),
         *check_shared_stretches(routes, facts.bundled),
         *check_intrusions(routes, nodes, options.clearance),
-        *check_gateways(routes, nodes, options.direction),
+        *check_gateways(routes, nodes, options.direction, facts.at_port.keys()),
         *check_flow(graph, routes, options.direction, facts.stubbed),
         *check_node_overlaps(result.nodes),
         *check_label_overlaps(result),

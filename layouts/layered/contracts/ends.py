@@ -5,7 +5,7 @@ straight, and the gateway (diamond tip) rules.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from layouts.graph import Graph, Shape
 from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
@@ -118,16 +118,18 @@ def _tip_entry_ok(tip: Point, node: NodeBox, before: Point) -> bool:
 
 
 def check_gateways(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
-                   direction: Direction) -> list[Violation]:
-    """Diamonds: no source exit at a side tip; a target entry there only along its axis."""
+                   direction: Direction,
+                   at_ports: Collection[tuple[str, str]] = ()) -> list[Violation]:
+    """Diamonds: no source exit at a side tip; a target entry there only along its axis.
+    Ends ``(route id, role)`` in ``at_ports`` attach where their port was put."""
     out = []
     for route in routes:
         source, target = nodes[route.source], nodes[route.target]
-        if source.shape is Shape.DIAMOND and any(
+        if (route.id, "source") not in at_ports and source.shape is Shape.DIAMOND and any(
                 _near(route.points[0], tip) for tip in _side_tips(source, direction)):
             out.append(Violation(ViolationKind.GATEWAY_SOURCE_TIP, route.id, source.id,
                                  f"'{route.id}' leaves gateway '{source.id}' at a side tip"))
-        if target.shape is Shape.DIAMOND:
+        if target.shape is Shape.DIAMOND and (route.id, "target") not in at_ports:
             for tip in _side_tips(target, direction):
                 if _near(route.points[-1], tip) and not _tip_entry_ok(
                         tip, target, route.points[-2]):

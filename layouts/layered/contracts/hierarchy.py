@@ -81,7 +81,7 @@ def check_compound_layout(graph: Graph, result: LayoutResult, options: LayoutOpt
     facts = PortFacts.of(graph, result, options.direction)
     out = [*check_routes_present(graph, result), *check_orthogonal(routes),
            *check_boundary_angles(routes, nodes), *check_shared_stretches(routes, facts.bundled),
-           *check_gateways(routes, nodes, options.direction),
+           *check_gateways(routes, nodes, options.direction, facts.at_port.keys()),
            *check_flow(graph, routes, options.direction, facts.stubbed),
            *check_port_ends(graph, result)]
     for route in routes:

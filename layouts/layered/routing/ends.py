@@ -136,7 +136,7 @@ def plan_ends(placement: Placement, corridors: dict[int, Corridor]) -> tuple[Edg
     >>> p = Placement(nodes, (("a",), ("b",)),
     ...               (ChainEdge("e", "a", "b", "a", "b", (), False, False),), 40, 60)
     >>> plan_ends(p, {})[0].source
-    EndSlot(node='a', side=<Side.BOTTOM: 'bottom'>, index=0, count=1)
+    EndSlot(node='a', side=<Side.BOTTOM: 'bottom'>, index=0, count=1, offset=None)
     """
     faces: dict[tuple[str, Side], list[_Request]] = defaultdict(list)
     for request in requests(placement, corridors):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from layouts.graph import Shape
@@ -85,7 +85,7 @@ def face_start(width: float, height: float, shape: Shape, side: Side) -> tuple[f
     if shape is Shape.CIRCLE:
         r = min(width, height) / 2
         return along / 2 - r, 2 * r
-    return 0.0, along
+    return 0.0, float(along)
 
 
 def plan_port_ends(placement: Placement, corridors: dict[int, Corridor], ports: PortTable
@@ -189,9 +189,9 @@ class _NodePlan:
             if mean is None and group is not None:
                 mean = -FAR if group.strip is Side.LEFT else FAR
             port_keys.append(centre if mean is None else mean)
-        port_keys = self._ordered(on_face, port_keys)
+        port_keys, ties = self._ordered(on_face, port_keys)
         members: list[tuple[tuple[float, int, int, str], CanonicalPort | _Request]] = [
-            ((k, 1, p.declared, ""), p) for p, k in zip(on_face, port_keys, strict=True)]
+            ((k, 1, t, ""), p) for p, k, t in zip(on_face, port_keys, ties, strict=True)]
         members += [((r[2], 0, r[3], r[5]), r) for r in regular]
         members.sort(key=lambda m: m[0])
         placed = self._lattice(side, [m[1] for m in members])
@@ -204,15 +204,20 @@ class _NodePlan:
                 ends[(m[4], m[5])] = (slot.index, slot.count, slot.along)
         return ports, ends
 
-    def _ordered(self, ports: Sequence[CanonicalPort], keys: list[K]) -> list[K]:
-        """``keys`` given out again in ``fixed_order`` rank when the ports have ranks."""
+    def _ordered(self, ports: Sequence[CanonicalPort], keys: list[K]
+                 ) -> tuple[list[K], list[int]]:
+        """``keys`` given out again in ``fixed_order`` rank when the ports have ranks,
+        and each port's tie-break: its rank's place (else its declaration index), so
+        equal keys keep the fixed order too."""
         if not ports or ports[0].rank is None:
-            return keys
+            return keys, [p.declared for p in ports]
         by_rank = sorted(range(len(ports)), key=lambda i: (ports[i].rank or 0.0, i))
         out = list(keys)
-        for i, key in zip(by_rank, sorted(keys), strict=True):
+        ties = [0] * len(ports)
+        for place, (i, key) in enumerate(zip(by_rank, sorted(keys), strict=True)):
             out[i] = key
-        return out
+            ties[i] = place
+        return out, ties
 
     def _side_face(self, side: Side) -> dict[str, PortSlot]:
         on_face = [p for p in self.own.ports if p.side is side]
@@ -226,8 +231,8 @@ class _NodePlan:
                 keys.append((2, -sign * out))
             else:
                 keys.append((1, 0.0))
-        keys = self._ordered(on_face, keys)
-        order = sorted(range(len(on_face)), key=lambda i: (keys[i], on_face[i].declared))
+        keys, ties = self._ordered(on_face, keys)
+        order = sorted(range(len(on_face)), key=lambda i: (keys[i], ties[i]))
         placed = self._lattice(side, [on_face[i] for i in order])
         return {port.id: slot for port, slot in placed if isinstance(port, CanonicalPort)}
 
@@ -255,9 +260,10 @@ class _NodePlan:
         return out
 
     def _stubs(self, slots: Mapping[str, PortSlot]) -> dict[tuple[str, Role], StubPlace]:
+        groups = _sides_by_place(self.own.groups, slots)
         out: dict[tuple[str, Role], StubPlace] = {}
         for strip in (Side.LEFT, Side.RIGHT):
-            mine = [g for g in self.own.groups if g.strip is strip]
+            mine = [g for g in groups if g.strip is strip]
             mine.sort(key=lambda g: _stub_rank(g, slots[g.port].along))
             rows: dict[Role, int] = defaultdict(int)
             for column, g in enumerate(mine):
@@ -274,3 +280,19 @@ def _stub_rank(g: StubGroup, along: float) -> tuple[int, float]:
     if g.kind is StubKind.SIDE:
         return (0, along) if g.role is Role.TARGET else (1, -along)
     return 2, -along if g.strip is Side.RIGHT else along
+
+
+def _sides_by_place(groups: Sequence[StubGroup], slots: Mapping[str, PortSlot]
+                    ) -> list[StubGroup]:
+    """``groups`` with the stubs against the flow of each face sent round the side they
+    are nearest to: of those the import sent left, as many go left again, the leftmost
+    ports, so the stubs of one face never run along each other in its strip (the strips'
+    sizes stay as the import made them)."""
+    out = list(groups)
+    for role in (Role.SOURCE, Role.TARGET):
+        places = [i for i, g in enumerate(out) if g.kind is StubKind.INVERTED and g.role is role]
+        left = sum(1 for i in places if out[i].strip is Side.LEFT)
+        places.sort(key=lambda i: (slots[out[i].port].along, i))
+        for rank, i in enumerate(places):
+            out[i] = replace(out[i], strip=Side.LEFT if rank < left else Side.RIGHT)
+    return out

@@ -60,10 +60,6 @@ class _Stubs:
         slot = self.assigned[node].ports[port]
         return port_point(self.boxes[node], slot.side, slot.along)
 
-    def _column(self, box: NodeBox, place: StubPlace) -> float:
-        step = self.table.margin + place.column * self.table.spacing
-        return box.x + box.width + step if place.group.strip is Side.RIGHT else box.x - step
-
     def _row(self, box: NodeBox, place: StubPlace, role: Role) -> float:
         step = self.table.margin + place.row * self.table.spacing
         return box.y - step if role is Role.SOURCE else box.y + box.height + step
@@ -82,7 +78,7 @@ class _Stubs:
         new_end = EdgeEnd(slot.side, slot.index)
         if place is None:
             return [at, end], new_end
-        x = self._column(box, place)
+        x = end.x   # routing left the grown box on the stub's column (_column, exactly)
         if place.group.kind is StubKind.SIDE:
             return [at, Point(x, at.y), end], new_end
         y = self._row(box, place, role)
@@ -94,11 +90,12 @@ class _Stubs:
         source_end, target_end = route.source_end, route.target_end
         if plan.source.node in self.table.nodes:
             lead, end = self.lead(plan.source.node, ports[0], Role.SOURCE, points[0])
-            points = [*lead, *points[1:]]
+            points = [*lead[:-1], *_snapped(points, lead[-2].x if len(lead) == 2 else None)]
             source_end = end or source_end
         if plan.target.node in self.table.nodes:
             lead, end = self.lead(plan.target.node, ports[1], Role.TARGET, points[-1])
-            points = [*points[:-1], *reversed(lead)]
+            x = lead[-2].x if len(lead) == 2 else None
+            points = [*reversed(_snapped(points[::-1], x)), *reversed(lead[:-1])]
             target_end = end or target_end
         return EdgeRoute(route.id, route.source, route.target, simplify(points), source_end,
                          target_end, route.label_box, route.loop_back)
@@ -117,6 +114,21 @@ class _Stubs:
                 out.append(PortBox(p.id, node_id, x, y, p.width, p.height, slot.side, None,
                                    slot.index))
         return tuple(out)
+
+
+def _snapped(points: Sequence[Point], x: float | None) -> list[Point]:
+    """``points`` with the straight run from the first point moved onto column ``x``
+    (a port's own x, which may differ from where routing put the end by float noise),
+    the first point itself dropped; as they are, less the first, when ``x`` is ``None``."""
+    out = list(points[1:])
+    if x is None:
+        return out
+    old = points[0].x
+    for i, p in enumerate(out):
+        if abs(p.x - old) > 1e-6:
+            break
+        out[i] = Point(x, p.y)
+    return out
 
 
 def attach_ports(routes: Sequence[EdgeRoute], boxes: Sequence[NodeBox],
