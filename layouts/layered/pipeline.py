@@ -5,7 +5,8 @@
 2. cycle breaking: loop-backs first, then a small feedback set;
 3. layering: network simplex ranks;
 4. dummy chains: long edges split at every layer they cross;
-5. ordering: crossing minimisation; loop-back lanes: loop-backs whose corridors beside
+5. ordering: crossing minimisation (then, with ports, port-aware reordering:
+   :mod:`.ordering.ports`); loop-back lanes: loop-backs whose corridors beside
    the drawing would cross drawn between the columns instead, when that crosses less;
 6. placement: Brandes-Koepf coordinates, layers stacked;
 7. routing: orthogonal routes on the boundary-slot lattice (:mod:`.routing`);
@@ -56,6 +57,7 @@ from layouts.layered.budget import COSTS, OutOfTimeError, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.model import Deadline, Placement, Routing
+from layouts.layered.ordering import ports as port_order
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
 from layouts.layered.staircase_ports import staircase_ports
@@ -141,6 +143,8 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     # lanes may add up to as many dummies again: keep room for placing those too
     deadline.keep(COSTS.after_ordering(2 * proper_items, speed=speed))
     order = run("ordering", ordering.run, proper, options, deadline)
+    if layered.ports is not None:
+        order = run("port order", port_order.run, proper, order, layered.ports, deadline)
     proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
                         deadline)
     proper_items = len(proper.nodes) + len(proper.segments)

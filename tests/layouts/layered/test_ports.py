@@ -23,6 +23,7 @@ from layouts.layered.staircase_ports import STAIRCASE_NOTE
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import Direction, Effort, LayoutOptions
 from layouts.port_corpus import SAMPLES, generated_ports
+from layouts.quality import measure
 from layouts.result import LayoutResult, Point, PortBox, Side
 
 
@@ -210,3 +211,16 @@ def test_the_port_checkers_catch_a_moved_end_and_a_broken_order() -> None:
                for v in check_port_sides_and_order(graph, broken))
     assert any("is not on port 'o0'" in m for m in violations(graph, broken,
                                                                Direction.TOP_TO_BOTTOM))
+
+
+def test_ordering_puts_a_west_port_target_left_of_an_east_port_target() -> None:
+    # without ports in mind, ordering keeps model order (r first, so left) and the two
+    # side stubs cross; the port-aware barycentre puts r right of l
+    hub = Node("hub", 80, 40, ports=(Port("e", PortSide.EAST), Port("w", PortSide.WEST)))
+    graph = Graph((hub, Node("r", 80, 40), Node("l", 80, 40)),
+                  (Edge("to_r", "hub", "r", source_port="e"),
+                   Edge("to_l", "hub", "l", source_port="w")))
+    for direction in (Direction.TOP_TO_BOTTOM, Direction.BOTTOM_TO_TOP):
+        result = layout(graph, engine="layered", direction=direction)
+        assert result.node("l").x < result.node("r").x, direction
+        assert measure(result).crossings == 0, direction
