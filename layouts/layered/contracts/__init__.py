@@ -25,7 +25,8 @@ list means the layout keeps every contract:
   ``port-order`` checks of declared sides and ``fixed_order`` are run on a result in its
   own direction, since a reflection turns the clockwise order round). Ends at a port share
   its slot; edges at one port may share their way (a bundle), and an edge with an end at a
-  port across or against the flow is exempt from ``against-flow``;
+  port across or against the flow is exempt from ``against-flow``, an end at a port from
+  the gateway rules (the port is where the caller put it);
 * ``node-overlap``: two node boxes overlapping; ``missing-route``: an edge without a
   route of at least two points.
 
