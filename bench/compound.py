@@ -5,6 +5,7 @@
     python bench/compound.py --timings --nodes 500 --compounds 50 --runs 3
     python bench/compound.py --compare
     python bench/compound.py --compare --ports     # the port graphs instead
+    python bench/compound.py --timings --ports --nodes 500
 
 ``--timings`` lays out one seeded nested graph (:func:`layouts.compound_corpus.
 generated_compound`: ``--nodes`` leaves in ``--compounds`` compound nodes, up to four
@@ -42,6 +43,7 @@ from layouts.layered.contracts import check_layout, check_port_sides_and_order
 from layouts.layered.contracts.hierarchy import check_compound_layout
 from layouts.options import Effort, LayoutOptions
 from layouts.port_corpus import SAMPLES as PORT_SAMPLES
+from layouts.port_corpus import generated_ports
 from layouts.quality import measure
 from layouts.registry import get_provider
 
@@ -59,11 +61,14 @@ def _violations(graph: Graph, result: object) -> Counter[str]:
     return Counter(v.kind.value for v in found)
 
 
-def timings(nodes: int, compounds: int, runs: int, budget: float) -> None:
-    graph = generated_compound(nodes, compounds, seed=1)
+def timings(nodes: int, compounds: int, runs: int, budget: float, ports: bool = False) -> None:
+    graph = generated_ports(nodes, seed=1) if ports else generated_compound(nodes, compounds,
+                                                                           seed=1)
     edges = len(graph.edges)
-    print(f"load average {os.getloadavg()[0]:.2f}; {nodes} leaves, {compounds} compound "
-          f"nodes, {edges} edges; time budget {budget:g} s; median of {runs} runs")
+    what = (f"{sum(len(n.ports) for n in graph.nodes)} ports" if ports
+            else f"{compounds} compound nodes")
+    print(f"load average {os.getloadavg()[0]:.2f}; {nodes} leaves, {what}, {edges} edges; "
+          f"time budget {budget:g} s; median of {runs} runs")
     print(f"{'effort':<9} {'median s':>9} {'exhausted':>9}  slowest steps (last run)")
     for effort in Effort:
         seconds = []
@@ -117,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timings", action="store_true", help="only the timings")
     parser.add_argument("--compare", action="store_true", help="only the elkjs comparison")
     parser.add_argument("--ports", action="store_true",
-                        help="compare the port graphs instead of the compound ones")
+                        help="the port graphs instead of the compound ones (--timings: "
+                             "a generated port graph of --nodes nodes)")
     parser.add_argument("--nodes", type=int, default=500)
     parser.add_argument("--compounds", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
@@ -125,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     both = not args.timings and not args.compare
     if args.timings or both:
-        timings(args.nodes, args.compounds, args.runs, args.budget)
+        timings(args.nodes, args.compounds, args.runs, args.budget, args.ports)
     if args.compare or both:
         compare(PORT_SAMPLES if args.ports else SAMPLES)
     return 0
