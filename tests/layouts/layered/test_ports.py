@@ -224,3 +224,15 @@ def test_ordering_puts_a_west_port_target_left_of_an_east_port_target() -> None:
         result = layout(graph, engine="layered", direction=direction)
         assert result.node("l").x < result.node("r").x, direction
         assert measure(result).crossings == 0, direction
+
+
+def test_a_layered_result_with_ports_matches_the_result_schema_and_round_trips() -> None:
+    from jsonschema import Draft202012Validator
+
+    from layouts.schemas import result_json_schema
+
+    result = layout(SAMPLES["every-side"](), engine="layered")
+    data = result.to_dict()
+    assert all("slot" in p for p in data["ports"])   # the slot a port's ends share
+    Draft202012Validator(result_json_schema()).validate(data)  # failed: no "slot" allowed
+    assert LayoutResult.from_dict(data).to_dict()["ports"] == data["ports"]
