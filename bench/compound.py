@@ -4,6 +4,8 @@
     python bench/compound.py                       # both parts
     python bench/compound.py --timings --nodes 500 --compounds 50 --runs 3
     python bench/compound.py --compare
+    python bench/compound.py --compare --ports     # the port graphs instead
+    python bench/compound.py --timings --ports --nodes 500
 
 ``--timings`` lays out one seeded nested graph (:func:`layouts.compound_corpus.
 generated_compound`: ``--nodes`` leaves in ``--compounds`` compound nodes, up to four
@@ -15,7 +17,9 @@ slowest steps, and the compound contract violations of the last run.
 SAMPLES`) with layered, elkjs and graphviz (those that can run here) and prints, per
 graph and engine, edge crossings and drawing area (:func:`layouts.quality.measure`), and
 the compound contract violations by kind (:mod:`layouts.layered.contracts.hierarchy`),
-with the ratios layered/elkjs and layered/graphviz.
+with the ratios layered/elkjs and layered/graphviz. With ``--ports`` it compares the
+port graphs (:data:`layouts.port_corpus.SAMPLES`) instead, with the flat (or compound)
+contracts plus the port ones (:mod:`layouts.layered.contracts.ports`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,9 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from layouts.api import layout
 from layouts.compound_corpus import SAMPLES, generated_compound
 from layouts.errors import LayoutError
-from layouts.graph import Graph
+from layouts.graph import Graph, GraphFeature
+from layouts.layered.contracts import check_layout, check_port_sides_and_order
 from layouts.layered.contracts.hierarchy import check_compound_layout
 from layouts.options import Effort, LayoutOptions
+from layouts.port_corpus import SAMPLES as PORT_SAMPLES
+from layouts.port_corpus import generated_ports
 from layouts.quality import measure
 from layouts.registry import get_provider
 
@@ -44,15 +52,23 @@ def _violations(graph: Graph, result: object) -> Counter[str]:
     from layouts.result import LayoutResult
 
     assert isinstance(result, LayoutResult)
-    return Counter(v.kind.value for v in check_compound_layout(graph, result,
-                                                               LayoutOptions()))
+    if GraphFeature.COMPOUND not in graph.features():
+        return Counter(v.kind.value for v in [*check_layout(graph, result, LayoutOptions()),
+                                              *check_port_sides_and_order(graph, result)])
+    found = check_compound_layout(graph, result, LayoutOptions())
+    if GraphFeature.PORTS in graph.features():
+        found += check_port_sides_and_order(graph, result)
+    return Counter(v.kind.value for v in found)
 
 
-def timings(nodes: int, compounds: int, runs: int, budget: float) -> None:
-    graph = generated_compound(nodes, compounds, seed=1)
+def timings(nodes: int, compounds: int, runs: int, budget: float, ports: bool = False) -> None:
+    graph = generated_ports(nodes, seed=1) if ports else generated_compound(nodes, compounds,
+                                                                           seed=1)
     edges = len(graph.edges)
-    print(f"load average {os.getloadavg()[0]:.2f}; {nodes} leaves, {compounds} compound "
-          f"nodes, {edges} edges; time budget {budget:g} s; median of {runs} runs")
+    what = (f"{sum(len(n.ports) for n in graph.nodes)} ports" if ports
+            else f"{compounds} compound nodes")
+    print(f"load average {os.getloadavg()[0]:.2f}; {nodes} leaves, {what}, {edges} edges; "
+          f"time budget {budget:g} s; median of {runs} runs")
     print(f"{'effort':<9} {'median s':>9} {'exhausted':>9}  slowest steps (last run)")
     for effort in Effort:
         seconds = []
@@ -70,7 +86,7 @@ def timings(nodes: int, compounds: int, runs: int, budget: float) -> None:
         print(f"{'':<9} contract violations: {dict(found) or 'none'}")
 
 
-def compare() -> None:
+def compare(samples: Mapping[str, Callable[[], Graph]]) -> None:
     engines = ["layered"]
     for name in ("elkjs", "graphviz"):
         status = get_provider(name).availability()
@@ -80,7 +96,7 @@ def compare() -> None:
             print(f"{name} unavailable ({status.reason})")
     print(f"{'graph':<16} {'engine':<8} {'crossings':>9} {'area':>11} {'seconds':>8}  "
           "contract violations")
-    for name, build in SAMPLES.items():
+    for name, build in samples.items():
         graph = build()
         row: dict[str, tuple[int, float]] = {}
         for engine in engines:
@@ -105,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="compound.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--timings", action="store_true", help="only the timings")
     parser.add_argument("--compare", action="store_true", help="only the elkjs comparison")
+    parser.add_argument("--ports", action="store_true",
+                        help="the port graphs instead of the compound ones (--timings: "
+                             "a generated port graph of --nodes nodes)")
     parser.add_argument("--nodes", type=int, default=500)
     parser.add_argument("--compounds", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
@@ -112,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     both = not args.timings and not args.compare
     if args.timings or both:
-        timings(args.nodes, args.compounds, args.runs, args.budget)
+        timings(args.nodes, args.compounds, args.runs, args.budget, args.ports)
     if args.compare or both:
-        compare()
+        compare(PORT_SAMPLES if args.ports else SAMPLES)
     return 0
 
 

@@ -63,25 +63,32 @@ def mirror_result(result: LayoutResult, direction: Direction) -> LayoutResult:
     vertical = direction is Direction.BOTTOM_TO_TOP
     extent = result.height if vertical else result.width
     flip = _Flip(vertical, extent)
-    counts = _face_counts(result.edges)
+    counts = _face_counts(result.edges, result.ports)
     return replace(
         result,
         nodes=tuple(flip.node(n) for n in result.nodes),
         edges=tuple(flip.route(r, counts) for r in result.edges),
-        ports=tuple(flip.port(p) for p in result.ports),
+        ports=tuple(flip.port(p, counts) for p in result.ports),
         diagnostics=replace(result.diagnostics, direction=direction.value),
         _index={},
     )
 
 
-def _face_counts(routes: tuple[EdgeRoute, ...]) -> Counter[tuple[str, Side]]:
-    """How many edge ends lie on each (node, face): the slot count of that face."""
-    counts: Counter[tuple[str, Side]] = Counter()
+def _face_counts(routes: tuple[EdgeRoute, ...], ports: tuple[PortBox, ...] = ()
+                 ) -> Counter[tuple[str, Side]]:
+    """The slot count of each (node, face): its distinct slots, of the edge ends on it
+    and of its ports (the ends at a port share the port's slot); an end without a slot
+    counts as one of its own."""
+    slots: dict[tuple[str, Side], set[object]] = {}
     for r in routes:
-        for node, end in ((r.source, r.source_end), (r.target, r.target_end)):
+        for role, node, end in (("s", r.source, r.source_end), ("t", r.target, r.target_end)):
             if end.side is not None:
-                counts[(node, end.side)] += 1
-    return counts
+                own = (r.id, role) if end.slot is None else end.slot
+                slots.setdefault((node, end.side), set()).add(own)
+    for p in ports:
+        if p.side is not None and p.slot is not None:
+            slots.setdefault((p.node, p.side), set()).add(p.slot)
+    return Counter({face: len(found) for face, found in slots.items()})
 
 
 class _Flip:
@@ -109,10 +116,11 @@ class _Flip:
         b = self.box(n.box)
         return replace(n, x=b.x, y=b.y, label_box=self._optional_box(n.label_box))
 
-    def port(self, p: PortBox) -> PortBox:
+    def port(self, p: PortBox, counts: Counter[tuple[str, Side]]) -> PortBox:
         b = self.box(Box(p.x, p.y, p.width, p.height))
-        side = None if p.side is None else self.swap.get(p.side, p.side)
-        return replace(p, x=b.x, y=b.y, side=side, label_box=self._optional_box(p.label_box))
+        end = self.end(p.node, EdgeEnd(p.side, p.slot), counts)
+        return replace(p, x=b.x, y=b.y, side=end.side, slot=end.slot,
+                       label_box=self._optional_box(p.label_box))
 
     def end(self, node: str, end: EdgeEnd, counts: Counter[tuple[str, Side]]) -> EdgeEnd:
         if end.side is None:

@@ -110,7 +110,8 @@ class NodeBox:
 @dataclass(frozen=True, slots=True)
 class PortBox:
     """A placed port of node ``node``: its top-left corner (absolute) and size; ``side``
-    is the face it ended up on."""
+    is the face it ended up on and, for slot-based engines, ``slot`` its slot index on
+    that face, numbered as :attr:`EdgeEnd.slot` (the edge ends at a port share its slot)."""
 
     id: str
     node: str
@@ -120,6 +121,7 @@ class PortBox:
     height: float = 0.0
     side: Side | None = None
     label_box: Box | None = None
+    slot: int | None = None
 
     @property
     def center(self) -> Point:
@@ -275,6 +277,8 @@ def _port_to_dict(p: PortBox) -> dict[str, Any]:
                            "side": None if p.side is None else p.side.value}
     if p.label_box is not None:
         out["labelBox"] = _box_to_dict(p.label_box)
+    if p.slot is not None:
+        out["slot"] = p.slot
     return out
 
 
@@ -327,7 +331,8 @@ def _result_from_dict(data: Mapping[str, Any]) -> LayoutResult:
     ports = tuple(PortBox(str(p["id"]), str(p["node"]), float(p["x"]), float(p["y"]),
                           float(p["width"]), float(p["height"]),
                           None if p["side"] is None else Side(p["side"]),
-                          _box_from_dict(p.get("labelBox")))
+                          _box_from_dict(p.get("labelBox")),
+                          None if p.get("slot") is None else int(p["slot"]))
                   for p in data.get("ports", ()))
     return LayoutResult(nodes, edges, width, height,
                         _diagnostics_from_dict(data["diagnostics"]), ports)

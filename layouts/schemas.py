@@ -165,8 +165,9 @@ def result_json_schema() -> dict[str, Any]:
                     "labelBox": box}, optional=("parent", "labelBox"))
     port = _closed({"id": _ID, "node": _ID, "x": _NUMBER, "y": _NUMBER,
                     "width": _NON_NEGATIVE, "height": _NON_NEGATIVE,
-                    "side": {"enum": [*(s.value for s in Side), None]}, "labelBox": box},
-                   optional=("labelBox",))
+                    "side": {"enum": [*(s.value for s in Side), None]}, "labelBox": box,
+                    "slot": {"type": "integer", "minimum": 0}},
+                   optional=("labelBox", "slot"))
     edge = _closed({
         "id": _ID, "source": _ID, "target": _ID,
         "points": {"type": "array", "items": point, "minItems": 2},

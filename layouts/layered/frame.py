@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from layouts.layered.model import Routing
 from layouts.options import Direction
-from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
+from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, PortBox, Side
 
 TRANSPOSED_SIDE: dict[Side, Side] = {
     Side.TOP: Side.LEFT,
@@ -40,7 +40,13 @@ def restore(routing: Routing, direction: Direction) -> Routing:
         edges=tuple(_edge(e) for e in routing.edges),
         width=routing.height,
         height=routing.width,
+        ports=tuple(_port(p) for p in routing.ports),
     )
+
+
+def _port(p: PortBox) -> PortBox:
+    return PortBox(p.id, p.node, p.y, p.x, p.height, p.width,
+                   None if p.side is None else TRANSPOSED_SIDE[p.side], None, p.slot)
 
 
 def _node(n: NodeBox) -> NodeBox:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from layouts.graph import Graph, Shape
 from layouts.layered.model import ChainEdge
+from layouts.layered.portmap import PortTable, port_table
 from layouts.options import Direction, LayoutOptions
 
 
@@ -71,6 +72,9 @@ class LayeredGraph:
     self_loops: tuple[EngineEdge, ...] = ()
     entry: int = 0
     index: Mapping[str, int] = field(default_factory=dict)
+    ports: PortTable | None = None
+    """The canonical ports (:mod:`.portmap`), ``None`` without any; a node with stubs is
+    already as big as its box plus its insets here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +104,13 @@ def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:
     True
     """
     swap = options.direction is Direction.LEFT_TO_RIGHT
+    ports = port_table(graph, options)
     nodes = tuple(
         EngineNode(n.id, n.height if swap else n.width, n.width if swap else n.height, n.shape)
         for n in graph.nodes
     )
+    if ports is not None:
+        nodes = tuple(_with_insets(node, ports) for node in nodes)
     index = {n.id: i for i, n in enumerate(graph.nodes)}
     edges = tuple(
         EngineEdge(
@@ -117,7 +124,17 @@ def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:
         )
         for position, e in enumerate(graph.edges)
     )
-    return LayeredGraph(nodes=nodes, edges=edges, index=index)
+    return LayeredGraph(nodes=nodes, edges=edges, index=index, ports=ports)
+
+
+def _with_insets(node: EngineNode, ports: PortTable) -> EngineNode:
+    """A node with ports as the phases see it: its box grown by its stubs' strips."""
+    own = ports.nodes.get(node.id)
+    if own is None or not own.insets.any:
+        return node
+    i = own.insets
+    return EngineNode(node.id, node.width + i.left + i.right, node.height + i.top + i.bottom,
+                      own.engine_shape)
 
 
 def layer_positions(layers: Sequence[Sequence[int]], node_count: int) -> list[int]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from layouts.graph import Shape
-from layouts.result import EdgeRoute, NodeBox, Side
+from layouts.result import EdgeRoute, NodeBox, PortBox, Side
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +89,14 @@ class Placement:
 @dataclass(frozen=True, slots=True)
 class Routing:
     """Routing's output in the canonical frame: final node boxes (routing may move whole
-    layers apart to make room for channels), routed edges in input order, drawing size."""
+    layers apart to make room for channels), routed edges in input order, drawing size,
+    and the placed ports (:mod:`.portmap`)."""
 
     nodes: tuple[NodeBox, ...]
     edges: tuple[EdgeRoute, ...]
     width: float
     height: float
+    ports: tuple[PortBox, ...] = ()
 
 
 class Deadline:

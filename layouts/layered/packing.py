@@ -25,7 +25,7 @@ from dataclasses import replace
 from layouts.graph import Graph
 from layouts.layered.layering import components
 from layouts.layered.model import Routing
-from layouts.result import Box, EdgeRoute, NodeBox, Point
+from layouts.result import Box, EdgeRoute, NodeBox, Point, PortBox
 
 __all__ = ["bounds", "merge", "pack", "split", "translate"]
 
@@ -114,7 +114,8 @@ def bounds(result: Routing) -> Box:
 
 def translate(result: Routing, dx: float, dy: float
               ) -> tuple[list[NodeBox], list[EdgeRoute]]:
-    """The nodes and routes of ``result`` moved by ``(dx, dy)``."""
+    """The nodes and routes of ``result`` moved by ``(dx, dy)`` (its ports:
+    :func:`translate_ports`)."""
     nodes = [replace(n, x=n.x + dx, y=n.y + dy) for n in result.nodes]
     routes = []
     for e in result.edges:
@@ -126,6 +127,11 @@ def translate(result: Routing, dx: float, dy: float
     return nodes, routes
 
 
+def translate_ports(result: Routing, dx: float, dy: float) -> list[PortBox]:
+    """The ports of ``result`` moved by ``(dx, dy)``."""
+    return [replace(p, x=p.x + dx, y=p.y + dy) for p in result.ports]
+
+
 def merge(parts: Sequence[Routing], aspect_ratio: float, gap: float) -> Routing:
     """The drawings of ``parts`` packed into one (see :func:`pack`); nodes and routes in
     the parts' order, the whole moved so its top-left corner is at (0, 0)."""
@@ -133,10 +139,12 @@ def merge(parts: Sequence[Routing], aspect_ratio: float, gap: float) -> Routing:
     corners = pack([(b.width, b.height) for b in boxes], aspect_ratio, gap)
     nodes: list[NodeBox] = []
     routes: list[EdgeRoute] = []
+    ports: list[PortBox] = []
     for part, box, (x, y) in zip(parts, boxes, corners, strict=True):
         moved_nodes, moved_routes = translate(part, x - box.x, y - box.y)
         nodes += moved_nodes
         routes += moved_routes
+        ports += translate_ports(part, x - box.x, y - box.y)
     width = max((x + b.width for b, (x, _) in zip(boxes, corners, strict=True)), default=0.0)
     height = max((y + b.height for b, (_, y) in zip(boxes, corners, strict=True)), default=0.0)
-    return Routing(tuple(nodes), tuple(routes), width, height)
+    return Routing(tuple(nodes), tuple(routes), width, height, tuple(ports))

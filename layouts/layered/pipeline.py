@@ -5,7 +5,8 @@
 2. cycle breaking: loop-backs first, then a small feedback set;
 3. layering: network simplex ranks;
 4. dummy chains: long edges split at every layer they cross;
-5. ordering: crossing minimisation; loop-back lanes: loop-backs whose corridors beside
+5. ordering: crossing minimisation (then, with ports, port-aware reordering:
+   :mod:`.ordering.ports`); loop-back lanes: loop-backs whose corridors beside
    the drawing would cross drawn between the columns instead, when that crosses less;
 6. placement: Brandes-Koepf coordinates, layers stacked;
 7. routing: orthogonal routes on the boundary-slot lattice (:mod:`.routing`);
@@ -58,8 +59,10 @@ from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Placement, Routing
+from layouts.layered.ordering import ports as port_order
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
+from layouts.layered.staircase_ports import staircase_ports
 from layouts.options import LayoutOptions
 from layouts.result import Diagnostics, LayoutResult
 
@@ -142,6 +145,8 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     # lanes may add up to as many dummies again: keep room for placing those too
     deadline.keep(COSTS.after_ordering(2 * proper_items, speed=speed))
     order = run("ordering", ordering.run, proper, options, deadline)
+    if layered.ports is not None:
+        order = run("port order", port_order.run, proper, order, layered.ports, deadline)
     proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
                         deadline)
     proper_items = len(proper.nodes) + len(proper.segments)
@@ -207,7 +212,8 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
         return _staircase(graph, options, run), None
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
-    routed = run("routing", route_edges, stages.placement, options, run.deadline)
+    routed = run("routing", route_edges, stages.placement, options, run.deadline,
+                 stages.layered.ports)
     restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
     fanned = run("fans", fans.run, restored, options.clearance)
     compacted = run("compaction", compaction.run, fanned, graph, options, run.deadline)
@@ -221,6 +227,7 @@ def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> Routing
     run.deadline.exhausted = True
     run.notes.append("time budget too short for the layered pipeline: staircase layout")
     drawn = run("staircase", staircase, graph, options)
+    drawn = staircase_ports(graph, drawn, options, run.notes)
     return run("frame restore", frame.restore, drawn, options.direction)
 
 
@@ -265,4 +272,5 @@ def export(graph: Graph, routing: Routing, options: LayoutOptions, run: StepRunn
             phases=tuple(run.timings),
             notes=tuple(notes),
         ),
+        ports=routing.ports,
     )

@@ -19,6 +19,7 @@ from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
+from layouts.layered.portmap import mirror_ports
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import LayoutOptions
 from layouts.registry import Availability, require_features
@@ -30,7 +31,7 @@ class LayeredProvider:
     Brandes-Koepf, boundary-slot orthogonal routing); see :mod:`layouts.layered.pipeline`."""
 
     name = ENGINE_NAME
-    features = frozenset({GraphFeature.COMPOUND})
+    features = frozenset({GraphFeature.COMPOUND, GraphFeature.PORTS})
 
     def availability(self) -> Availability:
         """Always available: pure Python."""
@@ -40,13 +41,15 @@ class LayeredProvider:
         """Validate ``graph`` (typed :class:`InvalidGraphError` on bad input) and lay it
         out; the caller's graph is never changed. Compound nodes are laid out
         hierarchically (:mod:`layouts.layered.hierarchy`), collapsed ones as one node
-        (:mod:`layouts.collapse`); ports are an
-        :class:`UnsupportedFeatureError` until the engine lays them out (issue 14).
-        BottomToTop and RightToLeft are mirror images of TopToBottom and LeftToRight
-        (:mod:`layouts.mirror`)."""
+        (:mod:`layouts.collapse`); ports on nodes and on compound nodes' borders are laid
+        out as :mod:`layouts.layered.portmap` says. BottomToTop and RightToLeft are
+        mirror images of TopToBottom and LeftToRight (:mod:`layouts.mirror`), their ports
+        reflected before the layout (:func:`mirror_ports`)."""
         graph.validate()
         graph = collapse(graph)
         require_features(graph, self.name, self)
+        features = graph.features()
+        graph = mirror_ports(graph, options.direction)
         base = replace(options, direction=base_direction(options.direction))
-        engine = run_hierarchy if GraphFeature.COMPOUND in graph.features() else run_layout
+        engine = run_hierarchy if GraphFeature.COMPOUND in features else run_layout
         return mirror_result(engine(graph, base), options.direction)

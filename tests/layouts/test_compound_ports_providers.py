@@ -10,6 +10,8 @@ import pytest
 
 from layouts.api import layout
 from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide
+from layouts.layered.contracts import check_port_sides_and_order
+from layouts.port_corpus import SAMPLES as PORT_SAMPLES
 from layouts.registry import get_provider
 from layouts.result import Box, LayoutResult, Side
 
@@ -84,3 +86,31 @@ def test_compound_and_ports(engine: str, direction: str) -> None:
         pytest.skip(status.reason)
     graph = _graph()
     _check(graph, layout(graph, engine=engine, direction=direction))
+
+
+@pytest.mark.parametrize("engine", ["elkjs", "graphviz"])
+@pytest.mark.parametrize("name", list(PORT_SAMPLES))
+def test_the_layered_port_graphs_through_the_other_engines(engine: str, name: str) -> None:
+    """The port corpus the layered contract tests use (tests/layouts/layered/test_ports.py),
+    through elkjs and graphviz: every port placed, every end at a port inside its box;
+    on the hand-written graphs also the declared sides and fixed orders."""
+    status = get_provider(engine).availability()
+    if not status.available:
+        pytest.skip(status.reason)
+    graph = PORT_SAMPLES[name]()
+    for direction in ("TopToBottom", "LeftToRight"):
+        result = layout(graph, engine=engine, direction=direction)
+        placed = {p.id: p for p in result.ports}
+        assert set(placed) == {p.id for n in graph.all_nodes() for p in n.ports}
+        routes = {r.id: r for r in result.edges}
+        for e in graph.edges:
+            route = routes[e.id]
+            for port, at in ((e.source_port, route.points[0]), (e.target_port,
+                                                               route.points[-1])):
+                if port is not None:
+                    p = placed[port]
+                    assert _inside(Box(at.x, at.y, 0, 0), Box(p.x - 0.5, p.y - 0.5,
+                                                               p.width + 1, p.height + 1)), \
+                        (e.id, port)
+        if not name.startswith("generated"):  # free sides under fixed_order: ELK's own way
+            assert check_port_sides_and_order(graph, result) == []

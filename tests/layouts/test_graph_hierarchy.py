@@ -153,8 +153,8 @@ PORTS = Graph((Node("a", 9, 9, ports=(Port("p", PortSide.EAST),)), Node("b", 9, 
 
 
 @pytest.mark.parametrize(("engine", "graph"), [
-    ("grandalf", COMPOUND), ("grandalf", PORTS), ("layered", PORTS),
-], ids=["grandalf-compound", "grandalf-ports", "layered-ports"])
+    ("grandalf", COMPOUND), ("grandalf", PORTS),
+], ids=["grandalf-compound", "grandalf-ports"])
 def test_engines_without_the_feature_refuse_it(engine: str, graph: Graph) -> None:
     with pytest.raises(UnsupportedFeatureError) as caught:
         layout(graph, engine=engine)

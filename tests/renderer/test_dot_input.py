@@ -136,11 +136,12 @@ def test_record_fields_are_drawn_and_ports_named() -> None:
     svg, result = _render(text)
     for field in ("input", "left", "right", "out"):
         assert f">{field}</text>".encode() in svg
-    assert any("2 edge end(s) at a record field attach to the whole node" in w
-               for w in result.diagnostics.warnings)  # layered lays out no ports
+    # layered lays record fields out as ports now (issue 14), as the engines below do
+    assert {p.node for p in result.ports} == {"s"}
+    assert not any("attach to the whole node" in w for w in result.diagnostics.warnings)
 
 
-@pytest.mark.parametrize("engine", ["elkjs", "graphviz"])
+@pytest.mark.parametrize("engine", ["elkjs", "graphviz", "layered"])
 def test_record_fields_are_ports_where_the_engine_has_ports(engine: str) -> None:
     _skip_without(engine)
     text = ('digraph { node [shape=record]; s [label="<in> input|<mid> middle|<out> output"];'

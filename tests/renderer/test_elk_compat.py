@@ -406,3 +406,54 @@ def test_echo_keeps_the_input(laid_out: dict[str, Any], name: str) -> None:
             assert given == written and type(given) is type(written)
 
     keep(document, ours)
+
+
+PORT_GRAPHS = [(name, document) for feature, name, document in GRAPHS if feature == "ports"]
+
+
+def _route_free(value: Any) -> Any:
+    """``value`` without bend and junction points (routes differ between engines)."""
+    if isinstance(value, dict):
+        return {k: _route_free(v) for k, v in value.items()
+                if k not in {"bendPoints", "junctionPoints"}}
+    if isinstance(value, list):
+        return [_route_free(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize(("name", "document"), PORT_GRAPHS, ids=[n for n, _ in PORT_GRAPHS])
+def test_layered_writes_port_graphs_in_the_elkjs_shape(
+        name: str, document: dict[str, Any],
+        laid_out: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> None:
+    """``--engine layered`` lays the ELK port graphs out (no 422) and writes them in the
+    shape elkjs returns: every node, port and edge section with the same keys and types
+    (bend points aside), ports with ``x``/``y`` relative to their node."""
+    from layouts.layered.provider import LayeredProvider
+
+    diagram = read_elk_graph(copy.deepcopy(document))
+    options = resolve_options(diagram, LayoutOptions(), frozenset())
+    result = LayeredProvider().layout(diagram.graph, options)
+    ours = json.loads(json.dumps(elk_document(diagram, result)))
+    assert _shape(_route_free(ours)) == _shape(_route_free(laid_out[name][2]))
+    nodes = {n.id: n for n in result.nodes}
+    stack = [ours]
+    while stack:
+        item = stack.pop()
+        for child in item.get("children", []):
+            for p in child.get("ports", []):
+                placed = result.port(str(p["id"]))
+                node = nodes[placed.node]
+                assert (p["x"], p["y"]) == pytest.approx((placed.x - node.x, placed.y - node.y))
+            stack.append(child)
+
+
+def test_layered_refuses_an_edge_from_inside_a_group_to_its_own_port() -> None:
+    from layouts.errors import InvalidGraphError
+    from layouts.layered.provider import LayeredProvider
+
+    document = next(d for _, name, d in GRAPHS if name == "ports-on-group")
+    diagram = read_elk_graph(copy.deepcopy(document))
+    options = resolve_options(diagram, LayoutOptions(), frozenset())
+    with pytest.raises(InvalidGraphError, match="joins compound node 'G' to its own "
+                                                "descendant"):
+        LayeredProvider().layout(diagram.graph, options)

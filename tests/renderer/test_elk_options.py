@@ -105,17 +105,24 @@ def test_service_returns_warnings_and_query_wins(client: TestClient) -> None:
     assert overridden.json()["diagnostics"]["direction"] == "LeftToRight"
 
 
-def test_layered_refuses_ports_with_422_naming_elkjs(client: TestClient) -> None:
+def test_layered_lays_out_elk_ports_in_elkjs_output_shape(client: TestClient) -> None:
     ported = {"id": "root", "children": [
         {"id": "a", "width": 9, "height": 9, "ports": [{"id": "p"}]},
         {"id": "b", "width": 9, "height": 9}],
         "edges": [{"id": "e", "sources": ["p"], "targets": ["b"]}]}
-    response = client.post("/api/render", params={"format": "json"},
+    response = client.post("/api/render", params={"format": "elk"},
                            content=json.dumps(ported),
                            headers={"content-type": "application/json"})
-    assert response.status_code == 422
-    assert response.json()["error"] == (
-        "layout engine 'layered' does not support ports yet; use --engine graphviz or elkjs")
+    assert response.status_code == 200   # was a 422 before layered laid out ports
+    body = response.json()
+    a = body["children"][0]
+    port = a["ports"][0]
+    # a free port only an edge leaves goes on the face edges leave by (south, top to
+    # bottom), alone on it: the face's middle, x = 9 / 2, y = the node's height; ELK puts
+    # a port's x, y relative to its node
+    assert (port["x"], port["y"], port["width"], port["height"]) == (4.5, 9, 0, 0)
+    start = body["edges"][0]["sections"][0]["startPoint"]
+    assert (start["x"], start["y"]) == (a["x"] + 4.5, a["y"] + 9)
 
 
 def test_label_sizes_are_measured_when_not_given() -> None:

@@ -21,6 +21,13 @@ list means the layout keeps every contract:
 * ``against-flow``: a segment of a forward edge pointing against the layout direction
   (loop-backs, edges drawn as loop-backs and self-loops are exempt);
 * ``label-overlap``: an edge label box overlapping a node or another label box;
+* ``off-port``: an edge end at a port not on the port's point (its centre, on its node's
+  outline), or a port not on its node's outline (:mod:`.ports`; its ``port-side`` and
+  ``port-order`` checks of declared sides and ``fixed_order`` are run on a result in its
+  own direction, since a reflection turns the clockwise order round). Ends at a port share
+  its slot; edges at one port may share their way (a bundle), and an edge with an end at a
+  port across or against the flow is exempt from ``against-flow``, an end at a port from
+  the gateway rules (the port is where the caller put it);
 * ``node-overlap``: two node boxes overlapping; ``missing-route``: an edge without a
   route of at least two points.
 
@@ -51,6 +58,11 @@ from layouts.layered.contracts.ends import (
     check_routes_present,
     check_slots,
 )
+from layouts.layered.contracts.ports import (
+    PortFacts,
+    check_port_ends,
+    check_port_sides_and_order,
+)
 from layouts.layered.contracts.segments import (
     check_flow,
     check_intrusions,
@@ -74,6 +86,8 @@ __all__ = [
     "check_layout",
     "check_node_overlaps",
     "check_orthogonal",
+    "check_port_ends",
+    "check_port_sides_and_order",
     "check_routes_present",
     "check_shared_stretches",
     "check_slots",
@@ -86,15 +100,17 @@ def check_layout(graph: Graph, result: LayoutResult, options: LayoutOptions) -> 
     nodes = {n.id: n for n in result.nodes}
     routes = [r for r in result.edges if len(r.points) >= 2 and r.source in nodes
               and r.target in nodes]
+    facts = PortFacts.of(graph, result, options.direction)
     return [
         *check_routes_present(graph, result),
-        *check_slots(routes, nodes),
+        *check_slots(routes, nodes, result.ports, facts.unslotted),
+        *check_port_ends(graph, result),
         *check_orthogonal(routes),
         *check_boundary_angles(routes, nodes),
-        *check_shared_stretches(routes),
+        *check_shared_stretches(routes, facts.bundled),
         *check_intrusions(routes, nodes, options.clearance),
-        *check_gateways(routes, nodes, options.direction),
-        *check_flow(graph, routes, options.direction),
+        *check_gateways(routes, nodes, options.direction, facts.at_port.keys()),
+        *check_flow(graph, routes, options.direction, facts.stubbed),
         *check_node_overlaps(result.nodes),
         *check_label_overlaps(result),
     ]

@@ -5,13 +5,13 @@ straight, and the gateway (diamond tip) rules.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from layouts.graph import Graph, Shape
 from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
 from layouts.layered.routing.slots import slot_point
 from layouts.options import Direction
-from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, Side
+from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, PortBox, Side
 
 
 def check_routes_present(graph: Graph, result: LayoutResult) -> list[Violation]:
@@ -31,17 +31,26 @@ def _ends(route: EdgeRoute) -> Iterator[tuple[str, str, Point, Side | None, int 
     yield "target", route.target, route.points[-1], route.target_end.side, route.target_end.slot
 
 
-def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]) -> list[Violation]:
-    """Each end lies on its slot point: slot ``i`` of the ``k`` slots used on that face
-    (ends that share a slot, as a fan's edges share its trunk, count once)."""
-    used: dict[tuple[str, Side | None], set[int | None]] = {}
+def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
+                ports: Sequence[PortBox] = (),
+                unslotted: frozenset[tuple[str, str]] = frozenset()) -> list[Violation]:
+    """Each end lies on its slot point: slot ``i`` of the ``k`` slots on that face, where
+    a face's slots are those its ends and ``ports`` use (the ends at a port share its
+    slot; without ports, one per end). Ends ``(route id, role)`` in ``unslotted`` (at a
+    ``fixed_pos`` port) are left to :func:`~.ports.check_port_ends`."""
+    used: dict[tuple[str, Side | None], set[object]] = {}
     for route in routes:
-        for _, node, _, side, slot in _ends(route):
-            used.setdefault((node, side), set()).add(slot)
-    counts = Counter({face: len(slots) for face, slots in used.items()})
+        for role, node, _, side, slot in _ends(route):
+            used.setdefault((node, side), set()).add((route.id, role) if slot is None else slot)
+    for p in ports:
+        if p.slot is not None:
+            used.setdefault((p.node, p.side), set()).add(p.slot)
+    counts = Counter({face: len(found) for face, found in used.items()})
     out = []
     for route in routes:
         for role, node, point, side, slot in _ends(route):
+            if (route.id, role) in unslotted:
+                continue
             count = counts[(node, side)]
             if side is None or slot is None or not 0 <= slot < count:
                 out.append(Violation(ViolationKind.OFF_SLOT, route.id, node,
@@ -109,16 +118,18 @@ def _tip_entry_ok(tip: Point, node: NodeBox, before: Point) -> bool:
 
 
 def check_gateways(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
-                   direction: Direction) -> list[Violation]:
-    """Diamonds: no source exit at a side tip; a target entry there only along its axis."""
+                   direction: Direction,
+                   at_ports: Collection[tuple[str, str]] = ()) -> list[Violation]:
+    """Diamonds: no source exit at a side tip; a target entry there only along its axis.
+    Ends ``(route id, role)`` in ``at_ports`` attach where their port was put."""
     out = []
     for route in routes:
         source, target = nodes[route.source], nodes[route.target]
-        if source.shape is Shape.DIAMOND and any(
+        if (route.id, "source") not in at_ports and source.shape is Shape.DIAMOND and any(
                 _near(route.points[0], tip) for tip in _side_tips(source, direction)):
             out.append(Violation(ViolationKind.GATEWAY_SOURCE_TIP, route.id, source.id,
                                  f"'{route.id}' leaves gateway '{source.id}' at a side tip"))
-        if target.shape is Shape.DIAMOND:
+        if target.shape is Shape.DIAMOND and (route.id, "target") not in at_ports:
             for tip in _side_tips(target, direction):
                 if _near(route.points[-1], tip) and not _tip_entry_ok(
                         tip, target, route.points[-2]):

@@ -40,6 +40,7 @@ from layouts.layered.contracts.ends import (
     check_gateways,
     check_routes_present,
 )
+from layouts.layered.contracts.ports import PortFacts, check_port_ends
 from layouts.layered.contracts.segments import (
     check_flow,
     check_intrusions,
@@ -50,7 +51,7 @@ from layouts.layered.contracts.violations import TOLERANCE, Violation, Violation
 from layouts.layered.hierarchy.frames import PADDING
 from layouts.layered.routing.slots import VERTICAL_SIDES, slot_point
 from layouts.options import LayoutOptions
-from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, Side
+from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, PortBox, Side
 
 OUTSIDE_PARENT = "outside-parent"
 BORDER_CROSSINGS = "border-crossings"
@@ -77,10 +78,12 @@ def check_compound_layout(graph: Graph, result: LayoutResult, options: LayoutOpt
     parents = graph.parents()
     routes = [r for r in result.edges if len(r.points) >= 2 and r.source in nodes
               and r.target in nodes]
+    facts = PortFacts.of(graph, result, options.direction)
     out = [*check_routes_present(graph, result), *check_orthogonal(routes),
-           *check_boundary_angles(routes, nodes), *check_shared_stretches(routes),
-           *check_gateways(routes, nodes, options.direction),
-           *check_flow(graph, routes, options.direction)]
+           *check_boundary_angles(routes, nodes), *check_shared_stretches(routes, facts.bundled),
+           *check_gateways(routes, nodes, options.direction, facts.at_port.keys()),
+           *check_flow(graph, routes, options.direction, facts.stubbed),
+           *check_port_ends(graph, result)]
     for route in routes:
         allowed = set(ancestors(parents, route.source)) | set(ancestors(parents, route.target))
         foreign = {k: v for k, v in nodes.items() if k not in allowed}
@@ -93,7 +96,7 @@ def check_compound_layout(graph: Graph, result: LayoutResult, options: LayoutOpt
         out += check_node_overlaps(group)
     crossings, problems = border_crossings(routes, nodes, parents)
     out += problems
-    out += check_face_slots(routes, nodes, crossings)
+    out += check_face_slots(routes, nodes, crossings, result.ports, facts)
     out += check_labels(graph, result, parents)
     return out
 
@@ -197,25 +200,45 @@ def _first_crossing(box: NodeBox, points: Sequence[Point]) -> tuple[Side, Point,
 
 
 def check_face_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
-                     crossings: Mapping[tuple[str, Side], list[Point]]) -> list[Violation]:
-    """The ends and crossings on each face sit on its slot points, in order, and every
-    end on the slot it names."""
+                     crossings: Mapping[tuple[str, Side], list[Point]],
+                     ports: Sequence[PortBox] = (), facts: PortFacts | None = None
+                     ) -> list[Violation]:
+    """The ends, ports and crossings on each face sit on its slot points, in order, and
+    every end on the slot it names; a port is one slot however many ends use it (ends
+    at a ``fixed_pos`` port are left to :func:`~.ports.check_port_ends`)."""
     occupants: dict[tuple[str, Side], list[tuple[Point, int | None, str]]] = defaultdict(list)
     out = []
+    at_port = {} if facts is None else facts.at_port
+    fixed = frozenset() if facts is None else facts.unslotted
+    placed = {p.id: p for p in ports}
+    seen: set[str] = set()
     for route in routes:
-        for node, point, end in ((route.source, route.points[0], route.source_end),
-                                 (route.target, route.points[-1], route.target_end)):
+        for role, node, point, end in (
+                ("source", route.source, route.points[0], route.source_end),
+                ("target", route.target, route.points[-1], route.target_end)):
             if end.side is None or end.slot is None:
                 out.append(Violation(ViolationKind.OFF_SLOT, route.id, node,
                                      f"an end of '{route.id}' names no slot"))
                 continue
+            port = at_port.get((route.id, role))
+            if port is not None and port in placed:
+                if port not in seen:
+                    seen.add(port)
+                    label = "" if (route.id, role) in fixed else route.id
+                    occupants[(node, end.side)].append((point, end.slot, label or "~"))
+                continue
             occupants[(node, end.side)].append((point, end.slot, route.id))
+    for p in ports:
+        if p.id not in seen and p.side is not None:
+            occupants[(p.node, p.side)].append((p.center, p.slot, f"port {p.id}"))
     for key, points in crossings.items():
         occupants[key].extend((p, None, "") for p in points)
     for (node, side), items in occupants.items():
         vertical = side in VERTICAL_SIDES
         items.sort(key=lambda item: item[0].x if vertical else item[0].y)
         for index, (point, slot, route_id) in enumerate(items):
+            if route_id == "~":     # a fixed_pos port: checked by check_port_ends
+                continue
             want = slot_point(nodes[node], side, len(items), index)
             if abs(want.x - point.x) > TOLERANCE or abs(want.y - point.y) > TOLERANCE \
                     or slot not in (None, index):

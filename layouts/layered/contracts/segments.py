@@ -60,12 +60,15 @@ def _same(p: Point, q: Point) -> bool:
     return abs(p.x - q.x) <= TOLERANCE and abs(p.y - q.y) <= TOLERANCE
 
 
-def check_shared_stretches(routes: Sequence[EdgeRoute]) -> list[Violation]:
+def check_shared_stretches(routes: Sequence[EdgeRoute],
+                           bundled: frozenset[tuple[str, str]] = frozenset()
+                           ) -> list[Violation]:
     """No two edges overlap for more than :data:`TOLERANCE` along lines at most
     :data:`TOLERANCE` apart, except two edges of one fan (:func:`_fanned`). Each segment
     is compared with those whose line lies within that window of its own (not with a
     chain of lines each close to the next, which would call segments several pixels apart
-    collinear)."""
+    collinear). Pairs of edge ids in ``bundled`` (ends at one port, which leave it as a
+    bundle) may share their way."""
     pairs: set[tuple[int, int]] = set()
     for items in _lines(routes).values():
         items.sort()
@@ -78,7 +81,7 @@ def check_shared_stretches(routes: Sequence[EdgeRoute]) -> list[Violation]:
                     pairs.add((min(route, other), max(route, other)))
     return [Violation(ViolationKind.SHARED_STRETCH, routes[a].id, None,
                       f"'{routes[a].id}' and '{routes[b].id}' share a stretch of line")
-            for a, b in sorted(pairs)]
+            for a, b in sorted(pairs) if (routes[a].id, routes[b].id) not in bundled]
 
 
 def check_intrusions(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
@@ -108,13 +111,15 @@ def check_intrusions(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
     return [found[k] for k in sorted(found)]
 
 
-def check_flow(graph: Graph, routes: Sequence[EdgeRoute], direction: Direction
-               ) -> list[Violation]:
-    """Forward edges never step against the layout direction."""
+def check_flow(graph: Graph, routes: Sequence[EdgeRoute], direction: Direction,
+               stubbed: frozenset[str] = frozenset()) -> list[Violation]:
+    """Forward edges never step against the layout direction (edges in ``stubbed``,
+    with an end at a port across or against the flow, run round their node first)."""
     declared = {e.id for e in graph.edges if e.loop_back}
     out = []
     for route in routes:
-        if route.loop_back or route.id in declared or route.source == route.target:
+        if route.loop_back or route.id in declared or route.source == route.target \
+                or route.id in stubbed:
             continue
         for a, b in zip(route.points, route.points[1:], strict=False):
             step = b.x - a.x if direction is Direction.LEFT_TO_RIGHT else b.y - a.y

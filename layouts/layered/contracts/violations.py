@@ -27,6 +27,9 @@ class ViolationKind(StrEnum):
     NODE_OVERLAP = "node-overlap"
     LABEL_OVERLAP = "label-overlap"
     MISSING_ROUTE = "missing-route"
+    OFF_PORT = "off-port"
+    PORT_SIDE = "port-side"
+    PORT_ORDER = "port-order"
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,8 +65,18 @@ from layouts.layered.hierarchy.level import lay_out_level
 from layouts.layered.hierarchy.plan import Level, split
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import ENGINE_NAME, StepRunner
+from layouts.layered.portmap import transpose_port
 from layouts.options import Direction, LayoutOptions
-from layouts.result import Box, Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point
+from layouts.result import (
+    Box,
+    Diagnostics,
+    EdgeEnd,
+    EdgeRoute,
+    LayoutResult,
+    NodeBox,
+    Point,
+    PortBox,
+)
 
 __all__ = ["DUMMY_SIZE", "run_hierarchy"]
 
@@ -78,19 +88,23 @@ def _level_graph(level: Level, frames: Mapping[str, Frame], transposed: bool) ->
     """The level as a flat graph in the canonical frame: entering dummies, children
     (compounds at their frame's size), leaving dummies."""
     def child(n: Node) -> Node:
+        ports = tuple(transpose_port(p) for p in n.ports) if transposed else n.ports
         if n.id in frames:
             f = frames[n.id]
-            return Node(n.id, f.width, f.height, Shape.RECT)
+            return Node(n.id, f.width, f.height, Shape.RECT, ports=ports,
+                        port_constraints=n.port_constraints)
         if transposed:
-            return Node(n.id, n.height, n.width, n.shape)
-        return Node(n.id, n.width, n.height, n.shape)
+            return Node(n.id, n.height, n.width, n.shape, ports=ports,
+                        port_constraints=n.port_constraints)
+        return Node(n.id, n.width, n.height, n.shape, ports=ports,
+                    port_constraints=n.port_constraints)
 
     def edge(e: Edge) -> Edge:
         if transposed:
             return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_height,
-                        e.label_width)
+                        e.label_width, e.source_port, e.target_port)
         return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_width,
-                    e.label_height)
+                    e.label_height, e.source_port, e.target_port)
 
     nodes = (*(Node(c.dummy, DUMMY_SIZE, DUMMY_SIZE) for c in level.entering),
              *(child(n) for n in level.children),
@@ -116,7 +130,10 @@ def _restore(drawing: Drawing, direction: Direction) -> Drawing:
                             _transpose_end(e.source_end), _transpose_end(e.target_end),
                             _transpose_box(e.label_box), e.loop_back)
                   for e in drawing.edges)
-    return Drawing(nodes, edges, drawing.height, drawing.width)
+    ports = tuple(PortBox(p.id, p.node, p.y, p.x, p.height, p.width,
+                          None if p.side is None else TRANSPOSED_SIDE[p.side], None, p.slot)
+                  for p in drawing.ports)
+    return Drawing(nodes, edges, drawing.height, drawing.width, ports)
 
 
 def run_hierarchy(graph: Graph, options: LayoutOptions, *,
@@ -162,7 +179,7 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
             engine=ENGINE_NAME, effort=options.effort.value,
             direction=options.direction.value, seconds=time.perf_counter() - started,
             budget_exhausted=overall.exhausted, phases=_phases(run.timings),
-            notes=tuple(notes)))
+            notes=tuple(notes)), ports=final.ports)
 
 
 def _share(remaining: float, items: int, later_items: int) -> float:

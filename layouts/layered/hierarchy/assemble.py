@@ -19,7 +19,7 @@ from layouts.layered.hierarchy.frames import Frame, Interior
 from layouts.layered.hierarchy.jogs import tracks
 from layouts.layered.hierarchy.plan import Crossing, EdgePath, Plan
 from layouts.layered.model import Routing
-from layouts.result import Box, EdgeRoute, NodeBox, Point
+from layouts.result import Box, EdgeRoute, NodeBox, Point, PortBox
 
 Key = tuple[str | None, str]
 """A level's owner (``None``: the root) and an id at that level."""
@@ -34,6 +34,7 @@ class Drawing:
     edges: tuple[EdgeRoute, ...]
     width: float
     height: float
+    ports: tuple[PortBox, ...] = ()
 
 
 def _moved_route(route: EdgeRoute, dx: float, dy: float) -> EdgeRoute:
@@ -44,8 +45,10 @@ def _moved_route(route: EdgeRoute, dx: float, dy: float) -> EdgeRoute:
 
 
 def place_levels(plan: Plan, routings: Mapping[str | None, Routing],
-                 frames: Mapping[str, Frame]) -> tuple[dict[Key, NodeBox], dict[Key, EdgeRoute]]:
-    """Absolute boxes of every level's nodes and routes of its pieces, by (level, id)."""
+                 frames: Mapping[str, Frame], ports: list[PortBox] | None = None
+                 ) -> tuple[dict[Key, NodeBox], dict[Key, EdgeRoute]]:
+    """Absolute boxes of every level's nodes and routes of its pieces, by (level, id);
+    the levels' ports, moved likewise, are added to ``ports``."""
     boxes: dict[Key, NodeBox] = {}
     pieces: dict[Key, EdgeRoute] = {}
     stack: list[tuple[str | None, float, float]] = [(None, 0.0, 0.0)]
@@ -65,6 +68,8 @@ def place_levels(plan: Plan, routings: Mapping[str | None, Routing],
                 stack.append((n.id, box.x + frame.inner_x, box.y + frame.inner_y))
         for route in routing.edges:
             pieces[(owner, route.id)] = _moved_route(route, dx, dy)
+        if ports is not None:
+            ports.extend(replace(p, x=p.x + dx, y=p.y + dy) for p in routing.ports)
     return boxes, pieces
 
 
@@ -144,7 +149,8 @@ def join_route(plan: Plan, path: EdgePath, pieces: Mapping[Key, EdgeRoute],
 def assemble(graph: Graph, plan: Plan, routings: Mapping[str | None, Routing],
              frames: Mapping[str, Frame]) -> Drawing:
     """The drawing of ``graph`` from its levels' routings and compound frames."""
-    boxes, pieces = place_levels(plan, routings, frames)
+    ports: list[PortBox] = []
+    boxes, pieces = place_levels(plan, routings, frames, ports)
     track_of = assign_jog_tracks(plan, pieces)
     nodes = []
     for n in graph.all_nodes():
@@ -161,4 +167,6 @@ def assemble(graph: Graph, plan: Plan, routings: Mapping[str | None, Routing],
     edges = tuple(join_route(plan, path, pieces, boxes, frames, track_of)
                   for path in plan.paths)
     root = routings[None]
-    return Drawing(tuple(nodes), edges, root.width, root.height)
+    order = {n.id: i for i, n in enumerate(graph.all_nodes())}
+    ports.sort(key=lambda p: order[p.node])
+    return Drawing(tuple(nodes), edges, root.width, root.height, tuple(ports))

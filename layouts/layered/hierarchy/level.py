@@ -33,6 +33,7 @@ from layouts.layered.graph import LayeredGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Routing
+from layouts.layered.ordering import ports as port_order
 from layouts.layered.pipeline import Stages, StepRunner, check
 from layouts.layered.routing import route_edges
 from layouts.options import LayoutOptions
@@ -96,6 +97,8 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     proper_items = len(proper.nodes) + len(proper.segments)
     deadline.keep(COSTS.after_ordering(2 * proper_items))
     order = run("ordering", ordering.run, proper, options, deadline)
+    if layered.ports is not None:
+        order = run("port order", port_order.run, proper, order, layered.ports, deadline)
     reserve = COSTS.after_ordering(2 * proper_items)
     lanes_time = Deadline(max(0.001, LANES_SHARE * (deadline.remaining() - reserve)))
     proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
@@ -110,7 +113,7 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     if check_invariants:
         check(Stages(layered, acyclic, rank, proper, order, placed), options)
     deadline.keep(COSTS.routing_per_item * proper_items / 4)
-    routed = run("routing", route_edges, placed, options, deadline)
+    routed = run("routing", route_edges, placed, options, deadline, layered.ports)
     restored = run("undo cycle breaking", cycles.undo, routed, acyclic)
     compact = run("compact borders", compact_borders, restored, entering, leaving,
                   options.clearance)

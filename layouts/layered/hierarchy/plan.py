@@ -111,10 +111,11 @@ def split(graph: Graph) -> Plan:
     leaving: dict[str | None, list[Crossing]] = {}
     pieces_at: dict[str | None, list[Edge]] = {}
 
-    def climb(edge_id: str, end: str, container: str | None, inward: bool
-              ) -> tuple[str, list[Piece], list[Crossing]]:
+    def climb(edge_id: str, end: str, container: str | None, inward: bool,
+              port: str | None = None) -> tuple[str, list[Piece], list[Crossing]]:
         """From ``end`` up to ``container``: a piece and a border dummy in each compound
-        passed (``inward``: the edge enters it, towards its target); the node reached."""
+        passed (``inward``: the edge enters it, towards its target); the node reached.
+        The first piece, at ``end`` itself, keeps the edge's ``port`` there."""
         pieces: list[Piece] = []
         crossings: list[Crossing] = []
         at = end
@@ -124,7 +125,9 @@ def split(graph: Graph) -> Plan:
             dummy = next(dummies)
             crossing = Crossing(edge_id, compound, dummy, entering=inward)
             (entering if inward else leaving).setdefault(compound, []).append(crossing)
-            piece = Edge(edge_id, dummy, at) if inward else Edge(edge_id, at, dummy)
+            own = port if at == end else None
+            piece = Edge(edge_id, dummy, at, target_port=own) if inward else \
+                Edge(edge_id, at, dummy, source_port=own)
             pieces_at.setdefault(compound, []).append(piece)
             pieces.append(Piece(compound, piece.source, piece.target))
             crossings.append(crossing)
@@ -140,11 +143,15 @@ def split(graph: Graph) -> Plan:
                 f"edge '{edge.id}' joins compound node '{container}' to its own descendant "
                 f"'{inner}'; the layered engine does not lay that out yet (elkjs does)",
                 offending_id=edge.id)
-        top_source, out_pieces, out_crossings = climb(edge.id, edge.source, container, False)
-        top_target, in_pieces, in_crossings = climb(edge.id, edge.target, container, True)
+        top_source, out_pieces, out_crossings = climb(edge.id, edge.source, container, False,
+                                                      edge.source_port)
+        top_target, in_pieces, in_crossings = climb(edge.id, edge.target, container, True,
+                                                    edge.target_port)
         pieces_at.setdefault(container, []).append(
             Edge(edge.id, top_source, top_target, edge.label, edge.loop_back,
-                 edge.label_width, edge.label_height))
+                 edge.label_width, edge.label_height,
+                 edge.source_port if top_source == edge.source else None,
+                 edge.target_port if top_target == edge.target else None))
         paths.append(EdgePath(
             edge,
             (*out_pieces, Piece(container, top_source, top_target), *reversed(in_pieces)),

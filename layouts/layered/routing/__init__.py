@@ -40,6 +40,7 @@ from layouts.layered.labels import arrange_labels
 from layouts.layered.loopbacks.corridors import assign_corridors, corridor_lines
 from layouts.layered.loopbacks.legs import corridor_legs, lane_legs
 from layouts.layered.model import Deadline, Placement, Routing
+from layouts.layered.portmap import PortTable
 from layouts.layered.routing.draw import EdgeGeometry, draw_routes, final_boxes, shift_right
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, plan_ends
 from layouts.layered.routing.frame import vertical_frame
@@ -57,6 +58,8 @@ from layouts.layered.routing.legs import (
     snap_columns,
     split_swaps,
 )
+from layouts.layered.routing.port_ends import NodeAssignment, plan_port_ends
+from layouts.layered.routing.port_stubs import attach_ports
 from layouts.layered.routing.repair import repair_routes
 from layouts.layered.routing.tracks import assign_tracks
 from layouts.layered.routing.validate import RoutingInputError, validate_placement
@@ -107,13 +110,20 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, boxes: Mapping[s
     return legs, geometries
 
 
-def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline) -> Routing:
-    """Route every edge of ``placement``; see the module docstring for the steps."""
+def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline,
+                ports: PortTable | None = None) -> Routing:
+    """Route every edge of ``placement``; see the module docstring for the steps. With
+    ``ports``, ends at ports get their fixed slots (:mod:`.port_ends`) and their stubs
+    (:mod:`.port_stubs`)."""
     validate_placement(placement)
     spacing, clearance = options.edge_spacing, options.clearance
     margin = max(clearance, spacing)   # between nodes and the nearest track or corridor
     corridors = assign_corridors(placement)
-    plans = plan_ends(placement, corridors)
+    assigned: dict[str, NodeAssignment] = {}
+    if ports is None:
+        plans = plan_ends(placement, corridors)
+    else:
+        plans, assigned = plan_port_ends(placement, corridors, ports)
     boxes = placed_boxes(placement)
     steps = loop_steps(placement, plans, spacing, clearance)
     labels = label_requests(plans, boxes, placement, steps, corridors)
@@ -135,4 +145,8 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
     left = min([extent[0], *corridor_x.values()])
     right = max([extent[1], *corridor_x.values()])
     moved_boxes, moved_routes = shift_right(tuple(final.values()), routes, -left)
-    return Routing(moved_boxes, moved_routes, right - left, frame.height)
+    if ports is None:
+        return Routing(moved_boxes, moved_routes, right - left, frame.height)
+    own_boxes, joined, port_boxes = attach_ports(moved_routes, moved_boxes, plans, ports,
+                                                 assigned)
+    return Routing(own_boxes, joined, right - left, frame.height, port_boxes)

@@ -46,9 +46,9 @@ def _edge_points(plan: EdgePlan, geometry: EdgeGeometry, legs: Sequence[Leg],
                  track_y: Mapping[int, float], boxes: Mapping[str, NodeBox],
                  steps: Mapping[str, float]) -> tuple[Point, ...]:
     start = slot_point(boxes[plan.source.node], plan.source.side, plan.source.count,
-                       plan.source.index)
+                       plan.source.index, plan.source.offset)
     end = slot_point(boxes[plan.target.node], plan.target.side, plan.target.count,
-                     plan.target.index)
+                     plan.target.index, plan.target.offset)
     if plan.kind is EdgeKind.SELF_LOOP:
         return self_loop_path(start, end, loop_reach(boxes, plan, steps))
     start = Point(geometry.first_x, start.y)

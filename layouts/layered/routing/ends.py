@@ -44,12 +44,15 @@ class EdgeKind(Enum):
 
 @dataclass(frozen=True, slots=True)
 class EndSlot:
-    """One edge end: its node, face, slot index and the number of ends on that face."""
+    """One edge end: its node, face, slot index and the number of ends on that face;
+    ``offset``, when set, is the end's distance from the face's start instead of the
+    slot's (ends on a node with ports, :mod:`.port_ends`)."""
 
     node: str
     side: Side
     index: int
     count: int
+    offset: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,7 @@ def _corridor_key(corridor: Corridor) -> float:
 _Request = tuple[str, Side, float, int, int, str]  # node, side, key, tie, position, end
 
 
-def _requests(placement: Placement, corridors: dict[int, Corridor]) -> list[_Request]:
+def requests(placement: Placement, corridors: dict[int, Corridor]) -> list[_Request]:
     requests: list[_Request] = []
     loops_seen: dict[str, int] = defaultdict(int)
     loops_total: dict[str, int] = defaultdict(int)
@@ -133,10 +136,10 @@ def plan_ends(placement: Placement, corridors: dict[int, Corridor]) -> tuple[Edg
     >>> p = Placement(nodes, (("a",), ("b",)),
     ...               (ChainEdge("e", "a", "b", "a", "b", (), False, False),), 40, 60)
     >>> plan_ends(p, {})[0].source
-    EndSlot(node='a', side=<Side.BOTTOM: 'bottom'>, index=0, count=1)
+    EndSlot(node='a', side=<Side.BOTTOM: 'bottom'>, index=0, count=1, offset=None)
     """
     faces: dict[tuple[str, Side], list[_Request]] = defaultdict(list)
-    for request in _requests(placement, corridors):
+    for request in requests(placement, corridors):
         faces[(request[0], request[1])].append(request)
     slots: dict[tuple[int, str], EndSlot] = {}
     for (node, side), items in faces.items():

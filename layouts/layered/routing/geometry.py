@@ -46,7 +46,7 @@ def layer_offsets(placement: Placement) -> tuple[dict[str, float], tuple[float, 
 
 def end_x(boxes: Mapping[str, NodeBox], end: EndSlot) -> float:
     """The x (top/bottom faces) or y (left/right) of an end's slot along its face."""
-    return slot_coordinate(boxes[end.node], end.side, end.count, end.index)
+    return slot_coordinate(boxes[end.node], end.side, end.count, end.index, end.offset)
 
 
 def loop_steps(placement: Placement, plans: Sequence[EdgePlan], spacing: float,

@@ -56,7 +56,7 @@ def zones_of(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
     for plan in plans:
         for end in (plan.source, plan.target):
             layer = placement.nodes[end.node].layer
-            x = slot_coordinate(boxes[end.node], end.side, end.count, end.index)
+            x = slot_coordinate(boxes[end.node], end.side, end.count, end.index, end.offset)
             if end.side is Side.BOTTOM:
                 found[(layer + 1, False)].append((x, plan.position))
             elif end.side is Side.TOP:

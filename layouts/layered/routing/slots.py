@@ -55,10 +55,13 @@ def face_span(node: NodeBox, side: Side) -> tuple[float, float]:
     return (node.x, node.width) if horizontal else (node.y, node.height)
 
 
-def slot_coordinate(node: NodeBox, side: Side, count: int, index: int) -> float:
-    """The slot's coordinate along its face: x on top/bottom faces, y on left/right."""
+def slot_coordinate(node: NodeBox, side: Side, count: int, index: int,
+                    offset: float | None = None) -> float:
+    """The slot's coordinate along its face: x on top/bottom faces, y on left/right.
+    ``offset``, when given, is the end's own distance from the face's start instead (a
+    port's fixed point, see :mod:`layouts.layered.portmap`)."""
     start, length = face_span(node, side)
-    return start + slot_offset(length, count, index)
+    return start + (slot_offset(length, count, index) if offset is None else offset)
 
 
 def outline_depth(node: NodeBox, side: Side, along: float) -> float:
@@ -89,15 +92,17 @@ def outline_depth(node: NodeBox, side: Side, along: float) -> float:
     return centre_across - depth if low_side else centre_across + depth
 
 
-def slot_point(node: NodeBox, side: Side, count: int, index: int) -> Point:
-    """The point of slot ``index`` of ``count`` on ``side`` of ``node``'s true outline.
+def slot_point(node: NodeBox, side: Side, count: int, index: int,
+               offset: float | None = None) -> Point:
+    """The point of slot ``index`` of ``count`` on ``side`` of ``node``'s true outline
+    (or at ``offset`` from the face's start, as :func:`slot_coordinate`).
 
     >>> slot_point(NodeBox("a", 10, 20, 100, 40), Side.TOP, 1, 0)
     Point(x=60.0, y=20.0)
     >>> slot_point(NodeBox("a", 10, 20, 100, 40), Side.RIGHT, 2, 1)   # y = 20 + 40 * 2/3
     Point(x=110.0, y=46.66666666666667)
     """
-    along = slot_coordinate(node, side, count, index)
+    along = slot_coordinate(node, side, count, index, offset)
     across = outline_depth(node, side, along)
     if side in VERTICAL_SIDES:
         return Point(along, across)

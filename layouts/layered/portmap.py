@@ -1,0 +1,337 @@
+"""Ports in the layered engine's canonical frame: which face each port sits on, what
+its order or fixed position is, and how much room beside its node its side routes need.
+
+The caller's ports are named in drawing coordinates (:class:`~layouts.graph.PortSide`:
+north is the top face whatever the direction). The phases work top to bottom
+(:mod:`.frame`), so :func:`port_table` turns every port into a face of the canonical frame
+(:class:`~layouts.result.Side`): in TopToBottom north is ``top``, east ``right``, south
+``bottom``, west ``left``; in LeftToRight (x and y swapped) west is ``top``, east
+``bottom``, north ``left`` and south ``right``. BottomToTop and RightToLeft are mirror
+images (:func:`mirror_ports` reflects the ports before the layout, :mod:`layouts.mirror`
+reflects the result after it).
+
+Every edge of this engine leaves its source's bottom face and enters its target's top
+face (the *natural* faces). An edge end at a port on another face needs a *stub*: a short
+orthogonal route from the port round its node to the natural face, inside a *strip* of
+room the node reserves beside its box (its :class:`Insets`), which the rest of the
+pipeline treats as part of the node. A port on the left or right face (across the flow)
+runs through the strip on its own side; a source port on the top face or a target port on
+the bottom face (against the flow) runs out of its face into a top or bottom strip, then
+round the side through a side strip. Each stub has its own column (and row), ``margin``
+px from the box and ``spacing`` px from the next one, so the strip of ``n`` stubs is
+``margin + (n - 1) * spacing`` px.
+
+Constraints follow ELK's ``elk.portConstraints`` (:meth:`Node.effective_port_constraints`):
+``free`` ports take the natural face of the role they are used in most (a port only
+edges leave goes on the bottom face, one only edges enter on the top face); ``fixed_side``
+keeps the declared face; ``fixed_order`` also the order of :attr:`Port.order` (declaration
+order where missing); ``fixed_pos`` the declared position, on the face nearest to it when
+no side is given.
+
+>>> from layouts.graph import Edge, Graph, Node, Port, PortSide
+>>> from layouts.options import Direction, LayoutOptions
+>>> g = Graph((Node("a", 80, 40, ports=(Port("p", PortSide.EAST),)), Node("b", 80, 40)),
+...           (Edge("e", "a", "b", source_port="p"),))
+>>> table = port_table(g, LayoutOptions())
+>>> table.nodes["a"].ports[0].side.value, table.nodes["a"].insets
+('right', Insets(left=0.0, top=0.0, right=12.0, bottom=0.0))
+>>> port_table(g, LayoutOptions(direction=Direction.LEFT_TO_RIGHT)).nodes["a"].ports[0].side.value
+'bottom'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from layouts.errors import UnsupportedFeatureError
+from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide, Shape
+from layouts.options import Direction, LayoutOptions
+from layouts.result import Side
+
+ORDER_MIRROR = 1_000_000
+"""A reflection turns ELK's clockwise port order round: order ``i`` becomes this less
+``i`` (the largest order :class:`~layouts.graph.Port` accepts)."""
+
+_TOP_TO_BOTTOM = {PortSide.NORTH: Side.TOP, PortSide.EAST: Side.RIGHT,
+                  PortSide.SOUTH: Side.BOTTOM, PortSide.WEST: Side.LEFT}
+_LEFT_TO_RIGHT = {PortSide.NORTH: Side.LEFT, PortSide.EAST: Side.BOTTOM,
+                  PortSide.SOUTH: Side.RIGHT, PortSide.WEST: Side.TOP}
+_VERTICAL_FLIP = {PortSide.NORTH: PortSide.SOUTH, PortSide.SOUTH: PortSide.NORTH}
+_HORIZONTAL_FLIP = {PortSide.EAST: PortSide.WEST, PortSide.WEST: PortSide.EAST}
+
+
+class Role(Enum):
+    """Which end of an edge a port is: edges leave their source, enter their target."""
+
+    SOURCE = "source"
+    TARGET = "target"
+
+    @property
+    def natural(self) -> Side:
+        """The face this engine attaches the role to: sources at the bottom."""
+        return Side.BOTTOM if self is Role.SOURCE else Side.TOP
+
+
+class StubKind(Enum):
+    """How an end at a port reaches its natural face."""
+
+    NATURAL = "natural"    # the port is on the natural face: no stub
+    SIDE = "side"          # a left or right port: out sideways, along the side strip
+    INVERTED = "inverted"  # against the flow: out of the face, round a side strip
+
+
+@dataclass(frozen=True, slots=True)
+class Insets:
+    """Room a node reserves beside its box for stubs, per face, in px."""
+
+    left: float = 0.0
+    top: float = 0.0
+    right: float = 0.0
+    bottom: float = 0.0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.left or self.top or self.right or self.bottom)
+
+
+@dataclass(frozen=True, slots=True)
+class CanonicalPort:
+    """A port in the canonical frame. ``rank`` orders ``fixed_order`` ports along their
+    face (left to right, top to bottom); ``fixed`` is a ``fixed_pos`` port's centre along
+    its face from the box's corner; ``roles`` the roles its edges use it in."""
+
+    id: str
+    side: Side
+    declared: int
+    width: float
+    height: float
+    rank: float | None = None
+    fixed: float | None = None
+    corner: tuple[float, float] | None = None
+    roles: frozenset[Role] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class StubGroup:
+    """The edge ends at one port in one role: they share one stub (a bundle).
+    ``strip`` is the side strip the stub runs through."""
+
+    port: str
+    role: Role
+    kind: StubKind
+    strip: Side
+
+
+@dataclass(frozen=True, slots=True)
+class NodePorts:
+    """A node's ports and stub groups, its real size and shape (canonical frame), and
+    the insets its stubs need; the engine lays the node out as its box plus the insets,
+    as a rectangle when there are any."""
+
+    node: str
+    width: float
+    height: float
+    shape: Shape
+    constraints: PortConstraints
+    ports: tuple[CanonicalPort, ...]
+    groups: tuple[StubGroup, ...]
+    insets: Insets
+
+    def port(self, port_id: str) -> CanonicalPort:
+        return next(p for p in self.ports if p.id == port_id)
+
+    @property
+    def engine_shape(self) -> Shape:
+        return Shape.RECT if self.insets.any else self.shape
+
+
+@dataclass(frozen=True, slots=True)
+class PortTable:
+    """Every node with ports by id, and every edge's ``(source port, target port)``
+    by edge id (``None`` where the end is at the node itself); ``margin`` and
+    ``spacing`` place the stubs' columns and rows."""
+
+    nodes: Mapping[str, NodePorts]
+    edge_ports: Mapping[str, tuple[str | None, str | None]]
+    margin: float
+    spacing: float
+
+
+def mirror_ports(graph: Graph, direction: Direction) -> Graph:
+    """``graph`` with every port reflected as :mod:`layouts.mirror` reflects the layout of
+    ``direction`` (BottomToTop: north and south swap, y flips; RightToLeft: east and west,
+    x); the graph itself for the base directions.
+
+    >>> from layouts.graph import Node, Port, PortSide
+    >>> g = Graph((Node("a", 80, 40, ports=(Port("p", PortSide.NORTH, 2, 10, 0),)),))
+    >>> p = mirror_ports(g, Direction.BOTTOM_TO_TOP).nodes[0].ports[0]
+    >>> p.side.value, p.order, p.x, p.y
+    ('south', 999998, 10, 40.0)
+    """
+    if direction not in (Direction.BOTTOM_TO_TOP, Direction.RIGHT_TO_LEFT):
+        return graph
+    vertical = direction is Direction.BOTTOM_TO_TOP
+
+    def port(p: Port, node: Node) -> Port:
+        flip = _VERTICAL_FLIP if vertical else _HORIZONTAL_FLIP
+        x, y = p.x, p.y
+        if x is not None and y is not None:
+            x, y = (x, node.height - y - p.height) if vertical else (node.width - x - p.width, y)
+        order = None if p.order is None else ORDER_MIRROR - p.order
+        return replace(p, side=flip.get(p.side, p.side), order=order, x=x, y=y)
+
+    def node(n: Node) -> Node:
+        return replace(n, ports=tuple(port(p, n) for p in n.ports),
+                       children=tuple(node(c) for c in n.children))
+
+    return replace(graph, nodes=tuple(node(n) for n in graph.nodes))
+
+
+_TRANSPOSED = {PortSide.NORTH: PortSide.WEST, PortSide.WEST: PortSide.NORTH,
+               PortSide.EAST: PortSide.SOUTH, PortSide.SOUTH: PortSide.EAST}
+
+
+def transpose_port(p: Port) -> Port:
+    """``p`` as seen with x and y swapped (a LeftToRight port in the TopToBottom frame):
+    north and west swap, east and south; a reflection, so the clockwise order turns round.
+
+    >>> q = transpose_port(Port("p", PortSide.NORTH, 3, 10, 0, 4, 2))
+    >>> q.side.value, q.order, (q.x, q.y, q.width, q.height)
+    ('west', 999997, (0, 10, 2, 4))
+    """
+    order = None if p.order is None else ORDER_MIRROR - p.order
+    x, y = (None, None) if p.x is None or p.y is None else (p.y, p.x)
+    return replace(p, side=_TRANSPOSED.get(p.side, p.side), order=order, x=x, y=y,
+                   width=p.height, height=p.width)
+
+
+def port_table(graph: Graph, options: LayoutOptions) -> PortTable | None:
+    """The canonical ports of ``graph`` (a flat graph in a base direction), or ``None``
+    when no node has ports; raises :class:`UnsupportedFeatureError` for a self-loop at a
+    port (its two ends share one face of this engine's routing)."""
+    if not any(n.ports for n in graph.nodes):
+        return None
+    roles: dict[str, list[Role]] = {}
+    edge_ports: dict[str, tuple[str | None, str | None]] = {}
+    for e in graph.edges:
+        _check_edge(e)
+        edge_ports[e.id] = (e.source_port, e.target_port)
+        for port, role in ((e.source_port, Role.SOURCE), (e.target_port, Role.TARGET)):
+            if port is not None:
+                roles.setdefault(port, []).append(role)
+    margin = max(options.clearance, options.edge_spacing)
+    swap = options.direction is Direction.LEFT_TO_RIGHT
+    nodes = {n.id: _node_ports(n, roles, swap, margin, options.edge_spacing)
+             for n in graph.nodes if n.ports}
+    return PortTable(nodes, edge_ports, margin, options.edge_spacing)
+
+
+def _check_edge(e: Edge) -> None:
+    if e.source == e.target and (e.source_port is not None or e.target_port is not None):
+        raise UnsupportedFeatureError(f"ports on a self-loop (edge '{e.id}')", "layered",
+                                      ("elkjs",))
+
+
+def _node_ports(n: Node, roles: Mapping[str, list[Role]], swap: bool, margin: float,
+                spacing: float) -> NodePorts:
+    constraints = n.effective_port_constraints()
+    width, height = (n.height, n.width) if swap else (n.width, n.height)
+    ports = tuple(_canonical(p, i, n, constraints, roles.get(p.id, []), swap)
+                  for i, p in enumerate(n.ports))
+    groups = _groups(ports)
+    return NodePorts(n.id, width, height, n.shape, constraints, ports, groups,
+                     _insets(groups, margin, spacing))
+
+
+def _canonical(p: Port, declared: int, n: Node, constraints: PortConstraints,
+               used: list[Role], swap: bool) -> CanonicalPort:
+    sides = _LEFT_TO_RIGHT if swap else _TOP_TO_BOTTOM
+    width, height = (p.height, p.width) if swap else (p.width, p.height)
+    fixed_pos = constraints is PortConstraints.FIXED_POS and p.x is not None and p.y is not None
+    side: Side
+    corner: tuple[float, float] | None = None
+    fixed: float | None = None
+    if fixed_pos:
+        assert p.x is not None and p.y is not None
+        corner = (p.y, p.x) if swap else (p.x, p.y)
+        centre = (corner[0] + width / 2, corner[1] + height / 2)
+        node_w, node_h = (n.height, n.width) if swap else (n.width, n.height)
+        side = sides[p.side] if p.side is not PortSide.FREE else _nearest(centre, node_w,
+                                                                           node_h)
+        fixed = centre[0] if side in (Side.TOP, Side.BOTTOM) else centre[1]
+    elif p.side is PortSide.FREE or constraints is PortConstraints.FREE:
+        sources = used.count(Role.SOURCE)
+        side = Role.SOURCE.natural if sources >= len(used) - sources else Role.TARGET.natural
+    else:
+        side = sides[p.side]
+    rank: float | None = None
+    if constraints is PortConstraints.FIXED_ORDER:
+        clockwise = p.order if p.order is not None else declared
+        # clockwise runs along the face on the drawing's north and east faces
+        ascending = side in ((Side.LEFT, Side.BOTTOM) if swap else (Side.TOP, Side.RIGHT))
+        rank = float(clockwise if ascending else -clockwise)
+    return CanonicalPort(p.id, side, declared, width, height, rank, fixed, corner,
+                         frozenset(used))
+
+
+def _nearest(centre: tuple[float, float], width: float, height: float) -> Side:
+    x, y = centre
+    gaps = ((abs(y), Side.TOP), (abs(height - y), Side.BOTTOM), (abs(x), Side.LEFT),
+            (abs(width - x), Side.RIGHT))
+    return min(gaps, key=lambda g: g[0])[1]
+
+
+def stub_kind(side: Side, role: Role) -> StubKind:
+    """How an end at a port on ``side`` used in ``role`` reaches its natural face.
+
+    >>> stub_kind(Side.BOTTOM, Role.SOURCE).value, stub_kind(Side.TOP, Role.SOURCE).value
+    ('natural', 'inverted')
+    """
+    if side is role.natural:
+        return StubKind.NATURAL
+    if side in (Side.LEFT, Side.RIGHT):
+        return StubKind.SIDE
+    return StubKind.INVERTED
+
+
+def _groups(ports: tuple[CanonicalPort, ...]) -> tuple[StubGroup, ...]:
+    groups: list[StubGroup] = []
+    load = {Side.LEFT: 0, Side.RIGHT: 0}
+    for p in ports:
+        for role in (Role.SOURCE, Role.TARGET):
+            if role not in p.roles:
+                continue
+            kind = stub_kind(p.side, role)
+            if kind is StubKind.NATURAL:
+                continue
+            strip = p.side if kind is StubKind.SIDE else (
+                Side.LEFT if load[Side.LEFT] < load[Side.RIGHT] else Side.RIGHT)
+            load[strip] += 1
+            groups.append(StubGroup(p.id, role, kind, strip))
+    return tuple(groups)
+
+
+def strip_width(count: int, margin: float, spacing: float) -> float:
+    """Room for ``count`` stubs side by side.
+
+    >>> strip_width(0, 12, 10), strip_width(3, 12, 10)
+    (0.0, 32.0)
+    """
+    return 0.0 if count == 0 else float(margin + (count - 1) * spacing)
+
+
+def _insets(groups: tuple[StubGroup, ...], margin: float, spacing: float) -> Insets:
+    rows: dict[Side, int] = {}
+    for face, role in ((Side.TOP, Role.SOURCE), (Side.BOTTOM, Role.TARGET)):
+        inverted = [g for g in groups if g.kind is StubKind.INVERTED and g.role is role]
+        rows[face] = max(sum(1 for g in inverted if g.strip is Side.LEFT),
+                         sum(1 for g in inverted if g.strip is Side.RIGHT))
+    return Insets(
+        strip_width(sum(1 for g in groups if g.strip is Side.LEFT), margin, spacing),
+        strip_width(rows[Side.TOP], margin, spacing),
+        strip_width(sum(1 for g in groups if g.strip is Side.RIGHT), margin, spacing),
+        strip_width(rows[Side.BOTTOM], margin, spacing),
+    )
+
