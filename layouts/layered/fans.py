@@ -49,7 +49,10 @@ __all__ = ["run"]
 
 
 def run(routing: Routing, clearance: float) -> Routing:
-    """``routing`` with every diamond face that can be fanned fanned (see the module)."""
+    """``routing`` with every diamond face that can be fanned fanned (see the module); a
+    drawing with ports keeps its routes (their ends are the ports' points and stubs)."""
+    if routing.ports:
+        return routing
     boxes = {n.id: n for n in routing.nodes}
     ends: dict[tuple[str, Side | None], list[tuple[int, bool]]] = defaultdict(list)
     for i, route in enumerate(routing.edges):

@@ -64,9 +64,12 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
         ) -> Compacted:
     """The compacted ``routing`` (canonical frame) when it keeps every contract the
     uncompacted one keeps; else ``routing`` itself with a note. The ``draft`` effort
-    skips the step (it costs about as much as routing)."""
+    skips the step (it costs about as much as routing), and so does a drawing with ports
+    (its rigid units do not yet hold a port's stub with its node)."""
     if not routing.nodes or options.effort is Effort.DRAFT:
         return Compacted(routing)
+    if routing.ports:
+        return Compacted(routing, "compaction skipped: the drawing has ports")
     compacted = compact(routing, options)
     if compacted is None:
         return Compacted(routing, "compaction skipped: its constraints did not settle")
