@@ -42,7 +42,7 @@ from layouts.layered.ordering.corridors import (
 from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
 from layouts.layered.ordering.lane_shift import shift_lanes
 from layouts.layered.ordering.local_search import sift, transpose, widen
-from layouts.layered.ordering.sweep import initial_layers, sweep
+from layouts.layered.ordering.sweep import SweepMemo, initial_layers, sweep
 from layouts.options import Effort, LayoutOptions
 
 __all__ = ["EFFORT_PLANS", "EFFORT_STAGES", "OrderingPlan", "OrderingResult", "run"]
@@ -92,7 +92,7 @@ EFFORT_PLANS: dict[Effort, OrderingPlan] = {
     Effort.BALANCED: OrderingPlan(restarts=12, sweeps=8, transpose=True, sifting_rounds=2,
                                   min_restarts=4, work=64_000),
     Effort.BEST: OrderingPlan(restarts=24, sweeps=16, transpose=True, sifting_rounds=4,
-                              min_restarts=4, work=400_000, restart_patience=4,
+                              min_restarts=4, work=400_000, restart_patience=2,
                               sift_restarts=True, continue_best=True),
 }
 
@@ -310,6 +310,7 @@ class _Search:
                  for i in range(len(layers) - 1)]
         count = sum(pairs) + self.corridor()
         restart_best, stale, improved = count + 1, 0, False
+        memo: SweepMemo = {}
         for iteration in range(plan.sweeps + 1):
             improved |= self.offer(count)
             stale = 0 if count < restart_best else stale + 1
@@ -317,7 +318,7 @@ class _Search:
             if self.done() or iteration == plan.sweeps or stale > PATIENCE:
                 break
             changed = sweep(layers, pos, work.up, work.down, downward=iteration % 2 == 0,
-                            median=(iteration // 2) % 2 == 1, pinned=work.pinned)
+                            median=(iteration // 2) % 2 == 1, pinned=work.pinned, memo=memo)
             if plan.transpose:
                 moved = transpose(layers, pos, work.up, work.down, pinned=work.pinned,
                                   dirty=widen(changed) if not first or iteration else None,

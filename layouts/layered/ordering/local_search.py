@@ -138,8 +138,11 @@ def sift(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
     nothing is skipped: no slot can do better than none."""
     below = [bilayer_crossings(layers[i], pos, down, len(layers[i + 1]))
              for i in range(len(layers) - 1)] + [0]
+    moved = False
     for i, layer in enumerate(layers):
-        above = bilayer_crossings(layers[i - 1], pos, down, len(layer)) if i else 0
+        above = (bilayer_crossings(layers[i - 1], pos, down, len(layer)) if moved
+                 else below[i - 1]) if i else 0
+        moved = False
         if not above and not below[i]:
             continue
         head = [v for v in layer if pinned and pinned[v] < 0]
@@ -148,8 +151,10 @@ def sift(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
         if len(free) < 2:
             continue
         costs = _LayerCosts(free, pos, up, down)
-        for v in list(free):
+        before = list(free)
+        for v in before:
             _sift_node(free, v, pos, costs, len(head))
+        moved = free != before
         layers[i] = head + free + tail
         if deadline is not None and deadline.expired():
             return
