@@ -159,14 +159,12 @@ def run(graph: ProperGraph, options: LayoutOptions,
     sides: dict[int, int] = {}
     pos = [0] * len(work.rank)
     for c, nodes in members.items():
-        options_of_side = []
-        for side in _sides(c, len(members), any(work.side_anchor[v] for v in nodes)):
-            work.pin_all(nodes, side)
-            rng = random.Random(options.seed * 1_000_003 + c)
-            options_of_side.append((*_order_component(nodes, c, side, work, pos,
-                                                      options.effort, rng, deadline), side))
-        best, _, sides[c] = min(options_of_side, key=lambda o: o[1])
-        for i, layer in enumerate(best):
+        searches = [_Search(nodes, c, side, work, pos,
+                            random.Random(options.seed * 1_000_003 + c), deadline)
+                    for side in _sides(c, len(members), any(work.side_anchor[v] for v in nodes))]
+        search = _order_component(searches, options.effort)
+        sides[c] = search.side
+        for i, layer in enumerate(search.best):
             layers[i].extend(v for v in layer if v < len(graph.nodes))
     _set_positions(layers, pos)
     exact = total_crossings(layers, pos, work.real_down)
@@ -212,19 +210,22 @@ def _work_graph(graph: ProperGraph, anchors: CorridorAnchors) -> _Work:
                  lanes)
 
 
-def _order_component(nodes: list[int], component: int, side: int, work: _Work,
-                     pos: list[int], effort: Effort, rng: random.Random,
-                     deadline: Deadline | None) -> tuple[list[list[int]], int]:
-    """The best order of one component found by the plans of ``effort``'s stages, scored
-    by its crossings plus those of its loop-back corridors (:class:`CorridorCosts`,
-    ``side`` preferred), then with its lanes shifted where that helps."""
-    search = _Search(nodes, component, side, work, pos, rng, deadline)
-    for stage in EFFORT_STAGES[effort]:
-        if search.done():
+def _order_component(searches: list[_Search], effort: Effort) -> _Search:
+    """The search of one component, one per corridor side to try: each runs the first
+    stage of ``effort`` (:data:`EFFORT_STAGES`), the side with fewer crossings then (the
+    first on ties) runs the later stages, and shifts its lanes; scored by crossings plus
+    those of the loop-back corridors (:class:`CorridorCosts`, its side preferred). Only
+    the first stage is paid twice, so trying both sides costs little."""
+    stages = EFFORT_STAGES[effort]
+    for search in searches:
+        search.start_plan(EFFORT_PLANS[stages[0]])
+    chosen = min(searches, key=lambda search: search.best_count)
+    for stage in stages[1:]:
+        if chosen.done():
             break
-        search.run_plan(EFFORT_PLANS[stage], len(nodes))
-    search.shift_lanes()
-    return search.best, search.best_count
+        chosen.start_plan(EFFORT_PLANS[stage])
+    chosen.shift_lanes()
+    return chosen
 
 
 class _Search:
@@ -278,6 +279,11 @@ class _Search:
         self.layers = layers
         pin(self.layers, self.work.pinned)
         _set_positions(self.layers, self.pos)
+
+    def start_plan(self, plan: OrderingPlan) -> None:
+        """:meth:`run_plan` for this component's size, unless nothing is left to do."""
+        if not self.done():
+            self.run_plan(plan, len(self.nodes))
 
     def run_plan(self, plan: OrderingPlan, size: int) -> None:
         """Restarts, each a layer-sweep run, then sifting of the best (see
