@@ -12,12 +12,15 @@ real font metrics, so every instrument measures the same graphs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from layouts.errors import LayoutError
 from layouts.graph import Graph
 from renderer.diagram import Diagram
 from renderer.from_definition import diagram_from_definition
-from renderer.readers import read_diagram_file
+from renderer.readers import ReaderError, read_diagram_file
 from workflow.generate import generate_definition
 
 FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures"
@@ -54,3 +57,53 @@ def file_graph(path: str | Path) -> Graph:
 def generated_graph(node_count: int, seed: int = DEFAULT_SEED) -> Graph:
     """The layout graph of :func:`generated_diagram`."""
     return generated_diagram(node_count, seed).graph
+
+
+REAL_SUFFIXES = (".gv", ".dot", ".gv.gz", ".dot.gz", ".bpmn")
+
+
+@dataclass(frozen=True, slots=True)
+class RealCorpus:
+    """The readable graphs under some folders (``tools/fetch_real_graphs.py`` fetches
+    them): ``(name, diagram)`` in path order, and ``(name, reason)`` for every file left
+    out (unreadable, no edges, too large, or the same graph as an earlier file)."""
+
+    diagrams: tuple[tuple[str, Diagram], ...]
+    skipped: tuple[tuple[str, str], ...]
+
+
+def real_corpus(folders: Sequence[str | Path], max_nodes: int = 1000) -> RealCorpus:
+    """Every graph file under ``folders`` that reads, has an edge and at most
+    ``max_nodes`` nodes, laid out flat (DOT clusters and BPMN sub-processes dropped, so
+    every engine draws the same graph); a graph whose nodes and edges repeat an earlier
+    one's counts once. Names are ``folder/relative path``.
+
+    >>> real_corpus([]).diagrams
+    ()
+    """
+    diagrams: list[tuple[str, Diagram]] = []
+    skipped: list[tuple[str, str]] = []
+    seen: set[tuple[object, ...]] = set()
+    for folder in map(Path, folders):
+        files = sorted(p for p in folder.rglob("*")
+                       if p.is_file() and p.name.lower().endswith(REAL_SUFFIXES))
+        for path in files:
+            name = f"{folder.name}/{path.relative_to(folder)}"
+            try:
+                diagram = read_diagram_file(path)
+            except (ReaderError, LayoutError) as error:
+                skipped.append((name, f"unreadable: {str(error)[:80]}"))
+                continue
+            graph = diagram.flat_fallback or diagram.graph
+            signature = (tuple(sorted(n.id for n in graph.nodes)),
+                         tuple(sorted((e.source, e.target) for e in graph.edges)))
+            reason = ("no edges" if not graph.edges
+                      else f"{len(graph.nodes)} nodes > {max_nodes}"
+                      if len(graph.nodes) > max_nodes
+                      else "same graph as an earlier file" if signature in seen else None)
+            if reason:
+                skipped.append((name, reason))
+                continue
+            seen.add(signature)
+            diagrams.append((name, replace(diagram, graph=graph, flat_fallback=None)))
+    return RealCorpus(tuple(diagrams), tuple(skipped))

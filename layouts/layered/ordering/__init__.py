@@ -39,29 +39,68 @@ from layouts.layered.loopbacks.lane_shift import shift_lanes
 from layouts.layered.model import Deadline
 from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
 from layouts.layered.ordering.local_search import sift, transpose, widen
-from layouts.layered.ordering.sweep import initial_layers, sweep
+from layouts.layered.ordering.sweep import SweepMemo, initial_layers, sweep
 from layouts.options import Effort, LayoutOptions
 
-__all__ = ["EFFORT_PLANS", "OrderingPlan", "OrderingResult", "run"]
+__all__ = ["EFFORT_PLANS", "EFFORT_STAGES", "OrderingPlan", "OrderingResult", "run"]
 
 
 @dataclass(frozen=True, slots=True)
 class OrderingPlan:
-    """How much work one effort level does: restarts (the first from model order, the
-    rest seeded-random), sweeps per restart (alternately down and up; barycenter for two
-    sweeps, then median for two), transpose after each sweep, sifting rounds at the end."""
+    """The search one effort level adds to the one below it (:data:`EFFORT_STAGES`).
+
+    ``restarts`` layer-sweep runs, the first from the depth-first model order unless
+    ``continue_best`` (then from the best order so far), the rest seeded-random; up to
+    ``restarts`` only while the per-restart work (nodes times sweeps) stays within
+    ``work`` node-sweeps, at least ``min_restarts``. Each run does up to ``sweeps``
+    sweeps (alternately down and up; barycenter for two sweeps, then median for two),
+    with transpose after each when ``transpose``, stopping after :data:`PATIENCE` sweeps
+    in a row that did not beat its own best; ``sift_restarts`` sifts each run's result
+    once. Restarts stop after ``restart_patience`` in a row that did not improve the
+    best order (0: never). Then up to ``sifting_rounds`` rounds of sifting and transpose
+    on the best order, while they improve it."""
 
     restarts: int
     sweeps: int
     transpose: bool
     sifting_rounds: int
+    min_restarts: int = 1
+    work: int = 0
+    restart_patience: int = 0
+    sift_restarts: bool = False
+    continue_best: bool = False
+
+    def restart_count(self, nodes: int) -> int:
+        """Restarts for a component of ``nodes`` (proper graph nodes and anchors).
+
+        >>> EFFORT_PLANS[Effort.BALANCED].restart_count(50)
+        12
+        >>> EFFORT_PLANS[Effort.BALANCED].restart_count(2_000)
+        4
+        """
+        if not self.work:
+            return self.restarts
+        affordable = self.work // max(1, nodes * self.sweeps)
+        return max(self.min_restarts, min(self.restarts, affordable))
 
 
 EFFORT_PLANS: dict[Effort, OrderingPlan] = {
     Effort.DRAFT: OrderingPlan(restarts=1, sweeps=2, transpose=False, sifting_rounds=0),
-    Effort.BALANCED: OrderingPlan(restarts=4, sweeps=8, transpose=True, sifting_rounds=0),
-    Effort.BEST: OrderingPlan(restarts=12, sweeps=16, transpose=True, sifting_rounds=2),
+    Effort.BALANCED: OrderingPlan(restarts=12, sweeps=8, transpose=True, sifting_rounds=2,
+                                  min_restarts=4, work=64_000),
+    Effort.BEST: OrderingPlan(restarts=24, sweeps=16, transpose=True, sifting_rounds=4,
+                              min_restarts=4, work=400_000, restart_patience=2,
+                              sift_restarts=True, continue_best=True),
 }
+
+EFFORT_STAGES: dict[Effort, tuple[Effort, ...]] = {
+    Effort.DRAFT: (Effort.DRAFT,),
+    Effort.BALANCED: (Effort.DRAFT, Effort.BALANCED),
+    Effort.BEST: (Effort.DRAFT, Effort.BALANCED, Effort.BEST),
+}
+"""The plans each effort runs, in turn, each starting from the best order the ones before
+it found: so a higher effort never ends with more crossings than a lower one (unless the
+time budget cuts it short)."""
 
 
 PATIENCE = 3
@@ -109,7 +148,6 @@ class _Work:
 def run(graph: ProperGraph, options: LayoutOptions,
         deadline: Deadline | None = None) -> OrderingResult:
     """Order every layer of ``graph``; see the module docstring."""
-    plan = EFFORT_PLANS[options.effort]
     anchors = corridor_anchors(graph)
     work = _work_graph(graph, anchors)
     members: dict[int, list[int]] = {}
@@ -119,14 +157,12 @@ def run(graph: ProperGraph, options: LayoutOptions,
     sides: dict[int, int] = {}
     pos = [0] * len(work.rank)
     for c, nodes in members.items():
-        options_of_side = []
-        for side in _sides(c, len(members), any(work.side_anchor[v] for v in nodes)):
-            work.pin_all(nodes, side)
-            rng = random.Random(options.seed * 1_000_003 + c)
-            options_of_side.append((*_order_component(nodes, c, side, work, pos, plan, rng,
-                                                      deadline), side))
-        best, _, sides[c] = min(options_of_side, key=lambda o: o[1])
-        for i, layer in enumerate(best):
+        searches = [_Search(nodes, c, side, work, pos,
+                            random.Random(options.seed * 1_000_003 + c), deadline)
+                    for side in _sides(c, len(members), any(work.side_anchor[v] for v in nodes))]
+        search = _order_component(searches, options.effort)
+        sides[c] = search.side
+        for i, layer in enumerate(search.best):
             layers[i].extend(v for v in layer if v < len(graph.nodes))
     _set_positions(layers, pos)
     exact = total_crossings(layers, pos, work.real_down)
@@ -172,77 +208,148 @@ def _work_graph(graph: ProperGraph, anchors: CorridorAnchors) -> _Work:
                  lanes)
 
 
-def _order_component(nodes: list[int], component: int, side: int, work: _Work,
-                     pos: list[int], plan: OrderingPlan, rng: random.Random,
-                     deadline: Deadline | None) -> tuple[list[list[int]], int]:
-    """The best order of one component found by the plan, scored by its crossings plus
-    those of its loop-back corridors (:class:`CorridorCosts`, ``side`` preferred)."""
-    up, down, pinned = work.up, work.down, work.pinned
+def _order_component(searches: list[_Search], effort: Effort) -> _Search:
+    """The search of one component, one per corridor side to try: each runs the first
+    stage of ``effort`` (:data:`EFFORT_STAGES`), the side with fewer crossings then (the
+    first on ties) runs the later stages, and shifts its lanes; scored by crossings plus
+    those of the loop-back corridors (:class:`CorridorCosts`, its side preferred). Only
+    the first stage is paid twice, so trying both sides costs little."""
+    stages = EFFORT_STAGES[effort]
+    for search in searches:
+        search.start_plan(EFFORT_PLANS[stages[0]])
+    chosen = min(searches, key=lambda search: search.best_count)
+    for stage in stages[1:]:
+        if chosen.done():
+            break
+        chosen.start_plan(EFFORT_PLANS[stage])
+    chosen.shift_lanes()
+    return chosen
 
-    def corridor() -> int:
+
+class _Search:
+    """The state of one component's search: the current layers and the best seen."""
+
+    def __init__(self, nodes: list[int], component: int, side: int, work: _Work,
+                 pos: list[int], rng: random.Random, deadline: Deadline | None) -> None:
+        self.nodes, self.component, self.side, self.work = nodes, component, side, work
+        self.pos, self.rng, self.deadline = pos, rng, deadline
+        self.layers: list[list[int]] = []
+        self.best: list[list[int]] = []
+        self.best_count = -1
+
+    def done(self) -> bool:
+        """No crossings left to remove, or no time left (never before the first order:
+        an expired budget still gets the depth-first order and its first sweeps)."""
+        return self.best_count == 0 or (self.best_count > 0 and _expired(self.deadline))
+
+    def offer(self, count: int) -> bool:
+        """Keep the current layers if they beat the best seen; whether they did."""
+        if self.best_count != -1 and count >= self.best_count:
+            return False
+        self.best, self.best_count = [list(layer) for layer in self.layers], count
+        return True
+
+    def corridor(self) -> int:
         """Corridor crossings of the current order; each edge's anchors move to the end
         of their layer on the side it would take (order-neutral: the real nodes keep
         their relative order), so later sweeps pull its ends that way."""
-        if not side and not work.costs.lanes:
+        work, pos, layers = self.work, self.pos, self.layers
+        if not self.side and not work.costs.lanes:
             return 0
-        chosen, cost = work.costs.assign(pos, lambda _: side, component)
+        chosen, cost = work.costs.assign(pos, lambda _: self.side, self.component)
         for edge, edge_side in chosen:
             for anchor in work.anchors_of_edge.get(edge, ()):
                 layer = layers[work.rank[anchor]]
-                if pinned[anchor] != edge_side and anchor in layer:
-                    pinned[anchor] = edge_side
+                if work.pinned[anchor] != edge_side and anchor in layer:
+                    work.pinned[anchor] = edge_side
                     layer.remove(anchor)
                     layer.insert(0 if edge_side < 0 else len(layer), anchor)
                     _set_positions([layer], pos)
         return cost
 
-    best: list[list[int]] = []
-    best_count = -1
-    layers: list[list[int]] = []
-    for restart in range(plan.restarts):
-        work.pin_all(nodes, side)
-        layers = initial_layers(nodes, work.rank, down, work.layer_count,
-                                rng if restart else None)
-        pin(layers, pinned)
-        _set_positions(layers, pos)
+    def count(self) -> int:
+        """Crossings of the current layers, corridor runs included."""
+        return total_crossings(self.layers, self.pos, self.work.real_down) + self.corridor()
+
+    def start(self, layers: list[list[int]]) -> None:
+        """Make ``layers`` current (anchors re-pinned to the component's side)."""
+        self.work.pin_all(self.nodes, self.side)
+        self.layers = layers
+        pin(self.layers, self.work.pinned)
+        _set_positions(self.layers, self.pos)
+
+    def start_plan(self, plan: OrderingPlan) -> None:
+        """:meth:`run_plan` for this component's size, unless nothing is left to do."""
+        if not self.done():
+            self.run_plan(plan, len(self.nodes))
+
+    def run_plan(self, plan: OrderingPlan, size: int) -> None:
+        """Restarts, each a layer-sweep run, then sifting of the best (see
+        :class:`OrderingPlan`)."""
+        stale = 0
+        for restart in range(plan.restart_count(size)):
+            if self.done() or (plan.restart_patience and stale >= plan.restart_patience):
+                break
+            if restart == 0 and plan.continue_best and self.best:
+                self.start([list(layer) for layer in self.best])
+            else:
+                work = self.work
+                self.start(initial_layers(self.nodes, work.rank, work.down, work.layer_count,
+                                          self.rng if restart else None))
+            improved = self.sweeps(plan, first=restart == 0)
+            if plan.sift_restarts and not self.done():
+                improved |= self.sift_round()
+            stale = 0 if improved else stale + 1
+        for _ in range(plan.sifting_rounds):
+            if self.done():
+                break
+            self.start([list(layer) for layer in self.best])
+            if not self.sift_round():
+                break
+
+    def sweeps(self, plan: OrderingPlan, *, first: bool) -> bool:
+        """One restart's sweeps from the current layers; whether it beat the best."""
+        work, pos, layers = self.work, self.pos, self.layers
         pairs = [bilayer_crossings(layers[i], pos, work.real_down, len(layers[i + 1]))
                  for i in range(len(layers) - 1)]
-        count = sum(pairs) + corridor()
-        restart_best, stale = count + 1, 0
+        count = sum(pairs) + self.corridor()
+        restart_best, stale, improved = count + 1, 0, False
+        memo: SweepMemo = {}
         for iteration in range(plan.sweeps + 1):
-            if best_count == -1 or count < best_count:
-                best, best_count = [list(layer) for layer in layers], count
+            improved |= self.offer(count)
             stale = 0 if count < restart_best else stale + 1
             restart_best = min(restart_best, count)
-            if best_count == 0 or iteration == plan.sweeps or stale > PATIENCE \
-                    or _expired(deadline):
+            if self.done() or iteration == plan.sweeps or stale > PATIENCE:
                 break
-            changed = sweep(layers, pos, up, down, downward=iteration % 2 == 0,
-                            median=(iteration // 2) % 2 == 1, pinned=pinned)
+            changed = sweep(layers, pos, work.up, work.down, downward=iteration % 2 == 0,
+                            median=(iteration // 2) % 2 == 1, pinned=work.pinned, memo=memo)
             if plan.transpose:
-                moved = transpose(layers, pos, up, down, pinned=pinned,
-                                  dirty=widen(changed) if restart or iteration else None,
-                                  expired=lambda: _expired(deadline))
+                moved = transpose(layers, pos, work.up, work.down, pinned=work.pinned,
+                                  dirty=widen(changed) if not first or iteration else None,
+                                  expired=lambda: _expired(self.deadline))
                 changed = [a or b for a, b in zip(changed, moved, strict=True)]
-            count = _recount(layers, pos, work.real_down, pairs, changed) + corridor()
-        if best_count == 0 or _expired(deadline):
-            break
-    for _ in range(plan.sifting_rounds):
-        if best_count == 0 or _expired(deadline):
-            break
-        layers = [list(layer) for layer in best]
-        _set_positions(layers, pos)
-        sift(layers, pos, up, down, deadline, pinned=pinned)
-        transpose(layers, pos, up, down, pinned=pinned, expired=lambda: _expired(deadline))
-        count = total_crossings(layers, pos, work.real_down) + corridor()
-        if count >= best_count:
-            break
-        best, best_count = layers, count
-    if best_count and work.lanes.get(component) and not _expired(deadline):
-        layers = [list(layer) for layer in best]
-        _set_positions(layers, pos)
-        corridor()
-        sides = dict(work.costs.assign(pos, lambda _: side, component)[0])
+            count = _recount(layers, pos, work.real_down, pairs, changed) + self.corridor()
+        return improved
+
+    def sift_round(self) -> bool:
+        """Sifting then transpose on the current layers; whether that beat the best."""
+        work = self.work
+        sift(self.layers, self.pos, work.up, work.down, self.deadline, pinned=work.pinned)
+        transpose(self.layers, self.pos, work.up, work.down, pinned=work.pinned,
+                  expired=lambda: _expired(self.deadline))
+        return self.offer(self.count())
+
+    def shift_lanes(self) -> None:
+        """Shift each lane of the component sideways as a whole where that lowers the
+        crossings (:mod:`.lane_shift`), keeping the result if it beats the best."""
+        work, pos = self.work, self.pos
+        lanes = work.lanes.get(self.component)
+        if not self.best_count or not lanes or _expired(self.deadline):
+            return
+        self.layers = [list(layer) for layer in self.best]
+        _set_positions(self.layers, pos)
+        self.corridor()
+        sides = dict(work.costs.assign(pos, lambda _: self.side, self.component)[0])
 
         def cost(candidate: list[list[int]], first: int, last: int) -> int:
             _set_positions(candidate[first:last + 2], pos)
@@ -251,13 +358,10 @@ def _order_component(nodes: list[int], component: int, side: int, work: _Work,
                         for i in range(first, last + 1))
                     + work.costs.local_runs(pos, sides, first, last))
 
-        layers = shift_lanes(layers, work.lanes[component], cost, pinned, work.rank,
-                             lambda: _expired(deadline))
-        _set_positions(layers, pos)
-        count = total_crossings(layers, pos, work.real_down) + corridor()
-        if count < best_count:
-            best, best_count = layers, count
-    return best, best_count
+        self.layers = shift_lanes(self.layers, lanes, cost, work.pinned, work.rank,
+                                  lambda: _expired(self.deadline))
+        _set_positions(self.layers, pos)
+        self.offer(self.count())
 
 
 def _recount(layers: Sequence[Sequence[int]], pos: Sequence[int],

@@ -20,9 +20,11 @@ model order.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 
 from layouts.layered.model import Deadline
+from layouts.layered.ordering.crossings import bilayer_crossings
 
 
 def _sorted_positions(layer: Sequence[int], pos: Sequence[int],
@@ -30,20 +32,33 @@ def _sorted_positions(layer: Sequence[int], pos: Sequence[int],
     return {v: sorted([pos[u] for u in neighbours[v]]) for v in layer}
 
 
-def _inversions(left: list[int], right: list[int]) -> int:
-    """Pairs ``(a, b)`` of sorted positions, ``a`` from ``left``, with ``a > b``."""
+def _side_costs(left: list[int], right: list[int]) -> tuple[int, int]:
+    """Crossings among two nodes' edges to one layer, from their sorted neighbour
+    positions ``left`` and ``right``: with the first node left of the second (pairs
+    ``a > b``, ``a`` from ``left``), and the other way round (pairs ``a < b``). Equal
+    positions (a shared neighbour) cross neither way, so the second is ``|left| |right|``
+    less the first and the ties.
+
+    >>> _side_costs([0, 2], [1]), _side_costs([1], [1, 3]), _side_costs([], [4])
+    ((1, 1), (0, 1), (0, 0))
+    """
     if not left or not right:
-        return 0
+        return 0, 0
     if len(right) == 1:
         b = right[0]
-        return sum(1 for a in left if a > b)
-    count = 0
-    j = 0
+        if len(left) == 1:
+            a = left[0]
+            return (1, 0) if a > b else (0, 1) if a < b else (0, 0)
+        greater = less = 0
+        for a in left:
+            greater += a > b
+            less += a < b
+        return greater, less
+    below = at_or_below = 0
     for a in left:
-        while j < len(right) and right[j] < a:
-            j += 1
-        count += j
-    return count
+        below += bisect_left(right, a)
+        at_or_below += bisect_right(right, a)
+    return below, len(left) * len(right) - at_or_below
 
 
 class _LayerCosts:
@@ -54,15 +69,12 @@ class _LayerCosts:
         self.up = _sorted_positions(layer, pos, up)
         self.down = _sorted_positions(layer, pos, down)
 
-    def cost(self, v: int, w: int) -> int:
-        """Crossings at ``v`` and ``w`` with ``v`` left of ``w``, both sides."""
-        return _side_cost(self.up[v], self.up[w]) + _side_cost(self.down[v], self.down[w])
-
-
-def _side_cost(left: list[int], right: list[int]) -> int:
-    if len(left) == 1 and len(right) == 1:
-        return 1 if left[0] > right[0] else 0
-    return _inversions(left, right)
+    def costs(self, v: int, w: int) -> tuple[int, int]:
+        """Crossings at ``v`` and ``w``, both sides: with ``v`` left of ``w``, and with
+        ``w`` left of ``v``."""
+        up_vw, up_wv = _side_costs(self.up[v], self.up[w])
+        down_vw, down_wv = _side_costs(self.down[v], self.down[w])
+        return up_vw + down_vw, up_wv + down_wv
 
 
 def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
@@ -109,7 +121,8 @@ def _transpose_layer(layer: list[int], pos: list[int], up: Sequence[Sequence[int
         v, w = layer[j], layer[j + 1]
         if pinned and (pinned[v] or pinned[w]):
             continue
-        if costs.cost(w, v) < costs.cost(v, w):
+        keep, swap = costs.costs(v, w)
+        if swap < keep:
             layer[j], layer[j + 1] = w, v
             pos[v], pos[w] = j + 1, j
             changed = True
@@ -121,16 +134,27 @@ def sift(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
          pinned: Sequence[int] | None = None) -> None:
     """One sifting round: every node, layer by layer, moves to its best slot between the
     pinned nodes at the layer's ends (which stay put: moving among the free nodes does
-    not change their crossings)."""
+    not change their crossings). A layer whose segments to both neighbour layers cross
+    nothing is skipped: no slot can do better than none."""
+    below = [bilayer_crossings(layers[i], pos, down, len(layers[i + 1]))
+             for i in range(len(layers) - 1)] + [0]
+    moved = False
     for i, layer in enumerate(layers):
+        above = (bilayer_crossings(layers[i - 1], pos, down, len(layer)) if moved
+                 else below[i - 1]) if i else 0
+        moved = False
+        if not above and not below[i]:
+            continue
         head = [v for v in layer if pinned and pinned[v] < 0]
         tail = [v for v in layer if pinned and pinned[v] > 0]
         free = [v for v in layer if not (pinned and pinned[v])]
         if len(free) < 2:
             continue
         costs = _LayerCosts(free, pos, up, down)
-        for v in list(free):
+        before = list(free)
+        for v in before:
             _sift_node(free, v, pos, costs, len(head))
+        moved = free != before
         layers[i] = head + free + tail
         if deadline is not None and deadline.expired():
             return
@@ -142,8 +166,9 @@ def _sift_node(layer: list[int], v: int, pos: list[int], costs: _LayerCosts,
         return
     others = [w for w in layer if w != v]
     current = pos[v] - offset
-    right_of = [costs.cost(v, w) for w in others]
-    left_of = [costs.cost(w, v) for w in others]
+    pairs = [costs.costs(v, w) for w in others]
+    right_of = [left for left, _ in pairs]
+    left_of = [right for _, right in pairs]
     cost = sum(right_of)
     best, best_cost = 0, cost
     current_cost = cost if current == 0 else None

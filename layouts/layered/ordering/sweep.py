@@ -82,26 +82,63 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
                *, median: bool, pinned: Sequence[int] | None = None) -> list[int]:
     """``layer`` reordered by the neighbours' barycenter (or median); nodes without
     neighbours and pinned nodes (``pinned[v] != 0``) keep their index."""
-    measure = weighted_median if median else barycenter
-    keys = [None if pinned and pinned[v] else measure(neighbours[v], pos) for v in layer]
-    movable = sorted((k, pos[v], v) for k, v in zip(keys, layer, strict=True) if k is not None)
-    result: list[int] = []
-    moving = iter(movable)
-    for k, v in zip(keys, layer, strict=True):
-        result.append(v if k is None else next(moving)[2])
+    movable: list[tuple[float, int, int]] = []
+    slots: list[int] = []
+    for index, v in enumerate(layer):
+        around = neighbours[v]
+        if not around or (pinned and pinned[v]):
+            continue
+        key: float
+        if len(around) == 1:
+            key = pos[around[0]]
+        elif len(around) == 2:   # the median of two is their mean, as is the barycenter
+            key = (pos[around[0]] + pos[around[1]]) / 2
+        elif median:
+            key = weighted_median(around, pos) or 0.0
+        else:
+            key = sum([pos[w] for w in around]) / len(around)
+        movable.append((key, pos[v], v))
+        slots.append(index)
+    result = list(layer)
+    movable.sort()
+    for index, (_, _, v) in zip(slots, movable, strict=True):
+        result[index] = v
     return result
+
+
+SweepMemo = dict[tuple[int, bool, bool], tuple[tuple[int, ...], tuple[int, ...]]]
+"""Per (layer, downward, median): the fixed neighbour layer and the result of the last
+sort of that layer in such a sweep."""
 
 
 def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
           down: Sequence[Sequence[int]], *, downward: bool, median: bool,
-          pinned: Sequence[int] | None = None) -> list[bool]:
+          pinned: Sequence[int] | None = None, memo: SweepMemo | None = None) -> list[bool]:
     """Reorder every layer (in place) against its already-ordered neighbour layer;
-    returns which layers changed."""
+    returns which layers changed. With a ``memo`` (kept between the sweeps of one run),
+    a layer that still is what its last sort against the same, unchanged, neighbour
+    layer gave is left alone: sorting is idempotent, so it would come out the same.
+
+    >>> layers, memo = [[0, 1], [2, 3]], {}
+    >>> sweep(layers, [0, 1, 0, 1], [[], [], [1], [0]], [[3], [2], [], []],
+    ...       downward=True, median=False, memo=memo), layers
+    ([False, True], [[0, 1], [3, 2]])
+    >>> memo
+    {(1, True, False): ((0, 1), (3, 2))}
+    """
     changed = [False] * len(layers)
     indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
     for i in indices:
+        if len(layers[i]) < 2:
+            continue
+        fixed = tuple(layers[i - 1] if downward else layers[i + 1])
+        key = (i, downward, median)
+        if memo is not None and memo.get(key) == (fixed, tuple(layers[i])):
+            continue
         ordered = sort_layer(layers[i], pos, up if downward else down, median=median,
                              pinned=pinned)
+        if memo is not None:
+            memo[key] = (fixed, tuple(ordered))
         if ordered != layers[i]:
             changed[i] = True
             layers[i] = ordered
