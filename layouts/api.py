@@ -15,6 +15,7 @@ from layouts.collapse import collapse
 from layouts.elk_options import unhonoured
 from layouts.graph import Graph
 from layouts.options import LayoutOptions
+from layouts.rank_check import rank_group_warnings
 from layouts.registry import (
     DEFAULT_ENGINE,
     Availability,
@@ -58,10 +59,11 @@ def with_option_warnings(graph: Graph, engine: str, provider: LayoutProvider,
                          result: LayoutResult) -> LayoutResult:
     """``result`` with a warning for each engine option of ``graph`` (ELK's
     ``layoutOptions``) the provider cannot honour, unless it reads them itself
-    (``reads_elk_options``, as elkjs does)."""
-    if getattr(provider, "reads_elk_options", False):
-        return result
-    lines = unhonoured(graph, engine)
+    (``reads_elk_options``, as elkjs does), and for each rank group the drawing does not
+    keep (:mod:`layouts.rank_check`)."""
+    lines = rank_group_warnings(graph, result, getattr(provider, "rank_groups_limit", ""))
+    if not getattr(provider, "reads_elk_options", False):
+        lines = (*unhonoured(graph, engine), *lines)
     if not lines:
         return result
     diagnostics = replace(result.diagnostics, warnings=result.diagnostics.warnings + lines)

@@ -98,6 +98,32 @@ class PortConstraints(StrEnum):
     FIXED_POS = "fixed_pos"
 
 
+class RankKind(StrEnum):
+    """Which layer a :class:`RankGroup` asks for, as Graphviz's ``rank`` subgraph
+    attribute names them: ``same`` one shared layer; ``min``/``max`` the first/last layer
+    (others may share it); ``source``/``sink`` the first/last layer alone."""
+
+    SAME = "same"
+    MIN = "min"
+    MAX = "max"
+    SOURCE = "source"
+    SINK = "sink"
+
+
+@dataclass(frozen=True, slots=True)
+class RankGroup:
+    """A layering constraint: the nodes of ``nodes`` (ids, at any level) share one layer
+    (``rank=same`` in DOT), placed as ``kind`` says. Engines that cannot honour it say so
+    in the result's warnings.
+
+    >>> RankGroup(("a", "b")).kind.value
+    'same'
+    """
+
+    nodes: tuple[str, ...]
+    kind: RankKind = RankKind.SAME
+
+
 class GraphFeature(StrEnum):
     """Input features that not every engine supports (see :meth:`Graph.features`)."""
 
@@ -206,6 +232,8 @@ class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...] = field(default_factory=tuple)
     layout_options: EngineOptions = ()
+    rank_groups: tuple[RankGroup, ...] = ()
+    """Layering constraints (DOT's ``rank=same/min/max/source/sink`` subgraphs)."""
 
     def all_nodes(self) -> Iterator[Node]:
         """Every node of the hierarchy, parents before their children (pre-order)."""
@@ -265,6 +293,18 @@ class Graph:
         parents = self.parents()
         return {e.id: _container(parents, e.source, e.target) for e in self.edges}
 
+    def rank_groups_among(self, ids: set[str] | frozenset[str]) -> tuple[RankGroup, ...]:
+        """The rank groups with only their members among ``ids`` (groups left empty
+        dropped): the constraints of a part of the graph.
+
+        >>> Graph((Node("a", 9, 9), Node("b", 9, 9)),
+        ...       rank_groups=(RankGroup(("a", "b")),)).rank_groups_among({"b"})
+        (RankGroup(nodes=('b',), kind=<RankKind.SAME: 'same'>),)
+        """
+        kept = (RankGroup(tuple(n for n in g.nodes if n in ids), g.kind)
+                for g in self.rank_groups)
+        return tuple(g for g in kept if g.nodes)
+
     def node_index(self) -> dict[str, Node]:
         """Every node of the hierarchy by id (one pass; :meth:`node` searches each time)."""
         return {n.id: n for n in self.all_nodes()}
@@ -278,6 +318,7 @@ class Graph:
         ends (and ports, on those ends) exist.
         """
         ports_of = _check_nodes(self.nodes)
+        _check_rank_groups(self.rank_groups, ports_of)
         edge_ids: set[str] = set()
         for e in self.edges:
             _check_id(e.id, "edge")
@@ -311,6 +352,9 @@ class Graph:
             "edges": [_edge_dict(e) for e in self.edges],
         }
         _put_options(out, self.layout_options)
+        if self.rank_groups:
+            out["rankGroups"] = [{"rank": g.kind.value, "nodes": list(g.nodes)}
+                                 for g in self.rank_groups]
         return out
 
     @classmethod
@@ -324,9 +368,36 @@ class Graph:
         nodes = tuple(_node_from(item, f"nodes[{i}]", 1) for i, item in enumerate(data["nodes"]))
         edges = tuple(_edge_from(item, i) for i, item in enumerate(edges_data))
         graph = cls(nodes=nodes, edges=edges,
-                    layout_options=_options_from(data, "the graph", None))
+                    layout_options=_options_from(data, "the graph", None),
+                    rank_groups=_rank_groups_from(data.get("rankGroups", [])))
         graph.validate()
         return graph
+
+
+def _check_rank_groups(groups: tuple[RankGroup, ...], nodes: Mapping[str, object]) -> None:
+    for i, group in enumerate(groups):
+        if not group.nodes:
+            raise InvalidGraphError(f"rank group {i} names no node")
+        for node_id in group.nodes:
+            if node_id not in nodes:
+                raise InvalidGraphError(f"rank group {i} names '{node_id}', which is not a "
+                                        "node", offending_id=node_id)
+
+
+def _rank_groups_from(value: object) -> tuple[RankGroup, ...]:
+    """``rankGroups`` of a graph JSON object: ``[{"rank": "same", "nodes": [ids]}]``."""
+    if not isinstance(value, list):
+        raise InvalidGraphError("graph JSON 'rankGroups' must be a list")
+    groups = []
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            raise InvalidGraphError(f"rankGroups[{i}] must be an object")
+        kind = _choice(RankKind, item.get("rank", "same"), f"rankGroups[{i}]", "rank", "")
+        ids = item.get("nodes")
+        if not isinstance(ids, list) or not all(isinstance(n, str) and n for n in ids):
+            raise InvalidGraphError(f"rankGroups[{i}] 'nodes' must be a list of node ids")
+        groups.append(RankGroup(tuple(ids), kind))
+    return tuple(groups)
 
 
 def _put_options(out: dict[str, Any], options: EngineOptions) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from layouts.graph import PortConstraints, PortSide, Shape
+from layouts.graph import PortConstraints, PortSide, RankKind, Shape
 from layouts.options import Direction, Effort, options_json_schema
 from layouts.result import Side
 
@@ -120,6 +120,16 @@ def graph_json_schema() -> dict[str, Any]:
         },
         "required": ["source", "target"],
     }
+    rank_group = {
+        "type": "object",
+        "properties": {
+            "rank": {"enum": [k.value for k in RankKind], "default": RankKind.SAME.value,
+                     "description": "same: one shared layer; min/max: the first/last layer; "
+                                    "source/sink: the first/last layer alone."},
+            "nodes": {"type": "array", "items": _ID, "minItems": 1},
+        },
+        "required": ["nodes"],
+    }
     return {
         "$schema": DRAFT,
         "title": "Graph",
@@ -132,6 +142,10 @@ def graph_json_schema() -> dict[str, Any]:
             "nodes": {"type": "array", "items": node},
             "edges": {"type": "array", "items": edge, "default": []},
             "layoutOptions": _ENGINE_OPTIONS,
+            "rankGroups": {"type": "array", "items": rank_group, "default": [],
+                           "description": "Layering constraints (DOT's rank=same/min/max/"
+                                          "source/sink subgraphs); engines that cannot "
+                                          "honour one say so in their warnings."},
         },
         "required": ["nodes"],
     }

@@ -20,6 +20,9 @@ What a Graphviz user writes is kept where our drawing can show it:
   as boxes with their ``label`` by engines that lay out compound nodes (elkjs); for the
   others the diagram carries a flat fallback graph and a warning (see
   :attr:`Diagram.flat_fallback`). A node in two clusters belongs to the first.
+- ``rank=same/min/max/source/sink`` subgraphs become the graph's rank groups
+  (:attr:`layouts.graph.Graph.rank_groups`); the layout's warnings name every group an
+  engine could not keep.
 
 Edge ids come from the ``id`` attribute (which must be unique), else ``"<tail>-><head>"``
 (``#n`` appended for parallel edges); ``loopBack=true`` marks a declared back edge.
@@ -45,7 +48,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from layouts.errors import InvalidOptionError
-from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide
+from layouts.graph import (
+    Edge,
+    Graph,
+    Node,
+    Port,
+    PortConstraints,
+    PortSide,
+    RankGroup,
+    RankKind,
+)
 from layouts.options import parse_direction
 from layouts.result import Box
 from renderer.colours import read_colour
@@ -179,19 +191,22 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     if unknown:
         warnings.append(f"{unknown} edge end(s) name a port that is not a record field; "
                         "they attach to the whole node")
+    groups = rank_groups(agraph)
     flat = Graph(tuple(replace(n, ports=(), port_constraints=PortConstraints.UNDEFINED)
                        for n in nodes),
-                 tuple(replace(e, source_port=None, target_port=None) for e in edges))
+                 tuple(replace(e, source_port=None, target_port=None) for e in edges),
+                 rank_groups=groups)
     flat.validate()
     tree = _clusters(agraph, {n.id for n in nodes}, context)
     views.update({cluster.id: cluster.view for cluster in _walk(tree)})
-    graph = Graph(_nest(tree, nodes) if tree else tuple(nodes), tuple(edges))
+    graph = Graph(_nest(tree, nodes) if tree else tuple(nodes), tuple(edges),
+                  rank_groups=groups)
     graph.validate()
     if graph.is_flat():
         return Diagram(name, flat, views, edge_views, option_values=defaults,
-                       warnings=tuple(warnings + _subgraph_warnings(agraph)))
+                       warnings=tuple(warnings))
     return Diagram(name, graph, views, edge_views, option_values=defaults,
-                   warnings=tuple(warnings + _subgraph_warnings(agraph)), flat_fallback=flat)
+                   warnings=tuple(warnings), flat_fallback=flat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,19 +331,25 @@ def _graph_defaults(agraph: Any) -> tuple[dict[str, object], list[str]]:
     return values, warnings
 
 
-def _subgraph_warnings(agraph: Any) -> list[str]:
-    same_rank = 0
-    stack = list(agraph.subgraphs())
+def rank_groups(agraph: Any) -> tuple[RankGroup, ...]:
+    """Every ``rank=same/min/max/source/sink`` subgraph (nested at any depth, clusters
+    too) as a rank group of its nodes, in the order the subgraphs appear; empty ones
+    dropped.
+
+    >>> groups = rank_groups(parse_dot("digraph { a -> b; {rank=same; b; c} {rank=min; a} }"))
+    >>> [(g.kind.value, g.nodes) for g in groups]
+    [('same', ('b', 'c')), ('min', ('a',))]
+    """
+    out = []
+    stack = list(reversed(agraph.subgraphs()))
     while stack:
         sub = stack.pop()
-        same_rank += str(sub.graph_attr.get("rank") or "") in ("same", "min", "max",
-                                                                 "source", "sink")
-        stack.extend(sub.subgraphs())
-    out = []
-    if same_rank:
-        out.append(f"{same_rank} rank=same/min/max subgraph(s) ignored: the engines here "
-                   "do not take rank constraints")
-    return out
+        kind = str(sub.graph_attr.get("rank") or "").strip().lower()
+        nodes = tuple(str(n) for n in sub.nodes())
+        if kind in RankKind._value2member_map_ and nodes:
+            out.append(RankGroup(nodes, RankKind(kind)))
+        stack.extend(reversed(sub.subgraphs()))
+    return tuple(out)
 
 
 def _node_names(agraph: Any) -> list[str]:

@@ -22,9 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from layouts.graph import Graph, Shape
+from layouts.graph import Graph, RankKind, Shape
 from layouts.layered.model import ChainEdge
 from layouts.options import Direction, LayoutOptions
+
+EngineRankGroup = tuple[RankKind, tuple[int, ...]]
+"""A rank group as the layered graph holds it: its kind and member node indices."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,8 @@ class LayeredGraph:
     self_loops: tuple[EngineEdge, ...] = ()
     entry: int = 0
     index: Mapping[str, int] = field(default_factory=dict)
+    rank_groups: tuple[EngineRankGroup, ...] = ()
+    """The graph's rank groups by node index, members of other levels left out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +122,9 @@ def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:
         )
         for position, e in enumerate(graph.edges)
     )
-    return LayeredGraph(nodes=nodes, edges=edges, index=index)
+    groups = tuple((g.kind, tuple(index[n] for n in g.nodes if n in index))
+                   for g in graph.rank_groups)
+    return LayeredGraph(nodes=nodes, edges=edges, index=index, rank_groups=groups)
 
 
 def layer_positions(layers: Sequence[Sequence[int]], node_count: int) -> list[int]:

@@ -72,6 +72,9 @@ class ElkjsProvider:
     features = frozenset({GraphFeature.PORTS, GraphFeature.COMPOUND})
     reads_elk_options = True
     """Every ELK option of the graph goes to elkjs unchanged (no warnings needed)."""
+    rank_groups_limit = ("ELK has no same-layer constraint; rank=min/max/source/sink "
+                         "become elk.layered.layering.layerConstraint "
+                         "FIRST/LAST/FIRST_SEPARATE/LAST_SEPARATE")
 
     def __init__(self, *, install_dir: str | Path | None = None,
                  mode: str | ElkMode | None = None, workers: int = 2,

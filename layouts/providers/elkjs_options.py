@@ -21,7 +21,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from layouts.elk_options import elk_option, same_option
-from layouts.graph import Edge, Graph, Node, OptionValue, Port, PortConstraints, PortSide
+from layouts.graph import (
+    Edge,
+    Graph,
+    Node,
+    OptionValue,
+    Port,
+    PortConstraints,
+    PortSide,
+    RankKind,
+)
 from layouts.options import Direction, Effort, LayoutOptions
 
 ROOT_ID = "wfr-root"
@@ -133,9 +142,32 @@ def _elk_port(node: Node, port: Port) -> dict[str, Any]:
     return elk_port
 
 
-def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]]) -> dict[str, Any]:
+LAYER_CONSTRAINTS: Mapping[RankKind, str] = {
+    RankKind.MIN: "FIRST", RankKind.MAX: "LAST", RankKind.SOURCE: "FIRST_SEPARATE",
+    RankKind.SINK: "LAST_SEPARATE"}
+"""ELK's ``elk.layered.layering.layerConstraint`` for each rank group kind it has;
+ELK has no constraint for ``same``."""
+
+
+def layer_constraints(graph: Graph) -> dict[str, str]:
+    """Each node of a ``min``/``max``/``source``/``sink`` rank group -> its ELK layer
+    constraint (a node in several: the last group's).
+
+    >>> from layouts.graph import Node, RankGroup
+    >>> layer_constraints(Graph((Node("a", 9, 9),), rank_groups=(
+    ...     RankGroup(("a",), RankKind.SINK),)))
+    {'a': 'LAST_SEPARATE'}
+    """
+    return {node_id: LAYER_CONSTRAINTS[g.kind] for g in graph.rank_groups
+            if g.kind in LAYER_CONSTRAINTS for node_id in g.nodes}
+
+
+def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]],
+              layers: Mapping[str, str]) -> dict[str, Any]:
     elk_node: dict[str, Any] = {"id": node.id, "width": node.width, "height": node.height}
     options = dict(node.layout_options)
+    if node.id in layers:
+        _with_default(options, "elk.layered.layering.layerConstraint", layers[node.id])
     constraints = node.effective_port_constraints()
     if node.ports and constraints is not PortConstraints.FREE:
         _with_default(options, "elk.portConstraints", constraints.value.upper())
@@ -146,7 +178,7 @@ def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]]) -> dict[str
     if node.ports:
         elk_node["ports"] = [_elk_port(node, p) for p in node.ports]
     if node.children:
-        elk_node["children"] = [_elk_node(c, edges_in) for c in node.children]
+        elk_node["children"] = [_elk_node(c, edges_in, layers) for c in node.children]
     if edges_in.get(node.id):
         elk_node["edges"] = [_elk_edge(e) for e in edges_in[node.id]]
     return elk_node
@@ -211,12 +243,13 @@ def to_elk_graph(graph: Graph, options: LayoutOptions) -> dict[str, Any]:
     while root_id in node_ids:
         root_id += "_"
     containers = graph.edge_containers()
+    layers = layer_constraints(graph)
     edges_in: dict[str | None, list[Edge]] = {}
     for edge in graph.edges:
         edges_in.setdefault(containers[edge.id], []).append(edge)
     return {
         "id": root_id,
         "layoutOptions": root_layout_options(graph, options, containers),
-        "children": [_elk_node(node, edges_in) for node in graph.nodes],
+        "children": [_elk_node(node, edges_in, layers) for node in graph.nodes],
         "edges": [_elk_edge(edge) for edge in edges_in.get(None, [])],
     }

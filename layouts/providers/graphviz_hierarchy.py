@@ -73,6 +73,33 @@ def add_nodes(parent: Any, nodes: tuple[Node, ...], names: Mapping[str, str],
         add_nodes(cluster, n.children, names, leaf_attributes)
 
 
+def add_rank_groups(dot: Any, graph: Graph, names: Mapping[str, str]) -> None:
+    """Each rank group as a ``rank=same/min/...`` subgraph of the cluster holding all its
+    members (the root when they are in different clusters); compound members are left
+    out (a cluster cannot be ranked in dot)."""
+    parents = graph.parents()
+    nodes = graph.node_index()
+    subgraphs = {str(sub.name): sub for sub in _all_subgraphs(dot)}
+    for i, group in enumerate(graph.rank_groups):
+        members = [n for n in group.nodes if not nodes[n].children]
+        if not members:
+            continue
+        owners = {parents[n] for n in members}
+        owner = owners.pop() if len(owners) == 1 else None
+        parent = dot if owner is None else subgraphs[names[owner]]
+        parent.add_subgraph([names[n] for n in members], name=f"rank_{i}",
+                            rank=group.kind.value)
+
+
+def _all_subgraphs(dot: Any) -> list[Any]:
+    found, stack = [], list(dot.subgraphs())
+    while stack:
+        sub = stack.pop()
+        found.append(sub)
+        stack.extend(sub.subgraphs())
+    return found
+
+
 def free_side(graph: Graph, node_id: str, port: Port, direction: Direction) -> PortSide:
     """The side of a free port: the exit side when an edge leaves from it."""
     if port.side is not PortSide.FREE:
