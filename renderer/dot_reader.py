@@ -181,9 +181,10 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     context = _GraphContext(name, bool(agraph.is_directed()), rankdir in ("LR", "RL"),
                             FLOW_SIDES.get(rankdir, FLOW_SIDES["TB"]))
     nodes, views = [], {}
+    wanted = compass_ports(agraph)
     for node_name in _node_names(agraph):
         attributes = _attributes(agraph.get_node(node_name).attr, NODE_ATTRIBUTES)
-        node, view = _node(str(node_name), attributes, context)
+        node, view = _node(str(node_name), attributes, context, wanted.get(str(node_name), ()))
         nodes.append(node)
         views[node.id] = view
     ports = {p.id for n in nodes for p in n.ports}
@@ -485,8 +486,8 @@ def _outline(shape_name: str, styles: set[str]) -> Outline:
     return outline
 
 
-def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext
-          ) -> tuple[Node, NodeView]:
+def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext,
+          compass: tuple[tuple[str, str], ...] = ()) -> tuple[Node, NodeView]:
     shape_name = attributes.get("shape", "ellipse").strip().lower()
     styles = _styles(attributes)
     outline = _outline(shape_name, styles)
@@ -511,9 +512,13 @@ def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext
     width, height = _node_size(figure, title, shape_name, attributes, f"node '{node_id}'")
     view = NodeView(StepKind.PLAIN, title, figure=figure)
     ports = _record_ports(node_id, figure, width, height, context) if record else ()
+    ports += _compass_ports(node_id, figure, width, height, compass)
     constraints = PortConstraints.FIXED_POS if ports else PortConstraints.UNDEFINED
+    options: tuple[tuple[str, str], ...] = ()
+    if record is not None:   # dot draws the record itself and routes to its fields
+        options = (("graphviz.shape", shape_name), ("graphviz.label", raw_label or "\\N"))
     return Node(node_id, width, height, LAYOUT_SHAPES[outline], title, ports=ports,
-                port_constraints=constraints), view
+                port_constraints=constraints, layout_options=options), view
 
 
 def record_port_id(node_id: str, field: str, exit_side: bool) -> str:
@@ -541,7 +546,76 @@ def _record_ports(node_id: str, figure: Figure, width: float, height: float,
         for exit_side, side in ((False, context.flow_sides[0]), (True, context.flow_sides[1])):
             x = {PortSide.WEST: 0.0, PortSide.EAST: width}.get(side, box.center.x)
             y = {PortSide.NORTH: 0.0, PortSide.SOUTH: height}.get(side, box.center.y)
-            ports.append(Port(record_port_id(node_id, leaf.port, exit_side), side, x=x, y=y))
+            ports.append(Port(record_port_id(node_id, leaf.port, exit_side), side, x=x, y=y,
+                              layout_options=((GRAPHVIZ_PORT, leaf.port),)))
+    return tuple(ports)
+
+
+COMPASS_SIDES: Mapping[str, PortSide] = {
+    "n": PortSide.NORTH, "ne": PortSide.NORTH, "nw": PortSide.NORTH,
+    "s": PortSide.SOUTH, "se": PortSide.SOUTH, "sw": PortSide.SOUTH,
+    "e": PortSide.EAST, "w": PortSide.WEST}
+"""The side of the node each compass point is on (corners: their north/south face)."""
+GRAPHVIZ_PORT = "graphviz.port"
+GRAPHVIZ_COMPASS = "graphviz.compass"
+"""Port options for the graphviz provider: the record field and compass point dot
+routes an edge end to (``node:port:compass``)."""
+
+
+def compass_port_id(node_id: str, field: str, compass: str) -> str:
+    """The id of the port for ``node:field:compass`` (``field`` empty: ``node:compass``).
+
+    >>> compass_port_id("a", "f0", "n"), compass_port_id("a", "", "se")
+    ('a:f0:n', 'a::se')
+    """
+    return f"{node_id}:{field}:{compass}"
+
+
+def split_port(raw: str | None) -> tuple[str, str]:
+    """``(field, compass)`` of a DOT edge end's port (``tailport``/``headport``): a field
+    name, a compass point, or both as ``field:compass``; ``_``/``c`` mean no compass.
+
+    >>> split_port("f0:ne"), split_port("sw"), split_port("f1"), split_port("f0:_")
+    (('f0', 'ne'), ('', 'sw'), ('f1', ''), ('f0', ''))
+    """
+    parts = [p.strip() for p in (raw or "").split(":")]
+    field, compass = (parts[0], parts[1].lower()) if len(parts) > 1 else (parts[0], "")
+    if not compass and (field.lower() in COMPASS_SIDES or field in ("_", "c")):
+        field, compass = "", field.lower()
+    return field, compass if compass in COMPASS_SIDES else ""
+
+
+def compass_ports(agraph: Any) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each node -> the ``(field, compass)`` pairs its edge ends name with a compass
+    point, in the order first met."""
+    wanted: dict[str, dict[tuple[str, str], None]] = {}
+    for edge in agraph.edges():
+        for node_name, key in ((str(edge[0]), "tailport"), (str(edge[1]), "headport")):
+            field, compass = split_port(edge.attr.get(key))
+            if compass:
+                wanted.setdefault(node_name, {})[(field, compass)] = None
+    return {node: tuple(pairs) for node, pairs in wanted.items()}
+
+
+def _compass_ports(node_id: str, figure: Figure, width: float, height: float,
+                   wanted: tuple[tuple[str, str], ...]) -> tuple[Port, ...]:
+    """A port per ``(field, compass)``: at the compass point of the node's box, or, for
+    a record field, where the field meets the node's face on that side."""
+    fields = {}
+    if figure.record is not None:
+        fields = {leaf.port: box for box, leaf in field_boxes(
+            figure.record, Box(0, 0, width, height), not figure.record_vertical)
+            if leaf.port is not None}
+    ports = []
+    for field, compass in wanted:
+        if field and field not in fields:
+            continue   # not a field of this node: the edge attaches to the whole node
+        area = fields.get(field, Box(0, 0, width, height))
+        x = {"e": width, "w": 0.0}.get(compass[-1], area.center.x)
+        y = {"n": 0.0, "s": height}.get(compass[0], area.center.y)
+        options = (((GRAPHVIZ_PORT, field),) if field else ()) + ((GRAPHVIZ_COMPASS, compass),)
+        ports.append(Port(compass_port_id(node_id, field, compass), COMPASS_SIDES[compass],
+                          x=x, y=y, layout_options=options))
     return tuple(ports)
 
 
@@ -620,12 +694,13 @@ def _edge_figure(attributes: Mapping[str, str], directed: bool) -> EdgeFigure:
 
 def _edge_port(node_id: str, raw: str | None, exit_side: bool, ports: set[str]
                ) -> tuple[str | None, bool]:
-    """The port id an edge end names (``field`` or ``field:compass``), and whether the
-    end named a field that is not a port of the node."""
-    field = (raw or "").split(":")[0].strip()
-    if field in ("", "_", "c", "n", "s", "e", "w", "ne", "nw", "se", "sw"):
+    """The port id an edge end names (``field``, ``compass`` or ``field:compass``), and
+    whether the end named a field that is not a port of the node."""
+    field, compass = split_port(raw)
+    if not field and not compass:
         return None, False
-    port = record_port_id(node_id, field, exit_side)
+    port = (compass_port_id(node_id, field, compass) if compass
+            else record_port_id(node_id, field, exit_side))
     return (port, False) if port in ports else (None, True)
 
 

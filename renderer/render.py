@@ -137,7 +137,8 @@ def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
     if GraphFeature.PORTS in needs - features:
         ends = sum((e.source_port is not None) + (e.target_port is not None)
                    for e in diagram.graph.edges)
-        notes.append(f"{ends} edge end(s) at a record field attach to the whole node: "
+        notes.append(f"{ends} edge end(s) at a record field or compass point attach to the "
+                     f"whole node: "
                      f"engine '{engine}' does not lay out ports ({able[GraphFeature.PORTS]} do)")
     return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, *notes))
 

@@ -100,6 +100,46 @@ def _all_subgraphs(dot: Any) -> list[Any]:
     return found
 
 
+GRAPHVIZ_PORT = "graphviz.port"
+GRAPHVIZ_COMPASS = "graphviz.compass"
+"""Port options naming dot's own port (a record field) and compass point, as the DOT
+reader sets them for ``node:port:compass`` edge ends."""
+RECORD_SHAPES = frozenset({"record", "mrecord"})
+
+
+def dot_port(graph: Graph, node_id: str, port: Port, direction: Direction) -> str:
+    """dot's ``tailport``/``headport`` for ``port``: its record field and compass point
+    when it names them (``f0``, ``f0:n``, ``ne``), else the compass point of its side.
+
+    >>> from layouts.graph import Node
+    >>> p = Port("p", PortSide.NORTH, layout_options=(("graphviz.port", "f0"),
+    ...                                               ("graphviz.compass", "ne")))
+    >>> g = Graph((Node("a", 9, 9, ports=(p,)),))
+    >>> dot_port(g, "a", p, Direction.TOP_TO_BOTTOM)
+    'f0:ne'
+    """
+    options = dict(port.layout_options)
+    field = str(options.get(GRAPHVIZ_PORT, ""))
+    compass = str(options.get(GRAPHVIZ_COMPASS, ""))
+    if field and _is_record(graph.node(node_id)):
+        return f"{field}:{compass}" if compass else field
+    return compass or COMPASS[free_side(graph, node_id, port, direction)]
+
+
+def _is_record(node: Node) -> bool:
+    return str(dict(node.layout_options).get("graphviz.shape", "")).lower() in RECORD_SHAPES
+
+
+def record_attributes(node: Node) -> dict[str, str]:
+    """``shape`` and ``label`` of a record node as the DOT reader read them, so dot lays
+    its fields out and routes edges to them by name; nothing for other nodes."""
+    if not _is_record(node):
+        return {}
+    options = dict(node.layout_options)
+    return {"shape": str(options["graphviz.shape"]), "label": str(options.get(
+        "graphviz.label", "\\N"))}
+
+
 def free_side(graph: Graph, node_id: str, port: Port, direction: Direction) -> PortSide:
     """The side of a free port: the exit side when an edge leaves from it."""
     if port.side is not PortSide.FREE:
@@ -124,7 +164,7 @@ def edge_ends(graph: Graph, edge: Edge, direction: Direction, names: Mapping[str
                                         ("headport", head, head_port, "lhead")):
         node = nodes[node_id]
         if port_id is not None:
-            attrs[key] = COMPASS[free_side(graph, node_id, node.port(port_id), direction)]
+            attrs[key] = dot_port(graph, node_id, node.port(port_id), direction)
         if node.children:
             attrs[lkey] = names[node_id]
     return attrs

@@ -136,7 +136,8 @@ def test_record_fields_are_drawn_and_ports_named() -> None:
     svg, result = _render(text)
     for field in ("input", "left", "right", "out"):
         assert f">{field}</text>".encode() in svg
-    assert any("2 edge end(s) at a record field attach to the whole node" in w
+    assert any("2 edge end(s) at a record field or compass point attach to the whole node"
+               in w
                for w in result.diagnostics.warnings)  # layered lays out no ports
 
 
