@@ -114,9 +114,11 @@ def dot_port(graph: Graph, node_id: str, port: Port, direction: Direction) -> st
     >>> from layouts.graph import Node
     >>> p = Port("p", PortSide.NORTH, layout_options=(("graphviz.port", "f0"),
     ...                                               ("graphviz.compass", "ne")))
-    >>> g = Graph((Node("a", 9, 9, ports=(p,)),))
+    >>> g = Graph((Node("a", 9, 9, ports=(p,), layout_options=(("graphviz.shape", "record"),)),))
     >>> dot_port(g, "a", p, Direction.TOP_TO_BOTTOM)
     'f0:ne'
+    >>> dot_port(Graph((Node("a", 9, 9, ports=(p,)),)), "a", p, Direction.TOP_TO_BOTTOM)
+    'ne'
     """
     options = dict(port.layout_options)
     field = str(options.get(GRAPHVIZ_PORT, ""))
