@@ -132,6 +132,22 @@ class GraphFeature(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Label:
+    """A label after an element's first one (ELK elements may have several): its text,
+    measured size and engine options. Engines that place labels stack an element's
+    labels in order, as ELK does.
+
+    >>> Label("second", 40, 12).width
+    40
+    """
+
+    text: str
+    width: float
+    height: float
+    layout_options: EngineOptions = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Port:
     """A connection point on its node's boundary.
 
@@ -153,6 +169,7 @@ class Port:
     label_width: float = 0.0
     label_height: float = 0.0
     layout_options: EngineOptions = ()
+    extra_labels: tuple[Label, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +198,8 @@ class Node:
     collapsed: bool = False
     """A compound node drawn as one node of its own size, its children hidden and their
     edges redirected to it (see :mod:`layouts.collapse`)."""
+    extra_labels: tuple[Label, ...] = ()
+    """Labels after the first (``label``), in order."""
 
     def port(self, port_id: str) -> Port:
         """The port with ``port_id``; ``KeyError`` if the node has none.
@@ -222,6 +241,8 @@ class Edge:
     source_port: str | None = None
     target_port: str | None = None
     layout_options: EngineOptions = ()
+    extra_labels: tuple[Label, ...] = ()
+    """Labels after the first (``label``), in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,7 +521,30 @@ def _port_dict(p: Port) -> dict[str, Any]:
         out["label"] = p.label
     _put_label_size(out, p.label_width, p.label_height)
     _put_options(out, p.layout_options)
+    _put_extra_labels(out, p.extra_labels)
     return out
+
+
+def _put_extra_labels(out: dict[str, Any], labels: tuple[Label, ...]) -> None:
+    if labels:
+        out["extraLabels"] = [{"text": label.text, "width": label.width,
+                               "height": label.height, **({"layoutOptions": dict(
+                                   label.layout_options)} if label.layout_options else {})}
+                              for label in labels]
+
+
+def _extra_labels_from(item: Mapping[str, Any], where: str, offending_id: str
+                       ) -> tuple[Label, ...]:
+    labels = []
+    for i, value in enumerate(_list(item, "extraLabels", where, offending_id)):
+        at = f"{where} extraLabels[{i}]"
+        if not isinstance(value, Mapping):
+            raise InvalidGraphError(f"{at} must be an object", offending_id=offending_id)
+        text = _label_from(value.get("text", ""), at, offending_id, allow_none=False)
+        labels.append(Label(text or "", _label_size(value, "width", at, offending_id),
+                            _label_size(value, "height", at, offending_id),
+                            _options_from(value, at, offending_id)))
+    return tuple(labels)
 
 
 def _put_label_size(out: dict[str, Any], width: float, height: float) -> None:
@@ -521,6 +565,7 @@ def _node_dict(n: Node) -> dict[str, Any]:
         out["collapsed"] = True
     _put_label_size(out, n.label_width, n.label_height)
     _put_options(out, n.layout_options)
+    _put_extra_labels(out, n.extra_labels)
     return out
 
 
@@ -537,6 +582,7 @@ def _edge_dict(e: Edge) -> dict[str, Any]:
     if e.loop_back:
         out["loopBack"] = True
     _put_options(out, e.layout_options)
+    _put_extra_labels(out, e.extra_labels)
     return out
 
 
@@ -586,7 +632,8 @@ def _node_from(item: object, where: str, depth: int) -> Node:
                 label or "", ports, children, constraints,
                 _label_size(item, "labelWidth", where, node_id),
                 _label_size(item, "labelHeight", where, node_id),
-                _options_from(item, where, node_id), collapsed)
+                _options_from(item, where, node_id), collapsed,
+                _extra_labels_from(item, where, node_id))
 
 
 def _label_size(item: Mapping[str, Any], key: str, where: str, offending_id: str) -> float:
@@ -646,7 +693,8 @@ def _port_from(item: object, where: str, node_id: str) -> Port:
                 _port_number(item, "height", where, port_id, 0.0) or 0.0,
                 label or "", _label_size(item, "labelWidth", where, port_id),
                 _label_size(item, "labelHeight", where, port_id),
-                _options_from(item, where, port_id))
+                _options_from(item, where, port_id),
+                _extra_labels_from(item, where, port_id))
     _check_port(node_id, port)
     return port
 
@@ -698,6 +746,7 @@ def _edge_from(item: object, index: int) -> Edge:
         loop_back=loop_back,
         label_width=_float_or_zero(item.get("labelWidth", 0.0), str(edge_id)),
         label_height=_float_or_zero(item.get("labelHeight", 0.0), str(edge_id)),
+        extra_labels=_extra_labels_from(item, f"edge '{edge_id}'", str(edge_id)),
     )
 
 

@@ -42,6 +42,13 @@ _ENGINE_OPTIONS = {
                    "cannot honour.",
 }
 _LABEL_SIZE = {**_NON_NEGATIVE, "default": 0, "description": "Measured label size in px."}
+_EXTRA_LABELS = {
+    "type": "array", "default": [],
+    "description": "Labels after the first, in order; engines that place labels stack them.",
+    "items": {"type": "object", "required": ["text"], "properties": {
+        "text": {"type": ["string", "number", "boolean"]}, "width": _LABEL_SIZE,
+        "height": _LABEL_SIZE, "layoutOptions": _ENGINE_OPTIONS}},
+}
 
 
 def graph_json_schema() -> dict[str, Any]:
@@ -69,6 +76,7 @@ def graph_json_schema() -> dict[str, Any]:
             "labelWidth": _LABEL_SIZE,
             "labelHeight": _LABEL_SIZE,
             "layoutOptions": _ENGINE_OPTIONS,
+            "extraLabels": _EXTRA_LABELS,
         },
         "required": ["id"],
         "dependentRequired": {"x": ["y"], "y": ["x"]},
@@ -99,6 +107,7 @@ def graph_json_schema() -> dict[str, Any]:
             "labelWidth": _LABEL_SIZE,
             "labelHeight": _LABEL_SIZE,
             "layoutOptions": _ENGINE_OPTIONS,
+            "extraLabels": _EXTRA_LABELS,
         },
         "required": ["id", "width", "height"],
     }
@@ -117,6 +126,7 @@ def graph_json_schema() -> dict[str, Any]:
             "loopBack": {"type": "boolean", "default": False,
                          "description": "A declared back edge (drawn against the flow)."},
             "layoutOptions": _ENGINE_OPTIONS,
+            "extraLabels": _EXTRA_LABELS,
         },
         "required": ["source", "target"],
     }

@@ -28,7 +28,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from layouts.graph import Edge, Node
+from layouts.graph import Edge, Label, Node
 from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point, PortBox
 from renderer.diagram import Diagram
 from renderer.svg import edge_label_box, edge_labels
@@ -113,7 +113,8 @@ class _Filler:
                 continue
             _place(child, box.x - origin.x, box.y - origin.y, box.width, box.height)
             corner = Point(box.x, box.y)
-            self._fill_labels(child, box.label_box, corner, self._node_label_default(box))
+            self._fill_labels(child, box.label_box, corner, self._node_label_default(box),
+                              box.extra_label_boxes, self.model[box.id].extra_labels)
             for port in child.get("ports", []):
                 self._fill_port(port, corner)
             self._fill_owner(child, corner)
@@ -127,20 +128,34 @@ class _Filler:
         return Box(box.x + (box.width - width) / 2, top, width, height)
 
     def _fill_labels(self, item: dict[str, Any], placed: Box | None, origin: Point,
-                     default: Box) -> None:
+                     default: Box, extra: tuple[Box, ...] = (),
+                     extra_sizes: tuple[Label, ...] = ()) -> None:
+        """Every label of ``item``: the first at ``placed`` (else ``default``), the rest at
+        their ``extra`` boxes, else stacked under the one before, centred on it."""
         labels = item.get("labels")
         if not isinstance(labels, list) or not labels or not isinstance(labels[0], dict):
             return
         box = placed or default
         _place(labels[0], box.x - origin.x, box.y - origin.y, box.width, box.height)
+        for i, label in enumerate(labels[1:]):
+            if not isinstance(label, dict):
+                continue
+            if i < len(extra):
+                box = extra[i]
+            else:
+                size = extra_sizes[i] if i < len(extra_sizes) else Label("", 0.0, 0.0)
+                box = Box(box.center.x - size.width / 2, box.bottom, size.width, size.height)
+            _place(label, box.x - origin.x, box.y - origin.y, box.width, box.height)
 
     def _fill_port(self, port: dict[str, Any], corner: Point) -> None:
         placed = self.ports.get(str(port.get("id")))
         if placed is None:
             return
         _place(port, placed.x - corner.x, placed.y - corner.y, placed.width, placed.height)
+        model = self.model[placed.node].port(placed.id)
         self._fill_labels(port, placed.label_box, Point(placed.x, placed.y),
-                          _port_label_default(placed, self.model[placed.node]))
+                          _port_label_default(placed, self.model[placed.node]),
+                          placed.extra_label_boxes, model.extra_labels)
 
     def _fill_edge(self, item: dict[str, Any]) -> None:
         edge_id = str(item.get("id"))
@@ -155,7 +170,8 @@ class _Filler:
         label = self.labels.get(edge_id) or edge.label
         box = route.label_box or edge_label_box(route, label)
         if box is not None:
-            self._fill_labels(item, box, origin, box)
+            self._fill_labels(item, box, origin, box, route.extra_label_boxes,
+                              edge.extra_labels)
         item["container"] = self.root_id if container is None else self.raw_ids.get(
             container, container)
 

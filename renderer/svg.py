@@ -139,6 +139,8 @@ class _Scene:
     edge_views: Mapping[str, EdgeView]
     labels: Mapping[str, str]
     loop_backs: frozenset[str]
+    extra_labels: Mapping[str, tuple[str, ...]]
+    """The texts of each edge's labels after the first."""
 
     @classmethod
     def of(cls, diagram: Diagram) -> _Scene:
@@ -147,7 +149,9 @@ class _Scene:
         views.update({key: view for key, view in diagram.nodes.items() if key not in views})
         edge_views = {e.id: diagram.edge_view(e.id) for e in diagram.graph.edges}
         return cls(diagram, views, edge_views, edge_labels(diagram),
-                   frozenset(e.id for e in diagram.graph.edges if e.loop_back))
+                   frozenset(e.id for e in diagram.graph.edges if e.loop_back),
+                   {e.id: tuple(label.text for label in e.extra_labels)
+                    for e in diagram.graph.edges if e.extra_labels})
 
     def view(self, node_id: str) -> NodeView:
         return self.node_views.get(node_id) or NodeView(StepKind.PLAIN, node_id)
@@ -368,9 +372,12 @@ def _edge_label(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> G
     if text is None or box is None:
         return None
     group = drawing.g(id=element_id("label", route.id), class_="edge-label")
-    group.add(drawing.rect(insert=(_n(box.x), _n(box.y)), size=(_n(box.width), _n(box.height)),
-                           rx="3", fill="#ffffff", fill_opacity="0.92", stroke="#cfd8dc"))
-    _, text_height = measure_text(text, EDGE_LABEL_TEXT.size, bold=EDGE_LABEL_TEXT.bold)
-    top = box.y + (box.height - text_height) / 2
-    group.add(draw_text(drawing, text, box.center.x, top, EDGE_LABEL_TEXT))
+    extras = zip(scene.extra_labels.get(route.id, ()), route.extra_label_boxes, strict=False)
+    for line, at in ((text, box), *extras):
+        group.add(drawing.rect(insert=(_n(at.x), _n(at.y)),
+                               size=(_n(at.width), _n(at.height)), rx="3", fill="#ffffff",
+                               fill_opacity="0.92", stroke="#cfd8dc"))
+        _, text_height = measure_text(line, EDGE_LABEL_TEXT.size, bold=EDGE_LABEL_TEXT.bold)
+        top = at.y + (at.height - text_height) / 2
+        group.add(draw_text(drawing, line, at.center.x, top, EDGE_LABEL_TEXT))
     return group

@@ -71,6 +71,8 @@ class ElkjsProvider:
     name = "elkjs"
     features = frozenset({GraphFeature.PORTS, GraphFeature.COMPOUND})
     reads_elk_options = True
+    places_every_label = True
+    """ELK places every label of an element itself (no stacking needed)."""
     """Every ELK option of the graph goes to elkjs unchanged (no warnings needed)."""
     rank_groups_limit = ("ELK has no same-layer constraint; rank=min/max/source/sink "
                          "become elk.layered.layering.layerConstraint "

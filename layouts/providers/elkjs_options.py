@@ -24,6 +24,7 @@ from layouts.elk_options import elk_option, same_option
 from layouts.graph import (
     Edge,
     Graph,
+    Label,
     Node,
     OptionValue,
     Port,
@@ -94,12 +95,24 @@ def _elk_edge(edge: Edge) -> dict[str, Any]:
     if edge.loop_back:
         source, target = target, source
     elk_edge: dict[str, Any] = {"id": edge.id, "sources": [source], "targets": [target]}
-    if edge.label is not None and edge.label_width > 0 and edge.label_height > 0:
-        elk_edge["labels"] = [
-            {"text": edge.label, "width": edge.label_width, "height": edge.label_height}
-        ]
+    if edge.label is not None and (edge.extra_labels or (edge.label_width > 0
+                                   and edge.label_height > 0)):
+        elk_edge["labels"] = _elk_labels(edge.label, edge.label_width, edge.label_height,
+                                         edge.extra_labels)
     _put_options(elk_edge, dict(edge.layout_options))
     return elk_edge
+
+
+def _elk_labels(text: str, width: float, height: float, extra: tuple[Label, ...]
+                ) -> list[dict[str, Any]]:
+    """ELK ``labels``: the first label, then every extra one with its options."""
+    labels: list[dict[str, Any]] = [{"text": text, "width": width, "height": height}]
+    for label in extra:
+        item: dict[str, Any] = {"text": label.text, "width": label.width,
+                                "height": label.height}
+        _put_options(item, dict(label.layout_options))
+        labels.append(item)
+    return labels
 
 
 def _put_options(owner: dict[str, Any], options: dict[str, Any]) -> None:
@@ -136,9 +149,9 @@ def _elk_port(node: Node, port: Port) -> dict[str, Any]:
     if index is not None:
         _with_default(options, "elk.port.index", str(index))
     _put_options(elk_port, options)
-    if port.label:
-        elk_port["labels"] = [{"text": port.label, "width": port.label_width,
-                               "height": port.label_height}]
+    if port.label or port.extra_labels:
+        elk_port["labels"] = _elk_labels(port.label, port.label_width, port.label_height,
+                                         port.extra_labels)
     return elk_port
 
 
@@ -172,9 +185,9 @@ def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]],
     if node.ports and constraints is not PortConstraints.FREE:
         _with_default(options, "elk.portConstraints", constraints.value.upper())
     _put_options(elk_node, options)
-    if node.label and node.label_width > 0 and node.label_height > 0:
-        elk_node["labels"] = [{"text": node.label, "width": node.label_width,
-                               "height": node.label_height}]
+    if node.extra_labels or (node.label and node.label_width > 0 and node.label_height > 0):
+        elk_node["labels"] = _elk_labels(node.label, node.label_width, node.label_height,
+                                         node.extra_labels)
     if node.ports:
         elk_node["ports"] = [_elk_port(node, p) for p in node.ports]
     if node.children:

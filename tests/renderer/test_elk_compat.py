@@ -230,6 +230,25 @@ def _label_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
             "elk.edgeLabels.placement": "CENTER"})])], full(direction="RIGHT"))
 
 
+def _multi_label_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    yield "labels", "edge-with-three-labels", graph(
+        [n("a"), n("b")],
+        [e("ab", "a", "b", labels=[label("one", 24, 12), label("two", 30, 10),
+                                    label("three", 36, 14)])])
+    yield "labels", "node-with-two-labels", graph(
+        [n("a", 80, 50, labels=[label("A1", 20, 10), label("A2", 30, 12)],
+           layoutOptions={"elk.nodeLabels.placement": "INSIDE V_TOP H_CENTER"}),
+         n("b", 80, 50, labels=[label("B1", 20, 10), label("B2", 26, 10)],
+           layoutOptions={"elk.nodeLabels.placement": "OUTSIDE V_BOTTOM H_LEFT"})],
+        [e("ab", "a", "b")])
+    yield "labels", "port-and-edge-labels-right", graph(
+        [n("a", 50, 40, ports=[port("p", "EAST", labels=[label("p1", 10, 8),
+                                                         label("p2", 14, 8)])]),
+         n("b")],
+        [e("ab", "p", "b", labels=[label("x", 10, 10), label("yy", 20, 10)])],
+        full(direction="RIGHT"))
+
+
 def _echo_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
     yield "echo", "unknown-fields-and-integer-ids", graph(
         [n(1, data={"kind": "task", "n": [1, 2]}, type="custom"), n(2), n("three")],
@@ -245,7 +264,7 @@ def _echo_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 
 GRAPHS = [*_options_graphs(), *_port_graphs(), *_compound_graphs(), *_label_graphs(),
-          *_echo_graphs()]
+          *_multi_label_graphs(), *_echo_graphs()]
 
 
 def _normalised(document: dict[str, Any]) -> dict[str, Any]:
