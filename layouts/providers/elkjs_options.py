@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from layouts.elk_options import elk_option, same_option
+from layouts.elk_options import elk_option, is_writer_option, same_option
 from layouts.graph import (
     Edge,
     Graph,
@@ -116,8 +116,12 @@ def _elk_labels(text: str, width: float, height: float, extra: tuple[Label, ...]
 
 
 def _put_options(owner: dict[str, Any], options: dict[str, Any]) -> None:
-    if options:
-        owner["layoutOptions"] = options
+    """``options`` as ``owner``'s ``layoutOptions``, without the ELK JSON writer's own
+    (:data:`layouts.elk_options.WRITER_OPTIONS`: elkjs answers in its default
+    coordinate systems, which is what the result is read in)."""
+    kept = {key: value for key, value in options.items() if not is_writer_option(key)}
+    if kept:
+        owner["layoutOptions"] = kept
 
 
 def _with_default(options: dict[str, Any], key: str, value: str) -> None:
@@ -224,6 +228,8 @@ def root_layout_options(graph: Graph, options: LayoutOptions,
             if key not in FIXED_DEFAULTS}
     merged: dict[str, Any] = {}
     for key, value in graph.layout_options:
+        if is_writer_option(key):
+            continue
         mine = next((k for k in ours if same_option(key, k)), None)
         if mine is None:
             merged[key] = value

@@ -4,6 +4,7 @@ stack as wide as the widest, each centred on the stack, one under the other."""
 
 from __future__ import annotations
 
+import itertools
 import shutil
 
 import pytest
@@ -33,7 +34,7 @@ def test_every_label_of_an_edge_is_placed_in_a_stack(engine: str) -> None:
     boxes = (route.label_box, *route.extra_label_boxes)
     assert [(b.width, b.height) for b in boxes] == [(w, h) for _, w, h in LABELS]
     centre = boxes[0].center.x
-    for upper, lower in zip(boxes, boxes[1:], strict=False):
+    for upper, lower in itertools.pairwise(boxes):
         assert lower.y == pytest.approx(upper.bottom)        # one under the other
         if engine != "elkjs":   # ELK aligns its stack its own way (the compat suite checks)
             assert lower.center.x == pytest.approx(centre)   # centred on one line

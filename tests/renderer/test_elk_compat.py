@@ -249,6 +249,35 @@ def _multi_label_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
         full(direction="RIGHT"))
 
 
+def _coords_graph(root: dict[str, str], group: dict[str, str]) -> dict[str, Any]:
+    """A compound node ``g`` (label, port, two children, an edge declared inside) and
+    edges declared at the root into and out of it; ``root``/``group`` are extra options
+    of the root and of ``g`` (the coordinate systems under test)."""
+    g = n("g", 10, 10, labels=[label("G", 10, 10)],
+          ports=[port("gp", "EAST", labels=[label("gpl", 8, 8)])],
+          children=[n("a", labels=[label("A", 10, 10)]), n("b")],
+          edges=[e("ab", "a", "b", labels=[label("x", 8, 8)])])
+    if group:
+        g["layoutOptions"] = group
+    return graph([g, n("c")], [e("ac", "a", "c"), e("gc", "gp", "c")],
+                 full(hierarchyHandling="INCLUDE_CHILDREN", **root))
+
+
+def _coords_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    shape, edge = "elk.json.shapeCoords", "elk.json.edgeCoords"
+    yield "coords", "shape-coords-root", _coords_graph({"json.shapeCoords": "ROOT"}, {})
+    yield "coords", "shape-coords-root-in-group", _coords_graph({}, {shape: "ROOT"})
+    yield "coords", "shape-coords-parent-explicit", _coords_graph(
+        {"json.shapeCoords": "PARENT"}, {shape: "INHERIT"})
+    yield "coords", "edge-coords-root", _coords_graph({"json.edgeCoords": "ROOT"}, {})
+    yield "coords", "edge-coords-parent", _coords_graph({"json.edgeCoords": "PARENT"}, {})
+    yield "coords", "edge-coords-root-in-group", _coords_graph({}, {edge: "ROOT"})
+    yield "coords", "edge-coords-container-explicit", _coords_graph(
+        {"json.edgeCoords": "CONTAINER"}, {edge: "INHERIT"})
+    yield "coords", "both-root", _coords_graph(
+        {"json.shapeCoords": "ROOT", "json.edgeCoords": "ROOT"}, {})
+
+
 def _echo_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
     yield "echo", "unknown-fields-and-integer-ids", graph(
         [n(1, data={"kind": "task", "n": [1, 2]}, type="custom"), n(2), n("three")],
@@ -264,7 +293,7 @@ def _echo_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 
 GRAPHS = [*_options_graphs(), *_port_graphs(), *_compound_graphs(), *_label_graphs(),
-          *_multi_label_graphs(), *_echo_graphs()]
+          *_multi_label_graphs(), *_coords_graphs(), *_echo_graphs()]
 
 
 def _normalised(document: dict[str, Any]) -> dict[str, Any]:
@@ -377,7 +406,7 @@ def test_the_suite_covers_every_feature() -> None:
     features = Counter(feature for feature, _, _ in GRAPHS)
     assert len(GRAPHS) >= 30 and len(set(NAMES)) == len(NAMES)
     assert {f for f, c in features.items() if c >= 3} == {"options", "ports", "compound",
-                                                           "labels", "echo"}
+                                                           "labels", "coords", "echo"}
 
 
 @pytest.mark.parametrize("name", NAMES)
