@@ -247,7 +247,7 @@ def _clusters(agraph: Any, node_ids: set[str], context: _GraphContext) -> tuple[
                 continue
             members = tuple(str(n) for n in sub.nodes() if str(n) not in taken)
             taken.update(members)
-            cluster_id = name
+            cluster_id = str(sub.graph_attr.get("id") or "") or name   # our writer's id
             while cluster_id in used_ids:
                 cluster_id += "_"
             used_ids.add(cluster_id)
