@@ -33,7 +33,7 @@ from layouts.graph import Graph, GraphFeature
 from layouts.options import LayoutOptions
 from layouts.providers import elkjs_install
 from layouts.providers.elkjs_convert import from_elk_graph
-from layouts.providers.elkjs_options import to_elk_graph
+from layouts.providers.elkjs_options import hierarchy_fallback, to_elk_graph
 from layouts.providers.elkjs_pool import WorkerPool
 from layouts.providers.elkjs_runner import ElkAnswer, run_per_call
 from layouts.registry import Availability
@@ -112,11 +112,13 @@ class ElkjsProvider:
         elkjs_install.ensure_installed(self.install_dir)
         started = time.perf_counter()
         answer = self._run(to_elk_graph(graph, options), node, options.time_budget)
+        fallback = hierarchy_fallback(graph)
         diagnostics = Diagnostics(
             engine=self.name, effort=options.effort.value, direction=options.direction.value,
             seconds=time.perf_counter() - started,
             phases=(("elk.layout", answer.layout_seconds), ("node", answer.exchange_seconds)),
             notes=(f"elkjs {ELKJS_VERSION}", f"mode {self.mode.value}"),
+            warnings=() if fallback is None else (fallback,),
         )
         return from_elk_graph(graph, answer.graph, diagnostics)
 

@@ -23,6 +23,7 @@ from typing import Any
 from layouts.elk_options import elk_option, is_writer_option, same_option
 from layouts.graph import (
     Edge,
+    EngineOptions,
     Graph,
     Label,
     Node,
@@ -180,9 +181,11 @@ def layer_constraints(graph: Graph) -> dict[str, str]:
 
 
 def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]],
-              layers: Mapping[str, str]) -> dict[str, Any]:
+              layers: Mapping[str, str], include_children: bool = False) -> dict[str, Any]:
     elk_node: dict[str, Any] = {"id": node.id, "width": node.width, "height": node.height}
     options = dict(node.layout_options)
+    if include_children:   # see hierarchy_fallback: the root's INCLUDE_CHILDREN holds
+        options = {k: v for k, v in options.items() if not same_option(k, HIERARCHY_HANDLING)}
     if node.id in layers:
         _with_default(options, "elk.layered.layering.layerConstraint", layers[node.id])
     constraints = node.effective_port_constraints()
@@ -195,10 +198,49 @@ def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]],
     if node.ports:
         elk_node["ports"] = [_elk_port(node, p) for p in node.ports]
     if node.children:
-        elk_node["children"] = [_elk_node(c, edges_in, layers) for c in node.children]
+        elk_node["children"] = [_elk_node(c, edges_in, layers, include_children)
+                                for c in node.children]
     if edges_in.get(node.id):
         elk_node["edges"] = [_elk_edge(e) for e in edges_in[node.id]]
     return elk_node
+
+
+HIERARCHY_HANDLING = "elk.hierarchyHandling"
+
+
+def _separate(options: EngineOptions) -> bool:
+    return any(same_option(key, HIERARCHY_HANDLING)
+               and str(value).strip().upper() == "SEPARATE_CHILDREN" for key, value in options)
+
+
+def hierarchy_fallback(graph: Graph) -> str | None:
+    """The warning when ``graph`` asks for ``SEPARATE_CHILDREN`` (at the root or on a
+    compound node) but has edges crossing a compound boundary, which ELK then leaves
+    unrouted: such a graph is laid out with ``INCLUDE_CHILDREN`` instead (the
+    ``SEPARATE_CHILDREN`` options are not sent), so every edge is routed; ``None``
+    otherwise.
+
+    >>> from layouts.graph import Node
+    >>> g = Graph((Node("g", 9, 9, children=(Node("a", 9, 9),)), Node("b", 9, 9)),
+    ...           (Edge("e", "a", "b"),),
+    ...           layout_options=(("elk.hierarchyHandling", "SEPARATE_CHILDREN"),))
+    >>> hierarchy_fallback(g).split(":")[0]
+    'elk.hierarchyHandling=SEPARATE_CHILDREN with 1 edge(s) crossing a compound boundary (e)'
+    """
+    asked = _separate(graph.layout_options) or any(
+        _separate(n.layout_options) for n in graph.all_nodes() if n.children)
+    if not asked:
+        return None
+    parents = graph.parents()
+    containers = graph.edge_containers()
+    crossing = [e.id for e in graph.edges if parents[e.source] != containers[e.id]
+                or parents[e.target] != containers[e.id]]
+    if not crossing:
+        return None
+    shown = ", ".join(crossing[:5]) + (", ..." if len(crossing) > 5 else "")
+    return (f"elk.hierarchyHandling=SEPARATE_CHILDREN with {len(crossing)} edge(s) crossing "
+            f"a compound boundary ({shown}): laid out with INCLUDE_CHILDREN instead, since "
+            "ELK routes such edges only then")
 
 
 def _crosses_levels(graph: Graph, containers: Mapping[str, str | None]) -> bool:
@@ -240,7 +282,9 @@ def root_layout_options(graph: Graph, options: LayoutOptions,
     for key, value in FIXED_DEFAULTS.items():
         _with_default(merged, key, value)
     if _crosses_levels(graph, containers):
-        _with_default(merged, "elk.hierarchyHandling", "INCLUDE_CHILDREN")
+        if hierarchy_fallback(graph) is not None:
+            merged = {k: v for k, v in merged.items() if not same_option(k, HIERARCHY_HANDLING)}
+        _with_default(merged, HIERARCHY_HANDLING, "INCLUDE_CHILDREN")
     return merged
 
 
@@ -263,12 +307,13 @@ def to_elk_graph(graph: Graph, options: LayoutOptions) -> dict[str, Any]:
         root_id += "_"
     containers = graph.edge_containers()
     layers = layer_constraints(graph)
+    fallback = hierarchy_fallback(graph) is not None
     edges_in: dict[str | None, list[Edge]] = {}
     for edge in graph.edges:
         edges_in.setdefault(containers[edge.id], []).append(edge)
     return {
         "id": root_id,
         "layoutOptions": root_layout_options(graph, options, containers),
-        "children": [_elk_node(node, edges_in, layers) for node in graph.nodes],
+        "children": [_elk_node(node, edges_in, layers, fallback) for node in graph.nodes],
         "edges": [_elk_edge(edge) for edge in edges_in.get(None, [])],
     }

@@ -454,3 +454,49 @@ def test_echo_keeps_the_input(laid_out: dict[str, Any], name: str) -> None:
             assert given == written and type(given) is type(written)
 
     keep(document, ours)
+
+
+# --- SEPARATE_CHILDREN with edges crossing levels ---------------------------------------------
+
+def _separate_graphs() -> list[dict[str, Any]]:
+    """Edges into and out of a compound node's children, with SEPARATE_CHILDREN asked for
+    at the root and on the compound node: ELK would leave those edges unrouted."""
+    inner = n("g", 10, 10, children=[n("a"), n("b")], edges=[e("ab", "a", "b")])
+    at_root = graph([copy.deepcopy(inner), n("s"), n("t")],
+                    [e("sa", "s", "a"), e("bt", "b", "t")],
+                    full(hierarchyHandling="SEPARATE_CHILDREN"))
+    on_node = copy.deepcopy(at_root)
+    on_node["layoutOptions"].pop("elk.hierarchyHandling")
+    on_node["children"][0]["layoutOptions"] = {"elk.hierarchyHandling": "SEPARATE_CHILDREN"}
+    return [at_root, on_node]
+
+
+def _included(document: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(document)
+    out["layoutOptions"]["elk.hierarchyHandling"] = "INCLUDE_CHILDREN"
+    for child in out["children"]:
+        child.get("layoutOptions", {}).pop("elk.hierarchyHandling", None)
+    return out
+
+
+def test_separate_children_with_crossing_edges_is_laid_out_as_include_children() -> None:
+    """Our answer equals elkjs's own for the same graph with INCLUDE_CHILDREN, every edge
+    has a routed section, and the fallback is named in the warnings."""
+    if not ElkjsProvider().availability().available:
+        pytest.skip(f"elkjs unavailable: {ElkjsProvider().availability().reason}")
+    documents = _separate_graphs()
+    provider = ElkjsProvider()
+    ours, warnings = [], []
+    for document in documents:
+        diagram = read_elk_graph(copy.deepcopy(document))
+        result = provider.layout(diagram.graph, resolve_options(diagram, LayoutOptions(),
+                                                                frozenset()))
+        warnings.append(result.diagnostics.warnings)
+        ours.append(json.loads(json.dumps(elk_document(diagram, result))))
+    direct = _elkjs_direct([_included(d) for d in documents])
+    for mine, theirs, said in zip(ours, direct, warnings, strict=True):
+        assert any("SEPARATE_CHILDREN" in w and "INCLUDE_CHILDREN instead" in w
+                   and "sa, bt" in w for w in said)
+        edges = [*mine["edges"], *mine["children"][0]["edges"]]
+        assert all(edge["sections"] for edge in edges)
+        assert _differences(_included(mine), _included(theirs)) == []
