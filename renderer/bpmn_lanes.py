@@ -25,9 +25,7 @@ the first node they are joined to, else the first lane.
 
 >>> from layouts.graph import Graph, Node
 >>> from layouts.result import Diagnostics, LayoutResult, NodeBox
->>> from renderer.bpmn_frames import FRAME_MARGIN, NAME_BAND
-from renderer.bpmn_model import Lane, Scope
-from renderer.diagram import Diagram, ScopeKind
+>>> from renderer.bpmn_model import BpmnModel, Lane, Scope, ScopeKind
 >>> lanes = (Lane("L1", "Sales", ("a",)), Lane("L2", "Billing", ("b",)))
 >>> model = BpmnModel(b"", (Scope("P", ScopeKind.PARTICIPANT, "Shop", ("a", "b"),
 ...                           lanes=lanes),), collaboration_id="c")

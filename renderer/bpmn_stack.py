@@ -146,7 +146,7 @@ def between_scopes(source: NodeBox, target: NodeBox, frame: Box | None,
     >>> from layouts.result import NodeBox
     >>> between_scopes(NodeBox("a", 0, 0, 100, 80), NodeBox("p", -50, 200, 600, 60), None,
     ...                target_pool=True)
-    (Point(x=50.0, y=80.0), Point(x=50.0, y=200.0))
+    (Point(x=50.0, y=80), Point(x=50.0, y=200))
     """
     down = target.center.y >= source.center.y
     source_x, target_x = source.center.x, target.center.x
