@@ -221,7 +221,7 @@ def _crosses(p: Point, q: Point, box: NodeBox) -> bool:
     return x0 < box.x + box.width and x1 > box.x and y0 < box.y + box.height and y1 > box.y
 
 
-def _free_gaps(boxes: list[NodeBox]) -> list[tuple[float, float]]:
+def free_gaps(boxes: list[NodeBox]) -> list[tuple[float, float]]:
     """The x ranges between the boxes' x extents, left to right."""
     spans = sorted((b.x, b.x + b.width) for b in boxes)
     gaps = []
@@ -235,7 +235,7 @@ def _free_gaps(boxes: list[NodeBox]) -> list[tuple[float, float]]:
 
 def _gap_route(source: NodeBox, target: NodeBox, from_band: _Band, to_band: _Band,
                boxes: list[NodeBox]) -> tuple[Point, ...]:
-    gaps = _free_gaps([b for b in boxes if b.parent is None])
+    gaps = free_gaps([b for b in boxes if b.parent is None])
     start = Point(source.x + source.width, source.center.y)
     end = Point(target.x, target.center.y)
     after = [(g0 + g1) / 2 for g0, g1 in gaps if g0 >= start.x - 0.01]

@@ -31,6 +31,7 @@ from layouts.graph import Edge
 from layouts.providers._common import label_box
 from layouts.result import Box, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.bpmn_frames import scope_frame
+from renderer.bpmn_lanes import GAP_FALLBACK, free_gaps
 from renderer.bpmn_model import Scope, expanded_ids
 from renderer.diagram import Diagram
 
@@ -129,11 +130,47 @@ def _detached_route(edge: Edge, scope_of: dict[str, int], frames: dict[int, Box]
     """The route of a message flow to or from a black-box pool, between the pools."""
     pools = {s.id for s in scopes if s.black_box}
     source, target = placed[edge.source], placed[edge.target]
-    points = between_scopes(source, target, frames.get(scope_of.get(edge.source, -1)),
-                            source.id in pools, target.id in pools)
+    if (source.id in pools) != (target.id in pools):
+        node = target if source.id in pools else source
+        lanes = {lane.id for s in scopes for lane in s.all_lanes()}
+        home = scope_of.get(node.id, -1)
+        neighbours = [b for b in placed.values() if scope_of.get(b.id) == home
+                      and b.parent is None and b.id not in lanes]
+        points = pool_route(node, source if source.id in pools else target, neighbours,
+                            leaving=node is source)
+    else:
+        points = between_scopes(source, target, frames.get(scope_of.get(edge.source, -1)),
+                                source.id in pools, target.id in pools)
     return EdgeRoute(edge.id, edge.source, edge.target, points,
                      EdgeEnd(side_of(source, points[0])), EdgeEnd(side_of(target, points[-1])),
                      label_box(edge, None, points))
+
+
+def pool_route(node: NodeBox, pool: NodeBox, neighbours: list[NodeBox], *, leaving: bool
+               ) -> tuple[Point, ...]:
+    """A message flow between ``node`` and a black-box ``pool`` that crosses no node of
+    ``node``'s pool (``neighbours``): out of the node's right side (``leaving``) or into
+    its left side, turning in the free column gap next to it (:func:`free_gaps`; no node
+    covers those x), and straight on to the pool's border.
+
+    >>> from layouts.result import NodeBox
+    >>> a, b = NodeBox("a", 0, 0, 100, 80), NodeBox("b", 0, 120, 100, 80)
+    >>> pool_route(a, NodeBox("p", -50, 300, 600, 60), [a, b, NodeBox("c", 150, 0, 50, 50)],
+    ...            leaving=True)   # b is under a: the flow turns in the gap 100..150
+    (Point(x=100, y=40.0), Point(x=125.0, y=40.0), Point(x=125.0, y=300))
+    """
+    gaps = free_gaps(neighbours)
+    below = pool.y >= node.y + node.height
+    border = pool.y if below else pool.y + pool.height
+    if leaving:
+        after = [(g0 + g1) / 2 for g0, g1 in gaps if g0 >= node.x + node.width - 0.01]
+        x = after[0] if after else node.x + node.width + GAP_FALLBACK
+        start = Point(node.x + node.width, node.center.y)
+        return (start, Point(x, start.y), Point(x, border))
+    before = [(g0 + g1) / 2 for g0, g1 in gaps if g1 <= node.x + 0.01]
+    x = before[-1] if before else node.x - GAP_FALLBACK
+    end = Point(node.x, node.center.y)
+    return (Point(x, border), Point(x, end.y), end)
 
 
 def between_scopes(source: NodeBox, target: NodeBox, frame: Box | None,

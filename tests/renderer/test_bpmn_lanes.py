@@ -132,6 +132,19 @@ def test_black_box_pool_is_an_empty_band_and_its_message_flows_end_on_it(engine:
         points = _waypoints(edges[flow])
         assert on_outline(_box(shapes[source], source), points[0], 0.6), flow
         assert on_outline(_box(shapes[target], target), points[-1], 0.6), flow
+        others = [b for b in flow_nodes if b.id not in (source, target, *LANE_NODES)]
+        assert _crossed(points, others) == [], flow   # it turns in a free column gap
+
+
+def _crossed(points: list[Point], boxes: list[NodeBox]) -> list[str]:
+    """The boxes whose interior a segment of the polyline enters."""
+    out = []
+    for a, b in itertools.pairwise(points):
+        x0, x1 = sorted((a.x, b.x))
+        y0, y1 = sorted((a.y, b.y))
+        out += [box.id for box in boxes if x0 < box.x + box.width and x1 > box.x
+                and y0 < box.y + box.height and y1 > box.y]
+    return out
 
 
 @pytest.mark.parametrize("engine", ENGINES)
