@@ -138,8 +138,11 @@ def record_attributes(node: Node) -> dict[str, str]:
     if not _is_record(node):
         return {}
     options = dict(node.layout_options)
-    return {"shape": str(options["graphviz.shape"]), "label": str(options.get(
-        "graphviz.label", "\\N"))}
+    label = str(options.get("graphviz.label", "\\N"))
+    if label.startswith("<") and label.endswith(">"):
+        label += " "   # pygraphviz would take "<f0> a|<f1>" for an HTML label; a blank
+        #                 between record tokens changes nothing
+    return {"shape": str(options["graphviz.shape"]), "label": label}
 
 
 def free_side(graph: Graph, node_id: str, port: Port, direction: Direction) -> PortSide:

@@ -83,3 +83,16 @@ def test_dot_itself_routes_to_the_field() -> None:
     left = centers["s"].x - s.width / 2
     start = next(r for r in routes if r.edge.id == "s->t").points[0]
     assert left + s.width * 2 / 3 - 0.5 <= start.x <= left + s.width + 0.5
+
+
+def test_a_record_label_that_looks_like_html_reaches_dot_as_a_record() -> None:
+    """``<f0> 0x10ba8| <f1>`` starts with ``<`` and ends with ``>``: pygraphviz wrote it
+    unquoted as an HTML label, and dot failed on it (Graphviz's triedds.gv)."""
+    if shutil.which("dot") is None:
+        pytest.skip("graphviz needs dot")
+    text = ('digraph { node [shape=record]; a [label="<f0> 0x10ba8| <f1>"]; '
+            'b [label="<f0> x| <f1>"]; a:f1 -> b:f0 }')
+    result = layout(read_dot(text).graph, engine="graphviz")
+    a = result.node("a")
+    start = result.edges[0].points[0]
+    assert a.x + a.width / 2 < start.x <= a.x + a.width   # from field f1, the right half
