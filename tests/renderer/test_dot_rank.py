@@ -154,3 +154,11 @@ def test_bad_rank_groups_are_refused(groups: object, problem: str) -> None:
     with pytest.raises(InvalidGraphError, match=problem):
         Graph.from_dict({"nodes": [{"id": "a", "width": 9, "height": 9}],
                          "rankGroups": groups})
+
+
+def test_past_the_step_cap_members_are_left_out_and_named(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    from layouts.layered.layering import rank_groups
+    monkeypatch.setattr(rank_groups, "MAX_STEPS", -1)   # no path check may run
+    (warning,) = _laid(SAME, "layered").diagnostics.warnings
+    assert "rank=same group (c, d): d not on c's layer" in warning

@@ -32,6 +32,11 @@ from dataclasses import dataclass
 from layouts.graph import RankKind
 from layouts.layered.graph import EngineRankGroup
 
+MAX_STEPS = 2_000_000
+"""Class visits the path checks may make in all (a few seconds at most): past it, the
+remaining members are left out (and reported), so a huge graph with many groups cannot
+make layering quadratic."""
+
 _FIRST = frozenset({RankKind.MIN, RankKind.SOURCE})
 _LAST = frozenset({RankKind.MAX, RankKind.SINK})
 
@@ -58,6 +63,7 @@ class _Merger:
         self.successors: list[list[int]] = [[] for _ in range(node_count)]
         self.has_in = [False] * node_count
         self.has_out = [False] * node_count
+        self.steps = 0
         for a, b in arcs:
             self.successors[a].append(b)
             self.has_out[a] = True
@@ -74,6 +80,7 @@ class _Merger:
         seen = {start}
         stack = [start]
         while stack:
+            self.steps += 1
             for v in self.members[stack.pop()]:
                 for w in self.successors[v]:
                     r = self.find(w)
@@ -89,7 +96,7 @@ class _Merger:
         ra, rb = self.find(a), self.find(b)
         if ra == rb:
             return True
-        if self.reaches(ra, rb) or self.reaches(rb, ra):
+        if self.steps > MAX_STEPS or self.reaches(ra, rb) or self.reaches(rb, ra):
             return False
         keep, drop = min(ra, rb), max(ra, rb)
         self.parent[drop] = keep
