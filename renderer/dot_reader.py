@@ -589,12 +589,32 @@ def compass_ports(agraph: Any) -> dict[str, tuple[tuple[str, str], ...]]:
     """Each node -> the ``(field, compass)`` pairs its edge ends name with a compass
     point, in the order first met."""
     wanted: dict[str, dict[tuple[str, str], None]] = {}
+    fields: dict[str, set[str]] = {}
     for edge in agraph.edges():
         for node_name, key in ((str(edge[0]), "tailport"), (str(edge[1]), "headport")):
             field, compass = split_port(edge.attr.get(key))
+            if not field and compass:   # a record field named like a compass point wins
+                if node_name not in fields:
+                    fields[node_name] = record_fields(agraph.get_node(node_name).attr)
+                if compass in fields[node_name]:
+                    continue
             if compass:
                 wanted.setdefault(node_name, {})[(field, compass)] = None
     return {node: tuple(pairs) for node, pairs in wanted.items()}
+
+
+def record_fields(attr: Any) -> set[str]:
+    """The port names of a record node's fields (none for other nodes or a bad label)."""
+    values = _attributes(attr, ("shape", "label"))
+    if values.get("shape", "").strip().lower() not in ("record", "mrecord"):
+        return set()
+    label = values.get("label", "\\N")
+    if label.startswith(HTML_MARK):
+        return set()
+    try:
+        return set(parse_record(label).ports())
+    except RecordSyntaxError:
+        return set()
 
 
 def _compass_ports(node_id: str, figure: Figure, width: float, height: float,
@@ -699,6 +719,8 @@ def _edge_port(node_id: str, raw: str | None, exit_side: bool, ports: set[str]
     field, compass = split_port(raw)
     if not field and not compass:
         return None, False
+    if not field and record_port_id(node_id, compass, exit_side) in ports:
+        field, compass = compass, ""   # Graphviz: a port name before a compass point
     port = (compass_port_id(node_id, field, compass) if compass
             else record_port_id(node_id, field, exit_side))
     return (port, False) if port in ports else (None, True)

@@ -96,3 +96,19 @@ def test_a_record_label_that_looks_like_html_reaches_dot_as_a_record() -> None:
     a = result.node("a")
     start = result.edges[0].points[0]
     assert a.x + a.width / 2 < start.x <= a.x + a.width   # from field f1, the right half
+
+
+def test_a_record_field_named_like_a_compass_point_is_the_field() -> None:
+    """Graphviz looks a port name up among the record's fields before the compass points
+    (Graphviz's hashtable.gv names its fields n and p): ``b:n`` is field n, the left
+    third of b, not b's top centre."""
+    text = ('digraph { node [shape=record]; a; b [label="<n> x|x|<p> x"]; a -> b:n; '
+            'c [shape=box]; a -> c:n }')
+    graph = read_dot(text).graph
+    assert [e.target_port for e in graph.edges] == ["b:n:in", "c::n"]
+    if shutil.which("dot") is None:
+        pytest.skip("graphviz needs dot")
+    result = layout(graph, engine="graphviz")
+    b = result.node("b")
+    end = result.edges[0].points[-1]
+    assert math.isclose(end.x, b.x + b.width / 6, abs_tol=0.01)
