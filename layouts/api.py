@@ -14,7 +14,9 @@ from dataclasses import dataclass, replace
 from layouts.collapse import collapse
 from layouts.elk_options import unhonoured
 from layouts.graph import Graph
+from layouts.label_stack import stacked, unstacked
 from layouts.options import LayoutOptions
+from layouts.rank_check import rank_group_warnings
 from layouts.registry import (
     DEFAULT_ENGINE,
     Availability,
@@ -42,7 +44,8 @@ def layout(
     to another engine. A graph with ports or compound nodes given to an engine that lacks
     them is an :class:`UnsupportedFeatureError` naming the engines that have them.
     Collapsed compound nodes are drawn as one node each (:mod:`layouts.collapse`), by
-    every engine. The caller's graph is never changed.
+    every engine. An edge's several labels are stacked for engines that place one label
+    box per edge (:mod:`layouts.label_stack`). The caller's graph is never changed.
     """
     graph.validate()
     graph = collapse(graph)
@@ -51,17 +54,22 @@ def layout(
     provider = get_provider(engine)
     require_features(graph, engine, provider)
     provider.availability().require(engine)
-    return with_option_warnings(graph, engine, provider, provider.layout(graph, resolved))
+    if getattr(provider, "places_every_label", False):
+        result = provider.layout(graph, resolved)
+    else:
+        result = unstacked(graph, provider.layout(stacked(graph), resolved))
+    return with_option_warnings(graph, engine, provider, result)
 
 
 def with_option_warnings(graph: Graph, engine: str, provider: LayoutProvider,
                          result: LayoutResult) -> LayoutResult:
     """``result`` with a warning for each engine option of ``graph`` (ELK's
     ``layoutOptions``) the provider cannot honour, unless it reads them itself
-    (``reads_elk_options``, as elkjs does)."""
-    if getattr(provider, "reads_elk_options", False):
-        return result
-    lines = unhonoured(graph, engine)
+    (``reads_elk_options``, as elkjs does), and for each rank group the drawing does not
+    keep (:mod:`layouts.rank_check`)."""
+    lines = rank_group_warnings(graph, result, getattr(provider, "rank_groups_limit", ""))
+    if not getattr(provider, "reads_elk_options", False):
+        lines = (*unhonoured(graph, engine), *lines)
     if not lines:
         return result
     diagnostics = replace(result.diagnostics, warnings=result.diagnostics.warnings + lines)

@@ -57,7 +57,10 @@ def collapse(graph: Graph) -> Graph:
             e, source=source, target=target,
             source_port=e.source_port if source == e.source else None,
             target_port=e.target_port if target == e.target else None))
-    return replace(graph, nodes=tuple(_visible(n) for n in graph.nodes), edges=tuple(edges))
+    groups = tuple(replace(g, nodes=tuple(dict.fromkeys(shown(n) for n in g.nodes)))
+                   for g in graph.rank_groups)
+    return replace(graph, nodes=tuple(_visible(n) for n in graph.nodes), edges=tuple(edges),
+                   rank_groups=groups)
 
 
 def hidden_count(graph: Graph, node_id: str) -> int:

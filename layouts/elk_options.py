@@ -163,6 +163,27 @@ def _where_options(graph: Graph) -> Iterator[tuple[str, EngineOptions]]:
         yield f"edge '{edge.id}'", edge.layout_options
 
 
+WRITER_OPTIONS = ("elk.json.shapeCoords", "elk.json.edgeCoords")
+"""ELK options for the ELK JSON writer, not for an engine: which coordinate system the
+output uses (:mod:`renderer.elk_write` honours them for every engine; the elkjs
+provider keeps them from elkjs, whose answer it reads in ELK's default systems)."""
+
+
+def is_writer_option(key: str) -> bool:
+    """Whether ``key`` is one of :data:`WRITER_OPTIONS`, in any spelling.
+
+    >>> is_writer_option("org.eclipse.elk.json.edgeCoords"), is_writer_option("elk.direction")
+    (True, False)
+    """
+    return any(same_option(key, name) for name in WRITER_OPTIONS)
+
+
+PROVIDER_HINT_PREFIXES = ("graphviz.",)
+"""Option names that are hints for one provider (the DOT reader's record shapes and
+port names for graphviz): other engines draw the same graph without them, so they are
+never reported as not honoured."""
+
+
 def unhonoured(graph: Graph, engine: str) -> tuple[str, ...]:
     """One warning per ELK option of ``graph`` that ``engine`` (which does not read ELK's
     names) cannot honour: root options without an equivalent in our table or with a value
@@ -181,6 +202,8 @@ def unhonoured(graph: Graph, engine: str) -> tuple[str, ...]:
     lines = []
     for where, options in _where_options(graph):
         for key, value in dict(options).items():  # a repeated key: the last one counts
+            if key.startswith(PROVIDER_HINT_PREFIXES) or is_writer_option(key):
+                continue
             entry = elk_option(key)
             if entry is not None and entry.in_model:
                 continue

@@ -98,11 +98,53 @@ class PortConstraints(StrEnum):
     FIXED_POS = "fixed_pos"
 
 
+class RankKind(StrEnum):
+    """Which layer a :class:`RankGroup` asks for, as Graphviz's ``rank`` subgraph
+    attribute names them: ``same`` one shared layer; ``min``/``max`` the first/last layer
+    (others may share it); ``source``/``sink`` the first/last layer alone."""
+
+    SAME = "same"
+    MIN = "min"
+    MAX = "max"
+    SOURCE = "source"
+    SINK = "sink"
+
+
+@dataclass(frozen=True, slots=True)
+class RankGroup:
+    """A layering constraint: the nodes of ``nodes`` (ids, at any level) share one layer
+    (``rank=same`` in DOT), placed as ``kind`` says. Engines that cannot honour it say so
+    in the result's warnings.
+
+    >>> RankGroup(("a", "b")).kind.value
+    'same'
+    """
+
+    nodes: tuple[str, ...]
+    kind: RankKind = RankKind.SAME
+
+
 class GraphFeature(StrEnum):
     """Input features that not every engine supports (see :meth:`Graph.features`)."""
 
     PORTS = "ports"
     COMPOUND = "compound"
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A label after an element's first one (ELK elements may have several): its text,
+    measured size and engine options. Engines that place labels stack an element's
+    labels in order, as ELK does.
+
+    >>> Label("second", 40, 12).width
+    40
+    """
+
+    text: str
+    width: float
+    height: float
+    layout_options: EngineOptions = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +169,7 @@ class Port:
     label_width: float = 0.0
     label_height: float = 0.0
     layout_options: EngineOptions = ()
+    extra_labels: tuple[Label, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +198,8 @@ class Node:
     collapsed: bool = False
     """A compound node drawn as one node of its own size, its children hidden and their
     edges redirected to it (see :mod:`layouts.collapse`)."""
+    extra_labels: tuple[Label, ...] = ()
+    """Labels after the first (``label``), in order."""
 
     def port(self, port_id: str) -> Port:
         """The port with ``port_id``; ``KeyError`` if the node has none.
@@ -196,6 +241,8 @@ class Edge:
     source_port: str | None = None
     target_port: str | None = None
     layout_options: EngineOptions = ()
+    extra_labels: tuple[Label, ...] = ()
+    """Labels after the first (``label``), in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +253,8 @@ class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...] = field(default_factory=tuple)
     layout_options: EngineOptions = ()
+    rank_groups: tuple[RankGroup, ...] = ()
+    """Layering constraints (DOT's ``rank=same/min/max/source/sink`` subgraphs)."""
 
     def all_nodes(self) -> Iterator[Node]:
         """Every node of the hierarchy, parents before their children (pre-order)."""
@@ -265,6 +314,18 @@ class Graph:
         parents = self.parents()
         return {e.id: _container(parents, e.source, e.target) for e in self.edges}
 
+    def rank_groups_among(self, ids: set[str] | frozenset[str]) -> tuple[RankGroup, ...]:
+        """The rank groups with only their members among ``ids`` (groups left empty
+        dropped): the constraints of a part of the graph.
+
+        >>> Graph((Node("a", 9, 9), Node("b", 9, 9)),
+        ...       rank_groups=(RankGroup(("a", "b")),)).rank_groups_among({"b"})
+        (RankGroup(nodes=('b',), kind=<RankKind.SAME: 'same'>),)
+        """
+        kept = (RankGroup(tuple(n for n in g.nodes if n in ids), g.kind)
+                for g in self.rank_groups)
+        return tuple(g for g in kept if g.nodes)
+
     def node_index(self) -> dict[str, Node]:
         """Every node of the hierarchy by id (one pass; :meth:`node` searches each time)."""
         return {n.id: n for n in self.all_nodes()}
@@ -278,6 +339,7 @@ class Graph:
         ends (and ports, on those ends) exist.
         """
         ports_of = _check_nodes(self.nodes)
+        _check_rank_groups(self.rank_groups, ports_of)
         edge_ids: set[str] = set()
         for e in self.edges:
             _check_id(e.id, "edge")
@@ -311,6 +373,9 @@ class Graph:
             "edges": [_edge_dict(e) for e in self.edges],
         }
         _put_options(out, self.layout_options)
+        if self.rank_groups:
+            out["rankGroups"] = [{"rank": g.kind.value, "nodes": list(g.nodes)}
+                                 for g in self.rank_groups]
         return out
 
     @classmethod
@@ -324,9 +389,36 @@ class Graph:
         nodes = tuple(_node_from(item, f"nodes[{i}]", 1) for i, item in enumerate(data["nodes"]))
         edges = tuple(_edge_from(item, i) for i, item in enumerate(edges_data))
         graph = cls(nodes=nodes, edges=edges,
-                    layout_options=_options_from(data, "the graph", None))
+                    layout_options=_options_from(data, "the graph", None),
+                    rank_groups=_rank_groups_from(data.get("rankGroups", [])))
         graph.validate()
         return graph
+
+
+def _check_rank_groups(groups: tuple[RankGroup, ...], nodes: Mapping[str, object]) -> None:
+    for i, group in enumerate(groups):
+        if not group.nodes:
+            raise InvalidGraphError(f"rank group {i} names no node")
+        for node_id in group.nodes:
+            if node_id not in nodes:
+                raise InvalidGraphError(f"rank group {i} names '{node_id}', which is not a "
+                                        "node", offending_id=node_id)
+
+
+def _rank_groups_from(value: object) -> tuple[RankGroup, ...]:
+    """``rankGroups`` of a graph JSON object: ``[{"rank": "same", "nodes": [ids]}]``."""
+    if not isinstance(value, list):
+        raise InvalidGraphError("graph JSON 'rankGroups' must be a list")
+    groups = []
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            raise InvalidGraphError(f"rankGroups[{i}] must be an object")
+        kind = _choice(RankKind, item.get("rank", "same"), f"rankGroups[{i}]", "rank", "")
+        ids = item.get("nodes")
+        if not isinstance(ids, list) or not all(isinstance(n, str) and n for n in ids):
+            raise InvalidGraphError(f"rankGroups[{i}] 'nodes' must be a list of node ids")
+        groups.append(RankGroup(tuple(ids), kind))
+    return tuple(groups)
 
 
 def _put_options(out: dict[str, Any], options: EngineOptions) -> None:
@@ -429,7 +521,30 @@ def _port_dict(p: Port) -> dict[str, Any]:
         out["label"] = p.label
     _put_label_size(out, p.label_width, p.label_height)
     _put_options(out, p.layout_options)
+    _put_extra_labels(out, p.extra_labels)
     return out
+
+
+def _put_extra_labels(out: dict[str, Any], labels: tuple[Label, ...]) -> None:
+    if labels:
+        out["extraLabels"] = [{"text": label.text, "width": label.width,
+                               "height": label.height, **({"layoutOptions": dict(
+                                   label.layout_options)} if label.layout_options else {})}
+                              for label in labels]
+
+
+def _extra_labels_from(item: Mapping[str, Any], where: str, offending_id: str
+                       ) -> tuple[Label, ...]:
+    labels = []
+    for i, value in enumerate(_list(item, "extraLabels", where, offending_id)):
+        at = f"{where} extraLabels[{i}]"
+        if not isinstance(value, Mapping):
+            raise InvalidGraphError(f"{at} must be an object", offending_id=offending_id)
+        text = _label_from(value.get("text", ""), at, offending_id, allow_none=False)
+        labels.append(Label(text or "", _label_size(value, "width", at, offending_id),
+                            _label_size(value, "height", at, offending_id),
+                            _options_from(value, at, offending_id)))
+    return tuple(labels)
 
 
 def _put_label_size(out: dict[str, Any], width: float, height: float) -> None:
@@ -450,6 +565,7 @@ def _node_dict(n: Node) -> dict[str, Any]:
         out["collapsed"] = True
     _put_label_size(out, n.label_width, n.label_height)
     _put_options(out, n.layout_options)
+    _put_extra_labels(out, n.extra_labels)
     return out
 
 
@@ -466,6 +582,7 @@ def _edge_dict(e: Edge) -> dict[str, Any]:
     if e.loop_back:
         out["loopBack"] = True
     _put_options(out, e.layout_options)
+    _put_extra_labels(out, e.extra_labels)
     return out
 
 
@@ -515,7 +632,8 @@ def _node_from(item: object, where: str, depth: int) -> Node:
                 label or "", ports, children, constraints,
                 _label_size(item, "labelWidth", where, node_id),
                 _label_size(item, "labelHeight", where, node_id),
-                _options_from(item, where, node_id), collapsed)
+                _options_from(item, where, node_id), collapsed,
+                _extra_labels_from(item, where, node_id))
 
 
 def _label_size(item: Mapping[str, Any], key: str, where: str, offending_id: str) -> float:
@@ -575,7 +693,8 @@ def _port_from(item: object, where: str, node_id: str) -> Port:
                 _port_number(item, "height", where, port_id, 0.0) or 0.0,
                 label or "", _label_size(item, "labelWidth", where, port_id),
                 _label_size(item, "labelHeight", where, port_id),
-                _options_from(item, where, port_id))
+                _options_from(item, where, port_id),
+                _extra_labels_from(item, where, port_id))
     _check_port(node_id, port)
     return port
 
@@ -627,6 +746,7 @@ def _edge_from(item: object, index: int) -> Edge:
         loop_back=loop_back,
         label_width=_float_or_zero(item.get("labelWidth", 0.0), str(edge_id)),
         label_height=_float_or_zero(item.get("labelHeight", 0.0), str(edge_id)),
+        extra_labels=_extra_labels_from(item, f"edge '{edge_id}'", str(edge_id)),
     )
 
 

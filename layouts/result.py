@@ -87,6 +87,8 @@ class NodeBox:
     parent: str | None = None
     label_box: Box | None = None
     """Where the engine put the node's label (absolute), when it places labels."""
+    extra_label_boxes: tuple[Box, ...] = ()
+    """Where the labels after the first went (:attr:`layouts.graph.Node.extra_labels`)."""
 
     def __repr__(self) -> str:
         """The dataclass repr, with ``parent`` and ``label_box`` only when set."""
@@ -122,6 +124,7 @@ class PortBox:
     side: Side | None = None
     label_box: Box | None = None
     slot: int | None = None
+    extra_label_boxes: tuple[Box, ...] = ()
 
     @property
     def center(self) -> Point:
@@ -154,6 +157,8 @@ class EdgeRoute:
     target_port: str | None = None
     junction_points: tuple[Point, ...] = ()
     """Where edges that share a segment split (ELK's ``junctionPoints``), absolute."""
+    extra_label_boxes: tuple[Box, ...] = ()
+    """Where the labels after the first went (:attr:`layouts.graph.Edge.extra_labels`)."""
 
 
 @dataclass(frozen=True, slots=True)

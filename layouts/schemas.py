@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from layouts.graph import PortConstraints, PortSide, Shape
+from layouts.graph import PortConstraints, PortSide, RankKind, Shape
 from layouts.options import Direction, Effort, options_json_schema
 from layouts.result import Side
 
@@ -42,6 +42,13 @@ _ENGINE_OPTIONS = {
                    "cannot honour.",
 }
 _LABEL_SIZE = {**_NON_NEGATIVE, "default": 0, "description": "Measured label size in px."}
+_EXTRA_LABELS = {
+    "type": "array", "default": [],
+    "description": "Labels after the first, in order; engines that place labels stack them.",
+    "items": {"type": "object", "required": ["text"], "properties": {
+        "text": {"type": ["string", "number", "boolean"]}, "width": _LABEL_SIZE,
+        "height": _LABEL_SIZE, "layoutOptions": _ENGINE_OPTIONS}},
+}
 
 
 def graph_json_schema() -> dict[str, Any]:
@@ -69,6 +76,7 @@ def graph_json_schema() -> dict[str, Any]:
             "labelWidth": _LABEL_SIZE,
             "labelHeight": _LABEL_SIZE,
             "layoutOptions": _ENGINE_OPTIONS,
+            "extraLabels": _EXTRA_LABELS,
         },
         "required": ["id"],
         "dependentRequired": {"x": ["y"], "y": ["x"]},
@@ -99,6 +107,7 @@ def graph_json_schema() -> dict[str, Any]:
             "labelWidth": _LABEL_SIZE,
             "labelHeight": _LABEL_SIZE,
             "layoutOptions": _ENGINE_OPTIONS,
+            "extraLabels": _EXTRA_LABELS,
         },
         "required": ["id", "width", "height"],
     }
@@ -117,8 +126,19 @@ def graph_json_schema() -> dict[str, Any]:
             "loopBack": {"type": "boolean", "default": False,
                          "description": "A declared back edge (drawn against the flow)."},
             "layoutOptions": _ENGINE_OPTIONS,
+            "extraLabels": _EXTRA_LABELS,
         },
         "required": ["source", "target"],
+    }
+    rank_group = {
+        "type": "object",
+        "properties": {
+            "rank": {"enum": [k.value for k in RankKind], "default": RankKind.SAME.value,
+                     "description": "same: one shared layer; min/max: the first/last layer; "
+                                    "source/sink: the first/last layer alone."},
+            "nodes": {"type": "array", "items": _ID, "minItems": 1},
+        },
+        "required": ["nodes"],
     }
     return {
         "$schema": DRAFT,
@@ -132,6 +152,10 @@ def graph_json_schema() -> dict[str, Any]:
             "nodes": {"type": "array", "items": node},
             "edges": {"type": "array", "items": edge, "default": []},
             "layoutOptions": _ENGINE_OPTIONS,
+            "rankGroups": {"type": "array", "items": rank_group, "default": [],
+                           "description": "Layering constraints (DOT's rank=same/min/max/"
+                                          "source/sink subgraphs); engines that cannot "
+                                          "honour one say so in their warnings."},
         },
         "required": ["nodes"],
     }

@@ -25,8 +25,11 @@ NAME_BAND = 30.0
 
 @dataclass(frozen=True, slots=True)
 class Frame:
+    """A scope's frame and the boxes of its lanes (parents first)."""
+
     scope: Scope
     box: Box
+    lanes: tuple[NodeBox, ...] = ()
 
     @property
     def has_band(self) -> bool:
@@ -36,7 +39,20 @@ class Frame:
 def scope_frame(scope: Scope, boxes: Mapping[str, NodeBox],
                 routes: Iterable[EdgeRoute] = ()) -> Frame | None:
     """The frame of ``scope`` around its placed nodes (an expanded sub-process's content
-    included) and the routes between them; ``None`` when none is placed."""
+    included) and the routes between them; ``None`` when none is placed. A black-box
+    pool's frame is its node's box; a scope with lanes is framed by its lanes' boxes
+    (placed by :mod:`renderer.bpmn_lanes`), with the pool's name band on their left."""
+    if scope.black_box:
+        box = boxes.get(scope.id)
+        return None if box is None else Frame(scope, box.box)
+    lanes = tuple(boxes[lane.id] for lane in scope.all_lanes() if lane.id in boxes)
+    if lanes:
+        top_level = {lane.id for lane in scope.lanes}
+        x0 = min(b.x for b in lanes if b.id in top_level) - (
+            NAME_BAND if scope.kind is ScopeKind.PARTICIPANT else 0.0)
+        y0, y1 = min(b.y for b in lanes), max(b.y + b.height for b in lanes)
+        x1 = max(b.x + b.width for b in lanes)
+        return Frame(scope, Box(x0, y0, x1 - x0, y1 - y0), lanes)
     members = set(scope.node_ids)
     members |= {b.id for b in boxes.values() if _inside(b, members, boxes)}
     placed = [boxes[i] for i in members if i in boxes]

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from layouts.graph import Node
+from layouts.graph import Edge, Node
 
 
 class ScopeKind(StrEnum):
@@ -29,9 +29,40 @@ class ScopeKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Lane:
+    """A lane of a process (``laneSet``/``childLaneSet``): its id, name, the flow nodes
+    it holds (``flowNodeRef``) and its child lanes.
+
+    >>> inner = Lane("l2", "Desk", ("t",))
+    >>> [lane.id for lane in Lane("l1", "Office", (), (inner,)).walk()]
+    ['l1', 'l2']
+    """
+
+    id: str
+    name: str
+    node_ids: tuple[str, ...]
+    children: tuple[Lane, ...] = ()
+
+    def walk(self) -> list[Lane]:
+        """This lane and every lane below it, parents first."""
+        out = [self]
+        for child in self.children:
+            out += child.walk()
+        return out
+
+    def leaves(self) -> list[Lane]:
+        """The lanes below this one (itself when it has none) that hold flow nodes."""
+        if not self.children:
+            return [self]
+        return [leaf for child in self.children for leaf in child.leaves()]
+
+
+@dataclass(frozen=True, slots=True)
 class Scope:
     """One scope: its element id (the process, participant or sub-process), name and
-    the ids of the flow nodes drawn in it (boundary events included)."""
+    the ids of the flow nodes drawn in it (boundary events, data objects and annotations
+    included). A participant without a process is a ``black_box`` pool: its one node is
+    the pool itself (an empty band). ``lanes`` partition a process's flow nodes."""
 
     id: str
     kind: ScopeKind
@@ -39,6 +70,12 @@ class Scope:
     node_ids: tuple[str, ...]
     process_id: str | None = None
     """A participant's process."""
+    lanes: tuple[Lane, ...] = ()
+    black_box: bool = False
+
+    def all_lanes(self) -> list[Lane]:
+        """Every lane of the scope, parents before their children."""
+        return [lane for top in self.lanes for lane in top.walk()]
 
     @property
     def plane_element(self) -> str:
@@ -73,6 +110,10 @@ class BpmnModel:
     """Source and target element of every sequence and message flow drawn, by flow id
     (the layout graph has a boundary event's host in its place)."""
     label_sizes: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    detached_edges: tuple[Edge, ...] = ()
+    """Message flows to or from a black-box pool: left out of the layout graph (they
+    would tie the pools' layouts together, often in a cycle) and routed when the pools
+    are stacked."""
 
 
 def expanded_ids(graph_nodes: Iterable[Node]) -> frozenset[str]:

@@ -9,9 +9,11 @@ activities, sub-processes (transactions, ad-hoc and event sub-processes too), st
 intermediate, end and boundary events with their event definitions, every gateway type,
 sequence flows (name, else condition, as the label; a gateway's default flow and a
 conditional flow out of an activity get BPMN's slash and diamond marks) and message
-flows between flow nodes. The document's own diagram interchange is ignored (it is
-what ``--format bpmn`` rewrites). Lanes, data objects and annotations are named in the
-diagram's warnings: they are not drawn.
+flows between flow nodes and black-box pools; lanes, data objects and stores, text
+annotations and their associations (:mod:`renderer.bpmn_artifacts`). The document's own
+diagram interchange is ignored (it is what ``--format bpmn`` rewrites). What is not
+drawn (groups, collaboration-level annotations, lanes of sub-processes) is named in the
+diagram's warnings.
 
 Safety: a DTD is refused outright (no BPMN file needs one), which refuses entity
 expansion ("billion laughs") and external entities; elements nest at most
@@ -36,6 +38,16 @@ import defusedxml
 import defusedxml.ElementTree as SafeET
 
 from layouts.graph import Edge, Graph, Node, Shape
+from renderer.bpmn_artifacts import (
+    ARTIFACTS,
+    ASSOCIATION_FIGURE,
+    DATA_ASSOCIATION_FIGURE,
+    Link,
+    artifact,
+    association_link,
+    data_links,
+    read_lanes,
+)
 from renderer.bpmn_model import Boundary, BpmnModel, Scope, ScopeKind
 from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
 from renderer.figures import (
@@ -92,9 +104,10 @@ GATEWAYS: Mapping[str, BpmnMarker] = {
     "inclusiveGateway": BpmnMarker.INCLUSIVE, "eventBasedGateway": BpmnMarker.EVENT_BASED,
     "complexGateway": BpmnMarker.COMPLEX,
 }
-NOT_DRAWN = frozenset({"dataObject", "dataObjectReference", "dataStoreReference",
-                       "textAnnotation", "association", "group", "dataInputAssociation",
-                       "dataOutputAssociation"})
+NOT_DRAWN = frozenset({"group"})
+POOL_SIZE = (600.0, 60.0)
+"""Width and height of a black-box pool (a participant without a process) as laid out;
+the stacking widens it to the widest pool."""
 
 
 class BpmnReadError(ValueError):
@@ -186,6 +199,7 @@ class _Reading:
     skipped: dict[str, int] = field(default_factory=dict)
     lanes: int = 0
     node_ids: set[str] = field(default_factory=set)
+    links: list[Link] = field(default_factory=list)
 
 
 def read_bpmn(data: bytes, *, default_name: str = "process") -> Diagram:
@@ -203,12 +217,17 @@ def read_bpmn(data: bytes, *, default_name: str = "process") -> Diagram:
         _read_flows(process, reading, defaults)
     if collaboration is not None:
         _read_message_flows(collaboration, reading)
+        _count_collaboration_artifacts(collaboration, reading)
+    _add_links(reading)
     boundary_hosts = {b.event_id: b.host_id for b in reading.boundaries}
     for event_id, host_id in boundary_hosts.items():
         if host_id not in reading.node_ids or host_id in boundary_hosts:
             raise BpmnReadError(f"boundary event {event_id!r} is attached to {host_id!r}, "
                                 "which is not an activity of the document")
-    layout_edges = tuple(_hosted(e, boundary_hosts) for e in reading.edges)
+    pools = {s.id for s in main_scopes if s.black_box}
+    detached = tuple(e for e in reading.edges if e.source in pools or e.target in pools)
+    layout_edges = tuple(_hosted(e, boundary_hosts) for e in reading.edges
+                         if e not in detached)
     flat = Graph(tuple(n for n in reading.nodes if n.id not in boundary_hosts), layout_edges)
     flat.validate()
     graph = _expanded(flat, main_scopes, reading.sub_scopes, set(boundary_hosts))
@@ -217,9 +236,13 @@ def read_bpmn(data: bytes, *, default_name: str = "process") -> Diagram:
         boundaries=tuple(reading.boundaries),
         collaboration_id=collaboration.get("id") if collaboration is not None else None,
         flow_ends={e.id: (e.source, e.target) for e in reading.edges},
+        detached_edges=detached,
         label_sizes=reading.label_sizes)
     name = root.get("name") or next((s.name for s in main_scopes if s.name), default_name)
     views = {**reading.views}
+    for scope in main_scopes:   # lanes are drawn by their pool's frame
+        views.update({lane.id: NodeView(StepKind.PLAIN, lane.name, figure=Figure(
+            Outline.NONE, hidden=True)) for lane in scope.all_lanes()})
     return Diagram(name, graph, views, reading.edge_views,
                    option_values={"direction": "LeftToRight"},
                    warnings=_warnings(reading), bpmn=model,
@@ -269,27 +292,50 @@ def _main_scopes(root: ET.Element, processes: Mapping[str, ET.Element],
                 continue
             ref = participant.get("processRef")
             process = processes.get(ref or "")
-            ids = _read_scope(process, reading) if process is not None else ()
-            if process is not None:
-                drawn.add(ref or "")
             title = participant.get("name") or (
                 process.get("name") if process is not None else None) or ""
+            if process is None:
+                scopes.append(_black_box(participant, title, reading))
+                continue
+            drawn.add(ref or "")
             scopes.append(Scope(participant.get("id", ""), ScopeKind.PARTICIPANT, title,
-                                ids, ref))
+                                _read_scope(process, reading), ref, read_lanes(process)))
     for process_id, process in processes.items():
         if process_id not in drawn:
             scopes.append(Scope(process_id, ScopeKind.PROCESS, process.get("name", ""),
-                                _read_scope(process, reading)))
+                                _read_scope(process, reading), lanes=read_lanes(process)))
     return tuple(scopes)
 
 
+def _black_box(participant: ET.Element, title: str, reading: _Reading) -> Scope:
+    """A participant without a process: one node, the pool itself (drawn by its frame)."""
+    node_id = _element_id(participant, reading)
+    _add(reading, Node(node_id, *POOL_SIZE, Shape.RECT, title),
+         Figure(Outline.NONE, hidden=True))
+    return Scope(node_id, ScopeKind.PARTICIPANT, title, (node_id,), black_box=True)
+
+
 def _read_scope(container: ET.Element, reading: _Reading) -> tuple[str, ...]:
-    """Read the flow nodes of a process or sub-process; returns their ids."""
+    """Read the flow nodes, data objects and annotations of a process or sub-process;
+    returns their ids. Associations are kept in ``reading.links`` for later."""
     ids: list[str] = []
     for name, element in _model_children(container):
         if name == "laneSet":
-            reading.lanes += sum(1 for _ in element.iter(f"{{{MODEL}}}lane"))
+            if _local(container.tag)[1] != "process":  # a process's lanes are read apart
+                reading.lanes += sum(1 for _ in element.iter(f"{{{MODEL}}}lane"))
             continue
+        if name == "association":
+            reading.links.append(association_link(element))
+            continue
+        found = artifact(name, element, "", LABEL_WIDTH) if name in ARTIFACTS else None
+        if found is not None:
+            artifact_node, figure, label_size = found
+            artifact_node = replace(artifact_node, id=_element_id(element, reading))
+            _add(reading, artifact_node, figure)
+            reading.label_sizes[artifact_node.id] = label_size
+            ids.append(artifact_node.id)
+            continue
+        reading.links += data_links(element)
         node = _flow_node(name, element, reading)
         if node is None:
             if name in NOT_DRAWN:
@@ -411,11 +457,30 @@ def _read_message_flows(collaboration: ET.Element, reading: _Reading) -> None:
             continue
         source, target = flow.get("sourceRef") or "", flow.get("targetRef") or ""
         if source not in reading.node_ids or target not in reading.node_ids:
-            reading.skipped["messageFlow to or from a pool"] = (
-                reading.skipped.get("messageFlow to or from a pool", 0) + 1)
+            reading.skipped["messageFlow to or from a pool with a process"] = (
+                reading.skipped.get("messageFlow to or from a pool with a process", 0) + 1)
             continue
         figure = EdgeFigure(dash=Dash.DASHED, stroke_width=1.2, tail=EdgeEnd.NONE)
         _add_edge(reading, flow.get("id") or "", source, target, flow.get("name"), figure)
+
+
+def _add_links(reading: _Reading) -> None:
+    """Associations as dotted edges; one to or from something not drawn (a flow, a data
+    object itself) is counted in the warnings."""
+    for link in reading.links:
+        if link.source not in reading.node_ids or link.target not in reading.node_ids:
+            key = "association to or from an element not drawn"
+            reading.skipped[key] = reading.skipped.get(key, 0) + 1
+            continue
+        figure = DATA_ASSOCIATION_FIGURE if link.data else ASSOCIATION_FIGURE
+        _add_edge(reading, link.id, link.source, link.target, None, figure)
+
+
+def _count_collaboration_artifacts(collaboration: ET.Element, reading: _Reading) -> None:
+    for name, _ in _model_children(collaboration):
+        if name in ("textAnnotation", "association", "group"):
+            key = f"collaboration-level {name}"
+            reading.skipped[key] = reading.skipped.get(key, 0) + 1
 
 
 def _add_edge(reading: _Reading, flow_id: str, source: str, target: str, label: str | None,
@@ -434,8 +499,8 @@ def _add_edge(reading: _Reading, flow_id: str, source: str, target: str, label: 
 def _warnings(reading: _Reading) -> tuple[str, ...]:
     out = []
     if reading.lanes:
-        out.append(f"{reading.lanes} lane(s) not drawn: the engines here do not partition "
-                   "a pool into lanes")
+        out.append(f"{reading.lanes} lane(s) of sub-processes not drawn: only a process's "
+                   "lanes are drawn")
     for name, count in sorted(reading.skipped.items()):
         out.append(f"{count} {name} element(s) not drawn")
     return tuple(out)

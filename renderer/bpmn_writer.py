@@ -42,6 +42,8 @@ DD_DI = "http://www.omg.org/spec/DD/20100524/DI"
 ORIGIN_MARGIN = 40.0
 """Smallest x and y of the new diagram, in px (pools and labels included)."""
 LABEL_GAP = 4.0
+VERTICAL = frozenset({"TopToBottom", "BottomToTop"})
+"""Directions whose pools and lanes are columns (``isHorizontal="false"``)."""
 _ID_ATTRIBUTE = re.compile(rb'\bid\s*=\s*["\']([^"\']*)["\']')
 
 
@@ -73,7 +75,7 @@ def write_bpmn(diagram: Diagram, result: LayoutResult) -> bytes:
     blocks = []
     for index, plane in enumerate(_planes(model, expanded)):
         blocks.append(_diagram_xml(plane, index, model, boxes, routes, labels, shift, used_ids,
-                                   expanded))
+                                   expanded, result.diagnostics.direction in VERTICAL))
     output = _splice(model.source, "\n".join(blocks))
     SafeET.fromstring(output, forbid_dtd=True)  # must parse: a bug here is not a user error
     return output
@@ -95,15 +97,16 @@ def _planes(model: BpmnModel, expanded: frozenset[str]) -> list[_Plane]:
         ids = with_content(tuple(i for scope in model.main_scopes for i in scope.node_ids))
         planes = [_Plane(model.collaboration_id, model.main_scopes, ids)]
     else:
-        planes = [_Plane(scope.id, (), with_content(scope.node_ids))
-                  for scope in model.main_scopes]
+        planes = [_Plane(scope.id, (scope,) if scope.lanes else (),
+                         with_content(scope.node_ids)) for scope in model.main_scopes]
     planes += [_Plane(scope.id, (), with_content(scope.node_ids))
                for scope in model.sub_scopes if scope.id not in expanded]
     return planes
 
 
 def _shift(model: BpmnModel, boxes: Mapping[str, NodeBox], result: LayoutResult) -> Point:
-    scopes = model.main_scopes if model.collaboration_id is not None else ()
+    scopes = tuple(s for s in model.main_scopes if model.collaboration_id is not None
+                   or s.lanes)
     found = frames(scopes, boxes, result.edges)
     xs = [b.x for b in boxes.values()] + [f.box.x for f in found]
     ys = [b.y for b in boxes.values()] + [f.box.y for f in found]
@@ -133,20 +136,24 @@ def _bounds(box: Box, shift: Point) -> str:
 
 def _diagram_xml(plane: _Plane, index: int, model: BpmnModel, boxes: Mapping[str, NodeBox],
                  routes: Mapping[str, EdgeRoute], labels: Mapping[str, str], shift: Point,
-                 used: set[str], expanded: frozenset[str]) -> str:
+                 used: set[str], expanded: frozenset[str], vertical: bool = False) -> str:
     diagram_id = _unique(f"BPMNDiagram_wfr_{index + 1}", used)
     plane_id = _unique(f"BPMNPlane_wfr_{index + 1}", used)
     lines = [f'  <bpmndi:BPMNDiagram xmlns:bpmndi="{DI}" xmlns:dc="{DC}" xmlns:di="{DD_DI}" '
              f'id="{diagram_id}">',
              f'    <bpmndi:BPMNPlane id="{plane_id}" bpmnElement={quoteattr(plane.element)}>']
+    horizontal = f' isHorizontal="{"false" if vertical else "true"}"'
     for frame in frames(plane.pools, boxes, routes.values()):
-        lines.append(_shape(frame.scope.id, frame.box, shift, used,
-                            extra=' isHorizontal="true"'))
+        if frame.has_band:
+            lines.append(_shape(frame.scope.id, frame.box, shift, used, extra=horizontal))
+        lines += [_shape(lane.id, lane.box, shift, used, extra=horizontal)
+                  for lane in frame.lanes]
     sub_processes = {s.id for s in model.sub_scopes}
+    pools = {s.id for s in model.main_scopes if s.black_box}
     on_plane = set(plane.node_ids)
     for node_id in plane.node_ids:
         box = boxes.get(node_id)
-        if box is None:
+        if box is None or node_id in pools:   # a black-box pool: its frame is its shape
             continue
         extra = ""
         if node_id in sub_processes:

@@ -20,6 +20,9 @@ What a Graphviz user writes is kept where our drawing can show it:
   as boxes with their ``label`` by engines that lay out compound nodes (elkjs); for the
   others the diagram carries a flat fallback graph and a warning (see
   :attr:`Diagram.flat_fallback`). A node in two clusters belongs to the first.
+- ``rank=same/min/max/source/sink`` subgraphs become the graph's rank groups
+  (:attr:`layouts.graph.Graph.rank_groups`); the layout's warnings name every group an
+  engine could not keep.
 
 Edge ids come from the ``id`` attribute (which must be unique), else ``"<tail>-><head>"``
 (``#n`` appended for parallel edges); ``loopBack=true`` marks a declared back edge.
@@ -45,7 +48,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from layouts.errors import InvalidOptionError
-from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide
+from layouts.graph import (
+    Edge,
+    Graph,
+    Node,
+    Port,
+    PortConstraints,
+    PortSide,
+    RankGroup,
+    RankKind,
+)
 from layouts.options import parse_direction
 from layouts.result import Box
 from renderer.colours import read_colour
@@ -169,9 +181,10 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     context = _GraphContext(name, bool(agraph.is_directed()), rankdir in ("LR", "RL"),
                             FLOW_SIDES.get(rankdir, FLOW_SIDES["TB"]))
     nodes, views = [], {}
+    wanted = compass_ports(agraph)
     for node_name in _node_names(agraph):
         attributes = _attributes(agraph.get_node(node_name).attr, NODE_ATTRIBUTES)
-        node, view = _node(str(node_name), attributes, context)
+        node, view = _node(str(node_name), attributes, context, wanted.get(str(node_name), ()))
         nodes.append(node)
         views[node.id] = view
     ports = {p.id for n in nodes for p in n.ports}
@@ -179,19 +192,22 @@ def diagram_from_dot_graph(agraph: Any, *, default_name: str = "graph") -> Diagr
     if unknown:
         warnings.append(f"{unknown} edge end(s) name a port that is not a record field; "
                         "they attach to the whole node")
+    groups = rank_groups(agraph)
     flat = Graph(tuple(replace(n, ports=(), port_constraints=PortConstraints.UNDEFINED)
                        for n in nodes),
-                 tuple(replace(e, source_port=None, target_port=None) for e in edges))
+                 tuple(replace(e, source_port=None, target_port=None) for e in edges),
+                 rank_groups=groups)
     flat.validate()
     tree = _clusters(agraph, {n.id for n in nodes}, context)
     views.update({cluster.id: cluster.view for cluster in _walk(tree)})
-    graph = Graph(_nest(tree, nodes) if tree else tuple(nodes), tuple(edges))
+    graph = Graph(_nest(tree, nodes) if tree else tuple(nodes), tuple(edges),
+                  rank_groups=groups)
     graph.validate()
     if graph.is_flat():
         return Diagram(name, flat, views, edge_views, option_values=defaults,
-                       warnings=tuple(warnings + _subgraph_warnings(agraph)))
+                       warnings=tuple(warnings))
     return Diagram(name, graph, views, edge_views, option_values=defaults,
-                   warnings=tuple(warnings + _subgraph_warnings(agraph)), flat_fallback=flat)
+                   warnings=tuple(warnings), flat_fallback=flat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +247,7 @@ def _clusters(agraph: Any, node_ids: set[str], context: _GraphContext) -> tuple[
                 continue
             members = tuple(str(n) for n in sub.nodes() if str(n) not in taken)
             taken.update(members)
-            cluster_id = name
+            cluster_id = str(sub.graph_attr.get("id") or "") or name   # our writer's id
             while cluster_id in used_ids:
                 cluster_id += "_"
             used_ids.add(cluster_id)
@@ -316,19 +332,25 @@ def _graph_defaults(agraph: Any) -> tuple[dict[str, object], list[str]]:
     return values, warnings
 
 
-def _subgraph_warnings(agraph: Any) -> list[str]:
-    same_rank = 0
-    stack = list(agraph.subgraphs())
+def rank_groups(agraph: Any) -> tuple[RankGroup, ...]:
+    """Every ``rank=same/min/max/source/sink`` subgraph (nested at any depth, clusters
+    too) as a rank group of its nodes, in the order the subgraphs appear; empty ones
+    dropped.
+
+    >>> groups = rank_groups(parse_dot("digraph { a -> b; {rank=same; b; c} {rank=min; a} }"))
+    >>> [(g.kind.value, g.nodes) for g in groups]
+    [('same', ('b', 'c')), ('min', ('a',))]
+    """
+    out = []
+    stack = list(reversed(agraph.subgraphs()))
     while stack:
         sub = stack.pop()
-        same_rank += str(sub.graph_attr.get("rank") or "") in ("same", "min", "max",
-                                                                 "source", "sink")
-        stack.extend(sub.subgraphs())
-    out = []
-    if same_rank:
-        out.append(f"{same_rank} rank=same/min/max subgraph(s) ignored: the engines here "
-                   "do not take rank constraints")
-    return out
+        kind = str(sub.graph_attr.get("rank") or "").strip().lower()
+        nodes = tuple(str(n) for n in sub.nodes())
+        if kind in RankKind._value2member_map_ and nodes:
+            out.append(RankGroup(nodes, RankKind(kind)))
+        stack.extend(reversed(sub.subgraphs()))
+    return tuple(out)
 
 
 def _node_names(agraph: Any) -> list[str]:
@@ -464,8 +486,8 @@ def _outline(shape_name: str, styles: set[str]) -> Outline:
     return outline
 
 
-def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext
-          ) -> tuple[Node, NodeView]:
+def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext,
+          compass: tuple[tuple[str, str], ...] = ()) -> tuple[Node, NodeView]:
     shape_name = attributes.get("shape", "ellipse").strip().lower()
     styles = _styles(attributes)
     outline = _outline(shape_name, styles)
@@ -490,9 +512,13 @@ def _node(node_id: str, attributes: Mapping[str, str], context: _GraphContext
     width, height = _node_size(figure, title, shape_name, attributes, f"node '{node_id}'")
     view = NodeView(StepKind.PLAIN, title, figure=figure)
     ports = _record_ports(node_id, figure, width, height, context) if record else ()
+    ports += _compass_ports(node_id, figure, width, height, compass)
     constraints = PortConstraints.FIXED_POS if ports else PortConstraints.UNDEFINED
+    options: tuple[tuple[str, str], ...] = ()
+    if record is not None:   # dot draws the record itself and routes to its fields
+        options = (("graphviz.shape", shape_name), ("graphviz.label", raw_label or "\\N"))
     return Node(node_id, width, height, LAYOUT_SHAPES[outline], title, ports=ports,
-                port_constraints=constraints), view
+                port_constraints=constraints, layout_options=options), view
 
 
 def record_port_id(node_id: str, field: str, exit_side: bool) -> str:
@@ -520,7 +546,96 @@ def _record_ports(node_id: str, figure: Figure, width: float, height: float,
         for exit_side, side in ((False, context.flow_sides[0]), (True, context.flow_sides[1])):
             x = {PortSide.WEST: 0.0, PortSide.EAST: width}.get(side, box.center.x)
             y = {PortSide.NORTH: 0.0, PortSide.SOUTH: height}.get(side, box.center.y)
-            ports.append(Port(record_port_id(node_id, leaf.port, exit_side), side, x=x, y=y))
+            ports.append(Port(record_port_id(node_id, leaf.port, exit_side), side, x=x, y=y,
+                              layout_options=((GRAPHVIZ_PORT, leaf.port),)))
+    return tuple(ports)
+
+
+COMPASS_SIDES: Mapping[str, PortSide] = {
+    "n": PortSide.NORTH, "ne": PortSide.NORTH, "nw": PortSide.NORTH,
+    "s": PortSide.SOUTH, "se": PortSide.SOUTH, "sw": PortSide.SOUTH,
+    "e": PortSide.EAST, "w": PortSide.WEST}
+"""The side of the node each compass point is on (corners: their north/south face)."""
+GRAPHVIZ_PORT = "graphviz.port"
+GRAPHVIZ_COMPASS = "graphviz.compass"
+"""Port options for the graphviz provider: the record field and compass point dot
+routes an edge end to (``node:port:compass``)."""
+
+
+def compass_port_id(node_id: str, field: str, compass: str) -> str:
+    """The id of the port for ``node:field:compass`` (``field`` empty: ``node:compass``).
+
+    >>> compass_port_id("a", "f0", "n"), compass_port_id("a", "", "se")
+    ('a:f0:n', 'a::se')
+    """
+    return f"{node_id}:{field}:{compass}"
+
+
+def split_port(raw: str | None) -> tuple[str, str]:
+    """``(field, compass)`` of a DOT edge end's port (``tailport``/``headport``): a field
+    name, a compass point, or both as ``field:compass``; ``_``/``c`` mean no compass.
+
+    >>> split_port("f0:ne"), split_port("sw"), split_port("f1"), split_port("f0:_")
+    (('f0', 'ne'), ('', 'sw'), ('f1', ''), ('f0', ''))
+    """
+    parts = [p.strip() for p in (raw or "").split(":")]
+    field, compass = (parts[0], parts[1].lower()) if len(parts) > 1 else (parts[0], "")
+    if not compass and (field.lower() in COMPASS_SIDES or field in ("_", "c")):
+        field, compass = "", field.lower()
+    return field, compass if compass in COMPASS_SIDES else ""
+
+
+def compass_ports(agraph: Any) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each node -> the ``(field, compass)`` pairs its edge ends name with a compass
+    point, in the order first met."""
+    wanted: dict[str, dict[tuple[str, str], None]] = {}
+    fields: dict[str, set[str]] = {}
+    for edge in agraph.edges():
+        for node_name, key in ((str(edge[0]), "tailport"), (str(edge[1]), "headport")):
+            field, compass = split_port(edge.attr.get(key))
+            if not field and compass:   # a record field named like a compass point wins
+                if node_name not in fields:
+                    fields[node_name] = record_fields(agraph.get_node(node_name).attr)
+                if compass in fields[node_name]:
+                    continue
+            if compass:
+                wanted.setdefault(node_name, {})[(field, compass)] = None
+    return {node: tuple(pairs) for node, pairs in wanted.items()}
+
+
+def record_fields(attr: Any) -> set[str]:
+    """The port names of a record node's fields (none for other nodes or a bad label)."""
+    values = _attributes(attr, ("shape", "label"))
+    if values.get("shape", "").strip().lower() not in ("record", "mrecord"):
+        return set()
+    label = values.get("label", "\\N")
+    if label.startswith(HTML_MARK):
+        return set()
+    try:
+        return set(parse_record(label).ports())
+    except RecordSyntaxError:
+        return set()
+
+
+def _compass_ports(node_id: str, figure: Figure, width: float, height: float,
+                   wanted: tuple[tuple[str, str], ...]) -> tuple[Port, ...]:
+    """A port per ``(field, compass)``: at the compass point of the node's box, or, for
+    a record field, where the field meets the node's face on that side."""
+    fields = {}
+    if figure.record is not None:
+        fields = {leaf.port: box for box, leaf in field_boxes(
+            figure.record, Box(0, 0, width, height), not figure.record_vertical)
+            if leaf.port is not None}
+    ports = []
+    for field, compass in wanted:
+        if field and field not in fields:
+            continue   # not a field of this node: the edge attaches to the whole node
+        area = fields.get(field, Box(0, 0, width, height))
+        x = {"e": width, "w": 0.0}.get(compass[-1], area.center.x)
+        y = {"n": 0.0, "s": height}.get(compass[0], area.center.y)
+        options = (((GRAPHVIZ_PORT, field),) if field else ()) + ((GRAPHVIZ_COMPASS, compass),)
+        ports.append(Port(compass_port_id(node_id, field, compass), COMPASS_SIDES[compass],
+                          x=x, y=y, layout_options=options))
     return tuple(ports)
 
 
@@ -599,12 +714,15 @@ def _edge_figure(attributes: Mapping[str, str], directed: bool) -> EdgeFigure:
 
 def _edge_port(node_id: str, raw: str | None, exit_side: bool, ports: set[str]
                ) -> tuple[str | None, bool]:
-    """The port id an edge end names (``field`` or ``field:compass``), and whether the
-    end named a field that is not a port of the node."""
-    field = (raw or "").split(":")[0].strip()
-    if field in ("", "_", "c", "n", "s", "e", "w", "ne", "nw", "se", "sw"):
+    """The port id an edge end names (``field``, ``compass`` or ``field:compass``), and
+    whether the end named a field that is not a port of the node."""
+    field, compass = split_port(raw)
+    if not field and not compass:
         return None, False
-    port = record_port_id(node_id, field, exit_side)
+    if not field and record_port_id(node_id, compass, exit_side) in ports:
+        field, compass = compass, ""   # Graphviz: a port name before a compass point
+    port = (compass_port_id(node_id, field, compass) if compass
+            else record_port_id(node_id, field, exit_side))
     return (port, False) if port in ports else (None, True)
 
 

@@ -3,8 +3,10 @@
 One pixel is written as one point; y is flipped (DOT's origin is bottom-left). Nodes carry
 ``pos`` (centre), ``width``/``height`` in inches and ``fixedsize``; edges carry ``pos`` as a
 B-spline whose cubic pieces are straight segments, with ``e,x,y`` for the arrowhead, and
-``lp`` for the label centre. Output is deterministic (result order, positions to 2
-decimals, sizes to 4).
+``lp`` for the label centre. Compound nodes are ``subgraph cluster_*`` blocks nested as
+they are (with the node's ``id``, ``label`` and ``bb``), so reading the text back keeps
+the hierarchy; rank groups are ``{ rank=same; ... }`` subgraphs. Output is deterministic
+(result order, positions to 2 decimals, sizes to 4).
 
 >>> from layouts.graph import Graph, Node
 >>> from layouts.result import Diagnostics, LayoutResult, NodeBox
@@ -27,7 +29,7 @@ import re
 from collections.abc import Mapping
 from itertools import pairwise
 
-from layouts.graph import Shape
+from layouts.graph import RankGroup, Shape
 from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.diagram import Diagram
 from renderer.svg import edge_label_box, edge_labels
@@ -58,7 +60,10 @@ def write_dot(diagram: Diagram, result: LayoutResult) -> bytes:
         '  node [fixedsize=true, fontname="DejaVu Sans", fontsize=12];',
         '  edge [fontname="DejaVu Sans", fontsize=10.5];',
     ]
-    lines += [_node_line(node, titles.get(node.id, node.id), height) for node in result.nodes]
+    titles.update({n.id: diagram.nodes[n.id].title if n.id in diagram.nodes else n.label
+                   for n in diagram.graph.all_nodes() if n.id not in titles})
+    lines += _nested_lines(result, titles, height)
+    lines += [_rank_line(group) for group in diagram.graph.rank_groups]
     lines += [_edge_line(route, labels.get(route.id), route.id in loop_backs, height)
               for route in result.edges]
     lines.append("}")
@@ -105,6 +110,50 @@ def _inches(points: float) -> str:
 
 def _pos(p: Point, height: float) -> str:
     return f"{_n(p.x)},{_n(height - p.y)}"
+
+
+def cluster_name(node_id: str) -> str:
+    """The DOT subgraph name of a compound node: its id when that already starts with
+    ``cluster`` (what DOT needs to draw it as a box), else ``cluster_`` and its id.
+
+    >>> cluster_name("cluster_a"), cluster_name("g")
+    ('cluster_a', 'cluster_g')
+    """
+    return node_id if node_id.startswith("cluster") else f"cluster_{node_id}"
+
+
+def _nested_lines(result: LayoutResult, titles: Mapping[str, str], height: float,
+                  parent: str | None = None, depth: int = 1) -> list[str]:
+    """The nodes below ``parent`` in result order: leaves as node lines, compound nodes
+    as ``subgraph cluster_*`` blocks (with their id, label and bounding box) holding
+    their children."""
+    children: dict[str | None, list[NodeBox]] = {}
+    for node in result.nodes:
+        children.setdefault(node.parent, []).append(node)
+
+    def block(owner: str | None, level: int) -> list[str]:
+        pad = "  " * level
+        out = []
+        for node in children.get(owner, []):
+            if node.id not in children:
+                out.append(pad + _node_line(node, titles.get(node.id, node.id), height)[2:])
+                continue
+            box = (f"{_n(node.x)},{_n(height - node.y - node.height)},"
+                   f"{_n(node.x + node.width)},{_n(height - node.y)}")
+            out.append(f"{pad}subgraph {quote(cluster_name(node.id))} {{")
+            title = _label(titles.get(node.id) or "")
+            out.append(f'{pad}  graph [id={quote(node.id)}, label={title}, bb="{box}"];')
+            out += block(node.id, level + 1)
+            out.append(f"{pad}}}")
+        return out
+
+    return block(parent, depth)
+
+
+def _rank_line(group: RankGroup) -> str:
+    """A rank group as DOT's anonymous ``rank`` subgraph."""
+    members = " ".join(f"{quote(node_id)};" for node_id in group.nodes)
+    return f"  {{ rank={group.kind.value}; {members} }}"
 
 
 def _node_line(node: NodeBox, title: str, height: float) -> str:

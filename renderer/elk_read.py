@@ -1,15 +1,16 @@
 """Read an ELK JSON graph as elkjs callers write it into a :class:`Diagram`.
 
 Accepted, as elkjs accepts them: ``children`` nested to any depth (compound nodes),
-``ports``, ``labels`` (the first one of each element is laid out; sizes are measured when
-not given), ``edges`` declared in any node with ``sources``/``targets`` naming nodes or
-ports (or the older ``source``/``target`` with ``sourcePort``/``targetPort``), ids that
-are strings or integers, and ``layoutOptions`` (or the older ``properties``) on every
-element. The ELK options become engine options of the graph model (passed unchanged to
-elkjs); ``elk.port.side``, ``elk.port.index`` and ``elk.portConstraints`` also set the
-model's port sides, orders and constraints, and the root's options that we have in our
-option table become :attr:`Diagram.option_values`. Positions in the input are ignored,
-except the port positions of ``FIXED_POS`` nodes.
+``ports``, ``labels`` (every one is laid out, the first as the element's label and the
+rest as :attr:`~layouts.graph.Node.extra_labels`; sizes are measured when not given),
+``edges`` declared in any node with ``sources``/``targets`` naming nodes or ports (or the
+older ``source``/``target`` with ``sourcePort``/``targetPort``), ids that are strings or
+integers, and ``layoutOptions`` (or the older ``properties``) on every element. The ELK
+options become engine options of the graph model (passed unchanged to elkjs);
+``elk.port.side``, ``elk.port.index`` and ``elk.portConstraints`` also set the model's
+port sides, orders and constraints, and the root's options that we have in our option
+table become :attr:`Diagram.option_values`. Positions in the input are ignored, except the
+port positions of ``FIXED_POS`` nodes.
 
 >>> d = read_elk_graph({"id": "root", "layoutOptions": {"elk.direction": "RIGHT"},
 ...     "children": [{"id": 1, "width": 30, "height": 30,
@@ -36,6 +37,7 @@ from layouts.graph import (
     Edge,
     EngineOptions,
     Graph,
+    Label,
     Node,
     OptionValue,
     Port,
@@ -142,6 +144,23 @@ def _first_label(item: Mapping[str, Any], where: str) -> _Label | None:
                   measured_height if height is None else height)
 
 
+def _extra_labels(item: Mapping[str, Any], where: str) -> tuple[Label, ...]:
+    """Every label after the first, with its size (measured when not given) and its
+    ``layoutOptions``."""
+    out = []
+    for i, label in enumerate(_objects(item, "labels", where)[1:], start=1):
+        text = label.get("text", "")
+        if not isinstance(text, str | int | float):
+            raise ElkJsonError(f"{where} label {i} text must be text, not {text!r}")
+        measured_width, measured_height = edge_label_size(str(text))
+        width = _size(label, "width", f"{where} label {i}")
+        height = _size(label, "height", f"{where} label {i}")
+        out.append(Label(str(text), measured_width if width is None else width,
+                         measured_height if height is None else height,
+                         options_of(label, f"{where} label {i}")))
+    return tuple(out)
+
+
 @dataclass
 class _Reader:
     """State of one read: every node's views, the edges found anywhere (still naming
@@ -181,7 +200,7 @@ class _Reader:
         height = _size(item, "height", where) or measured_height
         return Node(node_id, width, height, shape, title if label else "", ports, children,
                     constraints, label.width if label else 0.0, label.height if label else 0.0,
-                    options)
+                    options, extra_labels=_extra_labels(item, where))
 
     def ports(self, item: Mapping[str, Any], node_id: str, constraints: PortConstraints
               ) -> tuple[Port, ...]:
@@ -202,15 +221,16 @@ class _Reader:
             label = _first_label(port, port_where)
             read.append((port_id, side, _index(_option(options, "port.index")), position,
                          _size(port, "width", port_where) or 0.0,
-                         _size(port, "height", port_where) or 0.0, label, options))
+                         _size(port, "height", port_where) or 0.0, label, options,
+                         _extra_labels(port, port_where)))
         orders = _side_orders([(p[0], p[1], p[2]) for p in read])
         return tuple(
             Port(port_id, side, orders.get(port_id),
                  None if position is None else position[0],
                  None if position is None else position[1], width, height,
                  label.text if label else "", label.width if label else 0.0,
-                 label.height if label else 0.0, options)
-            for port_id, side, _, position, width, height, label, options in read)
+                 label.height if label else 0.0, options, extra)
+            for port_id, side, _, position, width, height, label, options, extra in read)
 
     def edge(self, item: object, where: str, index: int) -> Edge:
         if not isinstance(item, Mapping):
@@ -225,7 +245,8 @@ class _Reader:
             raise ElkJsonError(f"{where} has loopBack {loop_back!r}; it must be true or false")
         return Edge(edge_id, source, target, label.text if label else None, loop_back,
                     label.width if label else 0.0, label.height if label else 0.0,
-                    source_port, target_port, options_of(item, where))
+                    source_port, target_port, options_of(item, where),
+                    _extra_labels(item, where))
 
     def end(self, item: Mapping[str, Any], plural: str, singular: str, where: str
             ) -> tuple[str, str | None]:

@@ -26,9 +26,11 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
-from layouts.graph import Edge, Node
+from layouts.elk_options import same_option
+from layouts.graph import Edge, Label, Node
 from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point, PortBox
 from renderer.diagram import Diagram
 from renderer.svg import edge_label_box, edge_labels
@@ -93,7 +95,9 @@ class _Filler:
         self._collect_ids(document)
         document["x"], document["y"] = 0, 0
         document["width"], document["height"] = _num(self.result.width), _num(self.result.height)
-        self._fill_owner(document, Point(0.0, 0.0))
+        shapes = _coords(document, "elk.json.shapeCoords", ShapeCoords, ShapeCoords.PARENT)
+        edges = _coords(document, "elk.json.edgeCoords", EdgeCoords, EdgeCoords.CONTAINER)
+        self._fill_owner(document, Point(0.0, 0.0), shapes, edges)
 
     def _collect_ids(self, document: Mapping[str, Any]) -> None:
         stack = [document]
@@ -105,20 +109,30 @@ class _Filler:
                     self.raw_ids[str(port.get("id"))] = port.get("id")
                 stack.append(child)
 
-    def _fill_owner(self, owner: dict[str, Any], origin: Point) -> None:
-        """Fill ``owner``'s children (recursively) and the edges declared in it."""
+    def _fill_owner(self, owner: dict[str, Any], origin: Point, shapes: ShapeCoords,
+                    edges: EdgeCoords) -> None:
+        """Fill ``owner``'s children (recursively) and the edges declared in it, with
+        ``shapes``/``edges`` the coordinate systems in force at ``owner`` (its own
+        ``elk.json.shapeCoords``/``edgeCoords``, else its parent's), as elkjs does: a
+        node's position is in its parent's system, its labels, ports and children in
+        its own; an edge's points and labels in the system of the node declaring it."""
+        at = origin if shapes is ShapeCoords.PARENT else Point(0.0, 0.0)
         for child in owner.get("children", []):
             box = self.nodes.get(str(child.get("id")))
             if box is None:
                 continue
-            _place(child, box.x - origin.x, box.y - origin.y, box.width, box.height)
+            _place(child, box.x - at.x, box.y - at.y, box.width, box.height)
             corner = Point(box.x, box.y)
-            self._fill_labels(child, box.label_box, corner, self._node_label_default(box))
+            own = _coords(child, "elk.json.shapeCoords", ShapeCoords, shapes)
+            inner = corner if own is ShapeCoords.PARENT else Point(0.0, 0.0)
+            self._fill_labels(child, box.label_box, inner, self._node_label_default(box),
+                              box.extra_label_boxes, self.model[box.id].extra_labels)
             for port in child.get("ports", []):
-                self._fill_port(port, corner)
-            self._fill_owner(child, corner)
+                self._fill_port(port, inner, own)
+            self._fill_owner(child, corner, own,
+                             _coords(child, "elk.json.edgeCoords", EdgeCoords, edges))
         for edge in owner.get("edges", []):
-            self._fill_edge(edge)
+            self._fill_edge(edge, edges, origin)
 
     def _node_label_default(self, box: NodeBox) -> Box:
         node = self.model[box.id]
@@ -127,37 +141,97 @@ class _Filler:
         return Box(box.x + (box.width - width) / 2, top, width, height)
 
     def _fill_labels(self, item: dict[str, Any], placed: Box | None, origin: Point,
-                     default: Box) -> None:
+                     default: Box, extra: tuple[Box, ...] = (),
+                     extra_sizes: tuple[Label, ...] = ()) -> None:
+        """Every label of ``item``: the first at ``placed`` (else ``default``), the rest at
+        their ``extra`` boxes, else stacked under the one before, centred on it."""
         labels = item.get("labels")
         if not isinstance(labels, list) or not labels or not isinstance(labels[0], dict):
             return
         box = placed or default
         _place(labels[0], box.x - origin.x, box.y - origin.y, box.width, box.height)
+        for i, label in enumerate(labels[1:]):
+            if not isinstance(label, dict):
+                continue
+            if i < len(extra):
+                box = extra[i]
+            else:
+                size = extra_sizes[i] if i < len(extra_sizes) else Label("", 0.0, 0.0)
+                box = Box(box.center.x - size.width / 2, box.bottom, size.width, size.height)
+            _place(label, box.x - origin.x, box.y - origin.y, box.width, box.height)
 
-    def _fill_port(self, port: dict[str, Any], corner: Point) -> None:
+    def _fill_port(self, port: dict[str, Any], corner: Point, shapes: ShapeCoords) -> None:
         placed = self.ports.get(str(port.get("id")))
         if placed is None:
             return
         _place(port, placed.x - corner.x, placed.y - corner.y, placed.width, placed.height)
-        self._fill_labels(port, placed.label_box, Point(placed.x, placed.y),
-                          _port_label_default(placed, self.model[placed.node]))
+        model = self.model[placed.node].port(placed.id)
+        own = Point(placed.x, placed.y) if shapes is ShapeCoords.PARENT else Point(0.0, 0.0)
+        self._fill_labels(port, placed.label_box, own,
+                          _port_label_default(placed, self.model[placed.node]),
+                          placed.extra_label_boxes, model.extra_labels)
 
-    def _fill_edge(self, item: dict[str, Any]) -> None:
+    def _fill_edge(self, item: dict[str, Any], coords: EdgeCoords, declared_in: Point
+                   ) -> None:
         edge_id = str(item.get("id"))
         route, edge = self.routes.get(edge_id), self.edges.get(edge_id)
         if route is None or edge is None:
             return
         container = self.containers[edge_id]
-        origin = self.result.offset_of(container)
+        origin = {EdgeCoords.CONTAINER: self.result.offset_of(container),
+                  EdgeCoords.PARENT: declared_in, EdgeCoords.ROOT: Point(0.0, 0.0)}[coords]
         item["sections"] = [_section(route, edge, origin, self.raw_ids)]
         if route.junction_points:
             item["junctionPoints"] = [_point(p, origin) for p in route.junction_points]
         label = self.labels.get(edge_id) or edge.label
         box = route.label_box or edge_label_box(route, label)
         if box is not None:
-            self._fill_labels(item, box, origin, box)
-        item["container"] = self.root_id if container is None else self.raw_ids.get(
-            container, container)
+            self._fill_labels(item, box, origin, box, route.extra_label_boxes,
+                              edge.extra_labels)
+        if coords is EdgeCoords.CONTAINER:   # elkjs names the container only then
+            item["container"] = self.root_id if container is None else self.raw_ids.get(
+                container, container)
+
+
+class ShapeCoords(StrEnum):
+    """ELK's ``elk.json.shapeCoords``: nodes, ports and their labels relative to their
+    parent (the default) or to the root."""
+
+    PARENT = "PARENT"
+    ROOT = "ROOT"
+
+
+class EdgeCoords(StrEnum):
+    """ELK's ``elk.json.edgeCoords``: edge points and labels relative to the edge's
+    container (the default), to the node that declares it, or to the root."""
+
+    CONTAINER = "CONTAINER"
+    PARENT = "PARENT"
+    ROOT = "ROOT"
+
+
+_C = TypeVar("_C", ShapeCoords, EdgeCoords)
+
+
+def _coords(item: Mapping[str, Any], name: str, kind: type[_C], inherited: _C) -> _C:
+    """The coordinate system ``item`` sets with option ``name`` (any spelling, in
+    ``layoutOptions`` or ``properties``), else ``inherited`` (also for ``INHERIT`` and
+    values ELK does not have).
+
+    >>> _coords({"layoutOptions": {"json.edgeCoords": "root"}}, "elk.json.edgeCoords",
+    ...         EdgeCoords, EdgeCoords.CONTAINER)
+    <EdgeCoords.ROOT: 'ROOT'>
+    """
+    for key in ("layoutOptions", "properties"):
+        options = item.get(key)
+        if not isinstance(options, Mapping):
+            continue
+        for option, value in options.items():
+            if isinstance(option, str) and same_option(option, name):
+                text = str(value).strip().upper()
+                if text in kind._value2member_map_:
+                    return kind(text)
+    return inherited
 
 
 def _port_label_default(port: PortBox, node: Node) -> Box:

@@ -50,6 +50,8 @@ class Outline(StrEnum):
     BPMN_EVENT = "bpmn-event"
     BPMN_GATEWAY = "bpmn-gateway"
     BPMN_ACTIVITY = "bpmn-activity"
+    BPMN_ANNOTATION = "bpmn-annotation"
+    """A BPMN text annotation: an open bracket on the left of its text."""
 
 
 LAYOUT_SHAPES: Mapping[Outline, Shape] = {

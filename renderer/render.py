@@ -32,6 +32,7 @@ from layouts.options import LayoutOptions
 from layouts.registry import get_provider, provider_features, provider_names
 from layouts.result import LayoutResult
 from renderer.bpmn_attach import attach_boundary_events
+from renderer.bpmn_lanes import band_lanes
 from renderer.bpmn_stack import stack_scopes
 from renderer.bpmn_writer import BpmnWriteError
 from renderer.diagram import Diagram
@@ -136,7 +137,8 @@ def flat_if_needed(diagram: Diagram, engine: str) -> Diagram:
     if GraphFeature.PORTS in needs - features:
         ends = sum((e.source_port is not None) + (e.target_port is not None)
                    for e in diagram.graph.edges)
-        notes.append(f"{ends} edge end(s) at a record field attach to the whole node: "
+        notes.append(f"{ends} edge end(s) at a record field or compass point attach to the "
+                     f"whole node: "
                      f"engine '{engine}' does not lay out ports ({able[GraphFeature.PORTS]} do)")
     return replace(diagram, graph=diagram.flat_fallback, warnings=(*diagram.warnings, *notes))
 
@@ -203,7 +205,7 @@ def render_timed(
     if engine == "elkjs" and (diagram.bpmn is not None or diagram.flat_fallback is not None):
         diagram = replace(diagram, graph=labels_inside(diagram.graph))
     result = runner(diagram.graph, engine, resolve_options(diagram, options, given_options))
-    result = stack_scopes(diagram, attach_boundary_events(diagram, result))
+    result = stack_scopes(diagram, attach_boundary_events(diagram, band_lanes(diagram, result)))
     if diagram.warnings:
         warnings = (*result.diagnostics.warnings, *diagram.warnings)
         result = replace(result, diagnostics=replace(result.diagnostics, warnings=warnings))

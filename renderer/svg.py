@@ -36,7 +36,7 @@ import svgwrite
 from svgwrite.container import Group
 
 from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point
-from renderer.bpmn_frames import Frame, frames
+from renderer.bpmn_frames import NAME_BAND, Frame, frames
 from renderer.bpmn_model import expanded_ids
 from renderer.diagram import Diagram, EdgeState, EdgeView, NodeView, StepKind
 from renderer.figures import DASH_ARRAYS, EdgeEnd, EdgeFigure
@@ -139,6 +139,8 @@ class _Scene:
     edge_views: Mapping[str, EdgeView]
     labels: Mapping[str, str]
     loop_backs: frozenset[str]
+    extra_labels: Mapping[str, tuple[str, ...]]
+    """The texts of each edge's labels after the first."""
 
     @classmethod
     def of(cls, diagram: Diagram) -> _Scene:
@@ -147,7 +149,9 @@ class _Scene:
         views.update({key: view for key, view in diagram.nodes.items() if key not in views})
         edge_views = {e.id: diagram.edge_view(e.id) for e in diagram.graph.edges}
         return cls(diagram, views, edge_views, edge_labels(diagram),
-                   frozenset(e.id for e in diagram.graph.edges if e.loop_back))
+                   frozenset(e.id for e in diagram.graph.edges if e.loop_back),
+                   {e.id: tuple(label.text for label in e.extra_labels)
+                    for e in diagram.graph.edges if e.extra_labels})
 
     def view(self, node_id: str) -> NodeView:
         return self.node_views.get(node_id) or NodeView(StepKind.PLAIN, node_id)
@@ -159,14 +163,33 @@ def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:
     if model is None:
         return []
     boxes = {n.id: n for n in result.nodes}
-    pools = model.main_scopes if model.collaboration_id is not None else ()
+    pools = tuple(s for s in model.main_scopes if model.collaboration_id is not None
+                  or s.lanes)
     expanded = expanded_ids(diagram.graph.all_nodes())
     return frames((*pools, *(s for s in model.sub_scopes if s.id not in expanded)), boxes,
                   result.edges)
 
 
+def _lane(drawing: svgwrite.Drawing, lane: NodeBox, name: str) -> Group:
+    """A lane: its box, the line closing its name band and its name written upwards."""
+    item = drawing.g(class_="lane")
+    item["data-lane-id"] = xml_safe(lane.id)
+    item.add(drawing.rect(insert=(_n(lane.x), _n(lane.y)),
+                          size=(_n(lane.width), _n(lane.height)), stroke_width="1"))
+    band_x = lane.x + NAME_BAND
+    bottom = lane.y + lane.height
+    item.add(drawing.path(d=f"M {_n(band_x)} {_n(lane.y)} L {_n(band_x)} {_n(bottom)}",
+                          stroke_width="1"))
+    if name:
+        text = text_lines(drawing, name, 0, 0, DEFAULT_STROKE.hex)
+        text["transform"] = f"translate({_n(lane.x + 10)} {_n(lane.center.y)}) rotate(-90)"
+        item.add(text)
+    return item
+
+
 def _frames(drawing: svgwrite.Drawing, scope_frames: list[Frame]) -> Group:
     group = drawing.g(id="frames", fill="none", stroke=DEFAULT_STROKE.hex)
+    names = {lane.id: lane.name for frame in scope_frames for lane in frame.scope.all_lanes()}
     for frame in scope_frames:
         box = frame.box
         item = drawing.g(class_=f"frame frame-{frame.scope.kind.value}")
@@ -175,7 +198,8 @@ def _frames(drawing: svgwrite.Drawing, scope_frames: list[Frame]) -> Group:
                             stroke_width="1.5", fill="#ffffff")
         if not frame.has_band:
             rect.update({"rx": "10", "stroke-dasharray": "6 4"})
-        item.add(rect)
+        if frame.has_band or not frame.lanes:   # a process's lanes need no frame of their own
+            item.add(rect)
         if frame.has_band:
             band_x = box.x + 30
             item.add(drawing.path(d=f"M {_n(band_x)} {_n(box.y)} L {_n(band_x)} "
@@ -184,9 +208,11 @@ def _frames(drawing: svgwrite.Drawing, scope_frames: list[Frame]) -> Group:
             text["transform"] = (f"translate({_n(box.x + 10)} {_n(box.center.y)}) "
                                  "rotate(-90)")
             item.add(text)
-        elif frame.scope.name:
+        elif frame.scope.name and not frame.lanes:
             item.add(text_lines(drawing, frame.scope.name, box.x + 10, box.y + 6,
                                 DEFAULT_STROKE.hex, anchor="start"))
+        for lane in frame.lanes:
+            item.add(_lane(drawing, lane, names.get(lane.id, "")))
         group.add(item)
     return group
 
@@ -346,9 +372,12 @@ def _edge_label(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> G
     if text is None or box is None:
         return None
     group = drawing.g(id=element_id("label", route.id), class_="edge-label")
-    group.add(drawing.rect(insert=(_n(box.x), _n(box.y)), size=(_n(box.width), _n(box.height)),
-                           rx="3", fill="#ffffff", fill_opacity="0.92", stroke="#cfd8dc"))
-    _, text_height = measure_text(text, EDGE_LABEL_TEXT.size, bold=EDGE_LABEL_TEXT.bold)
-    top = box.y + (box.height - text_height) / 2
-    group.add(draw_text(drawing, text, box.center.x, top, EDGE_LABEL_TEXT))
+    extras = zip(scene.extra_labels.get(route.id, ()), route.extra_label_boxes, strict=False)
+    for line, at in ((text, box), *extras):
+        group.add(drawing.rect(insert=(_n(at.x), _n(at.y)),
+                               size=(_n(at.width), _n(at.height)), rx="3", fill="#ffffff",
+                               fill_opacity="0.92", stroke="#cfd8dc"))
+        _, text_height = measure_text(line, EDGE_LABEL_TEXT.size, bold=EDGE_LABEL_TEXT.bold)
+        top = at.y + (at.height - text_height) / 2
+        group.add(draw_text(drawing, line, at.center.x, top, EDGE_LABEL_TEXT))
     return group

@@ -159,6 +159,15 @@ def _component(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float
             drawing.rect(insert=(_n(x - 4), _n(y + h * 0.6)), size=("8", _n(h * 0.15)))]
 
 
+def _annotation(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+                c: Point) -> list[Any]:
+    arm = min(12.0, w / 4)
+    bracket = _path(drawing, f"M {_n(x + arm)} {_n(y)} L {_n(x)} {_n(y)} L {_n(x)} "
+                             f"{_n(y + h)} L {_n(x + arm)} {_n(y + h)}")
+    bracket["fill"] = "none"
+    return [bracket]
+
+
 _OUTLINES: Mapping[Outline, Callable[..., list[Any]]] = {
     Outline.ROUNDED: _rounded, Outline.ELLIPSE: _ellipse, Outline.CIRCLE: _circle,
     Outline.DOUBLE_CIRCLE: _double_circle, Outline.DIAMOND: _diamond, Outline.NOTE: _note,
@@ -173,7 +182,7 @@ _OUTLINES: Mapping[Outline, Callable[..., list[Any]]] = {
     Outline.TRAPEZIUM: _polygon_shape([(0.2, 0), (0.8, 0), (1, 1), (0, 1)]),
     Outline.HOUSE: _polygon_shape([(0.5, 0), (1, 0.35), (1, 1), (0, 1), (0, 0.35)]),
     Outline.BOX_3D: _box_3d, Outline.COMPONENT: _component,
-    Outline.BPMN_GATEWAY: _diamond,
+    Outline.BPMN_GATEWAY: _diamond, Outline.BPMN_ANNOTATION: _annotation,
     Outline.BPMN_ACTIVITY: lambda d, x, y, w, h, c: _rounded(d, x, y, w, h, c, 10.0),
 }
 

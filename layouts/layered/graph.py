@@ -22,10 +22,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from layouts.graph import Graph, Shape
+from layouts.graph import Graph, RankKind, Shape
 from layouts.layered.model import ChainEdge
 from layouts.layered.portmap import PortTable, port_table
 from layouts.options import Direction, LayoutOptions
+
+EngineRankGroup = tuple[RankKind, tuple[int, ...]]
+"""A rank group as the layered graph holds it: its kind and member node indices."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +78,8 @@ class LayeredGraph:
     ports: PortTable | None = None
     """The canonical ports (:mod:`.portmap`), ``None`` without any; a node with stubs is
     already as big as its box plus its insets here."""
+    rank_groups: tuple[EngineRankGroup, ...] = ()
+    """The graph's rank groups by node index, members of other levels left out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +129,10 @@ def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:
         )
         for position, e in enumerate(graph.edges)
     )
-    return LayeredGraph(nodes=nodes, edges=edges, index=index, ports=ports)
+    groups = tuple((g.kind, tuple(index[n] for n in g.nodes if n in index))
+                   for g in graph.rank_groups)
+    return LayeredGraph(nodes=nodes, edges=edges, index=index, ports=ports,
+                        rank_groups=groups)
 
 
 def _with_insets(node: EngineNode, ports: PortTable) -> EngineNode:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
+from layouts.graph import RankKind
 from layouts.layered.cycles.feedback import strongly_connected_components
 from layouts.layered.graph import LayeredGraph, ProperGraph
 from layouts.layered.layering import components
@@ -58,12 +59,17 @@ def after_layering(graph: LayeredGraph, rank: Sequence[int]) -> list[str]:
         f"edge '{e.id}' spans {rank[e.target] - rank[e.source]} < {e.min_length} layers"
         for e in graph.edges if rank[e.target] - rank[e.source] < e.min_length
     ]
-    component = components(len(graph.nodes), [(e.source, e.target) for e in graph.edges])
+    links = [(nodes[0], v) for _, nodes in graph.rank_groups for v in nodes[1:]]
+    if any(kind is not RankKind.SAME for kind, _ in graph.rank_groups):
+        links += [(0, v) for v in range(len(graph.nodes))]   # first/last ranks are global
+    component = components(len(graph.nodes), [(e.source, e.target) for e in graph.edges]
+                           + links)
     lowest: dict[int, int] = {}
     for v, c in enumerate(component):
         lowest[c] = min(lowest.get(c, rank[v]), rank[v])
     problems += [f"component {c} starts at rank {r}" for c, r in lowest.items() if r != 0]
-    if graph.nodes and rank[graph.entry] != 0:
+    first_class = any(kind in (RankKind.MIN, RankKind.SOURCE) for kind, _ in graph.rank_groups)
+    if graph.nodes and rank[graph.entry] != 0 and not first_class:
         problems.append(f"entry node '{graph.nodes[graph.entry].id}' is on rank "
                         f"{rank[graph.entry]}")
     return problems

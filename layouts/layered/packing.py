@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from layouts.graph import Graph
+from layouts.graph import Graph, RankKind
 from layouts.layered.layering import components
 from layouts.layered.model import Routing
 from layouts.result import Box, EdgeRoute, NodeBox, Point, PortBox
@@ -42,8 +42,9 @@ def split(graph: Graph) -> list[Graph]:
     [['a', 'c'], ['b']]
     """
     index = {n.id: i for i, n in enumerate(graph.nodes)}
+    together = _rank_links(graph, index)   # a rank class is laid out whole
     component = components(len(graph.nodes),
-                           [(index[e.source], index[e.target]) for e in graph.edges])
+                           [(index[e.source], index[e.target]) for e in graph.edges] + together)
     count = max(component, default=-1) + 1
     nodes: list[list[int]] = [[] for _ in range(count)]
     for v, c in enumerate(component):
@@ -52,7 +53,25 @@ def split(graph: Graph) -> list[Graph]:
     for k, e in enumerate(graph.edges):
         edges[component[index[e.source]]].append(k)
     return [Graph(tuple(graph.nodes[v] for v in nodes[c]),
-                  tuple(graph.edges[k] for k in edges[c])) for c in range(count)]
+                  tuple(graph.edges[k] for k in edges[c]),
+                  rank_groups=graph.rank_groups_among({graph.nodes[v].id for v in nodes[c]}))
+            for c in range(count)]
+
+
+def _rank_links(graph: Graph, index: dict[str, int]) -> list[tuple[int, int]]:
+    """Pairs joining the members of each rank class: a ``same`` group's members; and,
+    with any ``min``/``max``/``source``/``sink`` group, every node (the first and last
+    ranks are the whole drawing's, as in dot)."""
+    anchors: dict[object, int] = {}
+    links = []
+    for i, g in enumerate(graph.rank_groups):
+        key: object = i if g.kind is RankKind.SAME else "ends"   # first/last: global
+        for n in g.nodes:
+            if n in index:
+                links.append((anchors.setdefault(key, index[n]), index[n]))
+    if "ends" in anchors:
+        links += [(anchors["ends"], v) for v in range(len(graph.nodes))]
+    return links
 
 
 def _shelves(sizes: Sequence[tuple[float, float]], row_width: float, gap: float

@@ -32,6 +32,10 @@ class LayeredProvider:
 
     name = ENGINE_NAME
     features = frozenset({GraphFeature.COMPOUND, GraphFeature.PORTS})
+    rank_groups_limit = ("this engine draws no edge inside a layer, nor reverses edges for "
+                         "a rank: members joined by an edge or path, a min/source member "
+                         "with a predecessor and a max/sink one with a successor keep "
+                         "their own layer")
 
     def availability(self) -> Availability:
         """Always available: pure Python."""

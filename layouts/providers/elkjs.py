@@ -33,7 +33,7 @@ from layouts.graph import Graph, GraphFeature
 from layouts.options import LayoutOptions
 from layouts.providers import elkjs_install
 from layouts.providers.elkjs_convert import from_elk_graph
-from layouts.providers.elkjs_options import to_elk_graph
+from layouts.providers.elkjs_options import hierarchy_fallback, to_elk_graph
 from layouts.providers.elkjs_pool import WorkerPool
 from layouts.providers.elkjs_runner import ElkAnswer, run_per_call
 from layouts.registry import Availability
@@ -71,7 +71,12 @@ class ElkjsProvider:
     name = "elkjs"
     features = frozenset({GraphFeature.PORTS, GraphFeature.COMPOUND})
     reads_elk_options = True
+    places_every_label = True
+    """ELK places every label of an element itself (no stacking needed)."""
     """Every ELK option of the graph goes to elkjs unchanged (no warnings needed)."""
+    rank_groups_limit = ("ELK has no same-layer constraint; rank=min/max/source/sink "
+                         "become elk.layered.layering.layerConstraint "
+                         "FIRST/LAST/FIRST_SEPARATE/LAST_SEPARATE")
 
     def __init__(self, *, install_dir: str | Path | None = None,
                  mode: str | ElkMode | None = None, workers: int = 2,
@@ -107,11 +112,13 @@ class ElkjsProvider:
         elkjs_install.ensure_installed(self.install_dir)
         started = time.perf_counter()
         answer = self._run(to_elk_graph(graph, options), node, options.time_budget)
+        fallback = hierarchy_fallback(graph)
         diagnostics = Diagnostics(
             engine=self.name, effort=options.effort.value, direction=options.direction.value,
             seconds=time.perf_counter() - started,
             phases=(("elk.layout", answer.layout_seconds), ("node", answer.exchange_seconds)),
             notes=(f"elkjs {ELKJS_VERSION}", f"mode {self.mode.value}"),
+            warnings=() if fallback is None else (fallback,),
         )
         return from_elk_graph(graph, answer.graph, diagnostics)
 

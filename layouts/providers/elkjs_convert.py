@@ -106,6 +106,14 @@ def _label_box_at(owner: Mapping[str, Any], origin: Point, where: str) -> Box | 
                _number(label, "width", where), _number(label, "height", where))
 
 
+def _extra_label_boxes(owner: Mapping[str, Any], origin: Point, where: str
+                       ) -> tuple[Box, ...]:
+    """The boxes of every label after the first that ELK placed."""
+    return tuple(Box(origin.x + _number(label, "x", where), origin.y + _number(label, "y", where),
+                     _number(label, "width", where), _number(label, "height", where))
+                 for label in _items(owner, "labels", where)[1:] if "x" in label)
+
+
 def _node_boxes(graph: Graph, placed: _Placed) -> tuple[NodeBox, ...]:
     """Every node (pre-order) at its absolute corner; compound nodes take ELK's size."""
     parents = graph.parents()
@@ -119,7 +127,8 @@ def _node_boxes(graph: Graph, placed: _Placed) -> tuple[NodeBox, ...]:
         if node.children:
             width, height = _number(item, "width", where), _number(item, "height", where)
         boxes.append(NodeBox(node.id, corner.x, corner.y, width, height, node.shape,
-                             parents[node.id], _label_box_at(item, corner, where)))
+                             parents[node.id], _label_box_at(item, corner, where),
+                             _extra_label_boxes(item, corner, where)))
     return tuple(boxes)
 
 
@@ -137,7 +146,8 @@ def _port_boxes(graph: Graph, placed: _Placed, boxes: Mapping[str, NodeBox]
             centre = Point(x + port.width / 2, y + port.height / 2)
             out.append(PortBox(port.id, node.id, x, y, port.width, port.height,
                                side_of(boxes[node.id], centre),
-                               _label_box_at(item, Point(x, y), where)))
+                               _label_box_at(item, Point(x, y), where),
+                               extra_label_boxes=_extra_label_boxes(item, Point(x, y), where)))
     return tuple(out)
 
 
@@ -219,6 +229,7 @@ def _edge_route(edge: Edge, elk_edge: Mapping[str, Any], origin: Point,
         source_end=EdgeEnd(side=side_of(source, first)),
         target_end=EdgeEnd(side=side_of(target, last)),
         label_box=_label_box_at(elk_edge, origin, where), loop_back=edge.loop_back,
+        extra_label_boxes=_extra_label_boxes(elk_edge, origin, where),
         source_port=edge.source_port, target_port=edge.target_port,
         junction_points=tuple(Point(origin.x + p.x, origin.y + p.y) for p in (
             _point(j, where) for j in _items(elk_edge, "junctionPoints", where))),

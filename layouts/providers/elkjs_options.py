@@ -20,8 +20,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from layouts.elk_options import elk_option, same_option
-from layouts.graph import Edge, Graph, Node, OptionValue, Port, PortConstraints, PortSide
+from layouts.elk_options import elk_option, is_writer_option, same_option
+from layouts.graph import (
+    Edge,
+    EngineOptions,
+    Graph,
+    Label,
+    Node,
+    OptionValue,
+    Port,
+    PortConstraints,
+    PortSide,
+    RankKind,
+)
 from layouts.options import Direction, Effort, LayoutOptions
 
 ROOT_ID = "wfr-root"
@@ -85,17 +96,33 @@ def _elk_edge(edge: Edge) -> dict[str, Any]:
     if edge.loop_back:
         source, target = target, source
     elk_edge: dict[str, Any] = {"id": edge.id, "sources": [source], "targets": [target]}
-    if edge.label is not None and edge.label_width > 0 and edge.label_height > 0:
-        elk_edge["labels"] = [
-            {"text": edge.label, "width": edge.label_width, "height": edge.label_height}
-        ]
+    if edge.label is not None and (edge.extra_labels or (edge.label_width > 0
+                                   and edge.label_height > 0)):
+        elk_edge["labels"] = _elk_labels(edge.label, edge.label_width, edge.label_height,
+                                         edge.extra_labels)
     _put_options(elk_edge, dict(edge.layout_options))
     return elk_edge
 
 
+def _elk_labels(text: str, width: float, height: float, extra: tuple[Label, ...]
+                ) -> list[dict[str, Any]]:
+    """ELK ``labels``: the first label, then every extra one with its options."""
+    labels: list[dict[str, Any]] = [{"text": text, "width": width, "height": height}]
+    for label in extra:
+        item: dict[str, Any] = {"text": label.text, "width": label.width,
+                                "height": label.height}
+        _put_options(item, dict(label.layout_options))
+        labels.append(item)
+    return labels
+
+
 def _put_options(owner: dict[str, Any], options: dict[str, Any]) -> None:
-    if options:
-        owner["layoutOptions"] = options
+    """``options`` as ``owner``'s ``layoutOptions``, without the ELK JSON writer's own
+    (:data:`layouts.elk_options.WRITER_OPTIONS`: elkjs answers in its default
+    coordinate systems, which is what the result is read in)."""
+    kept = {key: value for key, value in options.items() if not is_writer_option(key)}
+    if kept:
+        owner["layoutOptions"] = kept
 
 
 def _with_default(options: dict[str, Any], key: str, value: str) -> None:
@@ -127,29 +154,93 @@ def _elk_port(node: Node, port: Port) -> dict[str, Any]:
     if index is not None:
         _with_default(options, "elk.port.index", str(index))
     _put_options(elk_port, options)
-    if port.label:
-        elk_port["labels"] = [{"text": port.label, "width": port.label_width,
-                               "height": port.label_height}]
+    if port.label or port.extra_labels:
+        elk_port["labels"] = _elk_labels(port.label, port.label_width, port.label_height,
+                                         port.extra_labels)
     return elk_port
 
 
-def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]]) -> dict[str, Any]:
+LAYER_CONSTRAINTS: Mapping[RankKind, str] = {
+    RankKind.MIN: "FIRST", RankKind.MAX: "LAST", RankKind.SOURCE: "FIRST_SEPARATE",
+    RankKind.SINK: "LAST_SEPARATE"}
+"""ELK's ``elk.layered.layering.layerConstraint`` for each rank group kind it has;
+ELK has no constraint for ``same``."""
+
+
+def layer_constraints(graph: Graph) -> dict[str, str]:
+    """Each node of a ``min``/``max``/``source``/``sink`` rank group -> its ELK layer
+    constraint (a node in several: the last group's).
+
+    >>> from layouts.graph import Node, RankGroup
+    >>> layer_constraints(Graph((Node("a", 9, 9),), rank_groups=(
+    ...     RankGroup(("a",), RankKind.SINK),)))
+    {'a': 'LAST_SEPARATE'}
+    """
+    return {node_id: LAYER_CONSTRAINTS[g.kind] for g in graph.rank_groups
+            if g.kind in LAYER_CONSTRAINTS for node_id in g.nodes}
+
+
+def _elk_node(node: Node, edges_in: Mapping[str | None, list[Edge]],
+              layers: Mapping[str, str], include_children: bool = False) -> dict[str, Any]:
     elk_node: dict[str, Any] = {"id": node.id, "width": node.width, "height": node.height}
     options = dict(node.layout_options)
+    if include_children:   # see hierarchy_fallback: the root's INCLUDE_CHILDREN holds
+        options = {k: v for k, v in options.items() if not same_option(k, HIERARCHY_HANDLING)}
+    if node.id in layers:
+        _with_default(options, "elk.layered.layering.layerConstraint", layers[node.id])
     constraints = node.effective_port_constraints()
     if node.ports and constraints is not PortConstraints.FREE:
         _with_default(options, "elk.portConstraints", constraints.value.upper())
     _put_options(elk_node, options)
-    if node.label and node.label_width > 0 and node.label_height > 0:
-        elk_node["labels"] = [{"text": node.label, "width": node.label_width,
-                               "height": node.label_height}]
+    if node.extra_labels or (node.label and node.label_width > 0 and node.label_height > 0):
+        elk_node["labels"] = _elk_labels(node.label, node.label_width, node.label_height,
+                                         node.extra_labels)
     if node.ports:
         elk_node["ports"] = [_elk_port(node, p) for p in node.ports]
     if node.children:
-        elk_node["children"] = [_elk_node(c, edges_in) for c in node.children]
+        elk_node["children"] = [_elk_node(c, edges_in, layers, include_children)
+                                for c in node.children]
     if edges_in.get(node.id):
         elk_node["edges"] = [_elk_edge(e) for e in edges_in[node.id]]
     return elk_node
+
+
+HIERARCHY_HANDLING = "elk.hierarchyHandling"
+
+
+def _separate(options: EngineOptions) -> bool:
+    return any(same_option(key, HIERARCHY_HANDLING)
+               and str(value).strip().upper() == "SEPARATE_CHILDREN" for key, value in options)
+
+
+def hierarchy_fallback(graph: Graph) -> str | None:
+    """The warning when ``graph`` asks for ``SEPARATE_CHILDREN`` (at the root or on a
+    compound node) but has edges crossing a compound boundary, which ELK then leaves
+    unrouted: such a graph is laid out with ``INCLUDE_CHILDREN`` instead (the
+    ``SEPARATE_CHILDREN`` options are not sent), so every edge is routed; ``None``
+    otherwise.
+
+    >>> from layouts.graph import Node
+    >>> g = Graph((Node("g", 9, 9, children=(Node("a", 9, 9),)), Node("b", 9, 9)),
+    ...           (Edge("e", "a", "b"),),
+    ...           layout_options=(("elk.hierarchyHandling", "SEPARATE_CHILDREN"),))
+    >>> hierarchy_fallback(g).split(":")[0]
+    'elk.hierarchyHandling=SEPARATE_CHILDREN with 1 edge(s) crossing a compound boundary (e)'
+    """
+    asked = _separate(graph.layout_options) or any(
+        _separate(n.layout_options) for n in graph.all_nodes() if n.children)
+    if not asked:
+        return None
+    parents = graph.parents()
+    containers = graph.edge_containers()
+    crossing = [e.id for e in graph.edges if parents[e.source] != containers[e.id]
+                or parents[e.target] != containers[e.id]]
+    if not crossing:
+        return None
+    shown = ", ".join(crossing[:5]) + (", ..." if len(crossing) > 5 else "")
+    return (f"elk.hierarchyHandling=SEPARATE_CHILDREN with {len(crossing)} edge(s) crossing "
+            f"a compound boundary ({shown}): laid out with INCLUDE_CHILDREN instead, since "
+            "ELK routes such edges only then")
 
 
 def _crosses_levels(graph: Graph, containers: Mapping[str, str | None]) -> bool:
@@ -179,6 +270,8 @@ def root_layout_options(graph: Graph, options: LayoutOptions,
             if key not in FIXED_DEFAULTS}
     merged: dict[str, Any] = {}
     for key, value in graph.layout_options:
+        if is_writer_option(key):
+            continue
         mine = next((k for k in ours if same_option(key, k)), None)
         if mine is None:
             merged[key] = value
@@ -189,7 +282,9 @@ def root_layout_options(graph: Graph, options: LayoutOptions,
     for key, value in FIXED_DEFAULTS.items():
         _with_default(merged, key, value)
     if _crosses_levels(graph, containers):
-        _with_default(merged, "elk.hierarchyHandling", "INCLUDE_CHILDREN")
+        if hierarchy_fallback(graph) is not None:
+            merged = {k: v for k, v in merged.items() if not same_option(k, HIERARCHY_HANDLING)}
+        _with_default(merged, HIERARCHY_HANDLING, "INCLUDE_CHILDREN")
     return merged
 
 
@@ -211,12 +306,14 @@ def to_elk_graph(graph: Graph, options: LayoutOptions) -> dict[str, Any]:
     while root_id in node_ids:
         root_id += "_"
     containers = graph.edge_containers()
+    layers = layer_constraints(graph)
+    fallback = hierarchy_fallback(graph) is not None
     edges_in: dict[str | None, list[Edge]] = {}
     for edge in graph.edges:
         edges_in.setdefault(containers[edge.id], []).append(edge)
     return {
         "id": root_id,
         "layoutOptions": root_layout_options(graph, options, containers),
-        "children": [_elk_node(node, edges_in) for node in graph.nodes],
+        "children": [_elk_node(node, edges_in, layers, fallback) for node in graph.nodes],
         "edges": [_elk_edge(edge) for edge in edges_in.get(None, [])],
     }

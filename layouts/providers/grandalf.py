@@ -225,6 +225,7 @@ class GrandalfProvider:
     """grandalf's Sugiyama layout; ``clock`` is the time source of the budget."""
 
     name = "grandalf"
+    rank_groups_limit = "grandalf takes no rank constraints"
 
     def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
         self.clock = clock

@@ -42,11 +42,13 @@ from layouts.options import Direction, Effort, LayoutOptions
 from layouts.providers._common import RawRoute, assemble_result, node_boxes
 from layouts.providers.graphviz_hierarchy import (
     add_nodes,
+    add_rank_groups,
     cluster_boxes,
     dot_names,
     edge_ends,
     endpoint_names,
     port_boxes,
+    record_attributes,
 )
 from layouts.registry import Availability
 from layouts.result import Box, Diagnostics, LayoutResult, Point
@@ -141,7 +143,9 @@ def build_dot_source(graph: Graph, options: LayoutOptions) -> str:
         dot.graph_attr["compound"] = "true"
     dot.node_attr.update({"fixedsize": "true", "label": ""})
     add_nodes(dot, graph.nodes, names, lambda n: {
-        "shape": DOT_SHAPES[n.shape], "width": _inches(n.width), "height": _inches(n.height)})
+        "shape": DOT_SHAPES[n.shape], "width": _inches(n.width), "height": _inches(n.height),
+        **record_attributes(n)})
+    add_rank_groups(dot, graph, names)
     nodes = graph.node_index()
     for i, e in enumerate(graph.edges):
         tail, head = endpoint_names(e, names, nodes)

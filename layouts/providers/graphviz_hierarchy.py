@@ -73,6 +73,78 @@ def add_nodes(parent: Any, nodes: tuple[Node, ...], names: Mapping[str, str],
         add_nodes(cluster, n.children, names, leaf_attributes)
 
 
+def add_rank_groups(dot: Any, graph: Graph, names: Mapping[str, str]) -> None:
+    """Each rank group as a ``rank=same/min/...`` subgraph of the cluster holding all its
+    members (the root when they are in different clusters); compound members are left
+    out (a cluster cannot be ranked in dot)."""
+    parents = graph.parents()
+    nodes = graph.node_index()
+    subgraphs = {str(sub.name): sub for sub in _all_subgraphs(dot)}
+    for i, group in enumerate(graph.rank_groups):
+        members = [n for n in group.nodes if not nodes[n].children]
+        if not members:
+            continue
+        owners = {parents[n] for n in members}
+        owner = owners.pop() if len(owners) == 1 else None
+        parent = dot if owner is None else subgraphs[names[owner]]
+        parent.add_subgraph([names[n] for n in members], name=f"rank_{i}",
+                            rank=group.kind.value)
+
+
+def _all_subgraphs(dot: Any) -> list[Any]:
+    found, stack = [], list(dot.subgraphs())
+    while stack:
+        sub = stack.pop()
+        found.append(sub)
+        stack.extend(sub.subgraphs())
+    return found
+
+
+GRAPHVIZ_PORT = "graphviz.port"
+GRAPHVIZ_COMPASS = "graphviz.compass"
+"""Port options naming dot's own port (a record field) and compass point, as the DOT
+reader sets them for ``node:port:compass`` edge ends."""
+RECORD_SHAPES = frozenset({"record", "mrecord"})
+
+
+def dot_port(graph: Graph, node_id: str, port: Port, direction: Direction) -> str:
+    """dot's ``tailport``/``headport`` for ``port``: its record field and compass point
+    when it names them (``f0``, ``f0:n``, ``ne``), else the compass point of its side.
+
+    >>> from layouts.graph import Node
+    >>> p = Port("p", PortSide.NORTH, layout_options=(("graphviz.port", "f0"),
+    ...                                               ("graphviz.compass", "ne")))
+    >>> g = Graph((Node("a", 9, 9, ports=(p,), layout_options=(("graphviz.shape", "record"),)),))
+    >>> dot_port(g, "a", p, Direction.TOP_TO_BOTTOM)
+    'f0:ne'
+    >>> dot_port(Graph((Node("a", 9, 9, ports=(p,)),)), "a", p, Direction.TOP_TO_BOTTOM)
+    'ne'
+    """
+    options = dict(port.layout_options)
+    field = str(options.get(GRAPHVIZ_PORT, ""))
+    compass = str(options.get(GRAPHVIZ_COMPASS, ""))
+    if field and _is_record(graph.node(node_id)):
+        return f"{field}:{compass}" if compass else field
+    return compass or COMPASS[free_side(graph, node_id, port, direction)]
+
+
+def _is_record(node: Node) -> bool:
+    return str(dict(node.layout_options).get("graphviz.shape", "")).lower() in RECORD_SHAPES
+
+
+def record_attributes(node: Node) -> dict[str, str]:
+    """``shape`` and ``label`` of a record node as the DOT reader read them, so dot lays
+    its fields out and routes edges to them by name; nothing for other nodes."""
+    if not _is_record(node):
+        return {}
+    options = dict(node.layout_options)
+    label = str(options.get("graphviz.label", "\\N"))
+    if label.startswith("<") and label.endswith(">"):
+        label += " "   # pygraphviz would take "<f0> a|<f1>" for an HTML label; a blank
+        #                 between record tokens changes nothing
+    return {"shape": str(options["graphviz.shape"]), "label": label}
+
+
 def free_side(graph: Graph, node_id: str, port: Port, direction: Direction) -> PortSide:
     """The side of a free port: the exit side when an edge leaves from it."""
     if port.side is not PortSide.FREE:
@@ -97,7 +169,7 @@ def edge_ends(graph: Graph, edge: Edge, direction: Direction, names: Mapping[str
                                         ("headport", head, head_port, "lhead")):
         node = nodes[node_id]
         if port_id is not None:
-            attrs[key] = COMPASS[free_side(graph, node_id, node.port(port_id), direction)]
+            attrs[key] = dot_port(graph, node_id, node.port(port_id), direction)
         if node.children:
             attrs[lkey] = names[node_id]
     return attrs

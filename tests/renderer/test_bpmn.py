@@ -103,7 +103,7 @@ def test_order_handling_reads_every_node_flow_and_marker() -> None:
     assert diagram.option_values == {"direction": "LeftToRight"}
 
 
-def test_collaboration_reads_both_pools_message_flows_and_names_the_lanes() -> None:
+def test_collaboration_reads_both_pools_message_flows_and_the_lanes() -> None:
     diagram = read_diagram_file(FILES / "two-pools.bpmn")
     assert diagram.bpmn is not None
     pools = [(s.id, s.name, len(s.node_ids)) for s in diagram.bpmn.main_scopes]
@@ -111,7 +111,10 @@ def test_collaboration_reads_both_pools_message_flows_and_names_the_lanes() -> N
     message = next(e for e in diagram.graph.edges if e.id == "OrderMessage")
     assert (message.source, message.target, message.label) == ("SendOrder", "OrderArrived",
                                                                 "order")
-    assert any("2 lane(s) not drawn" in w for w in diagram.warnings)
+    (shop,) = [s for s in diagram.bpmn.main_scopes if s.id == "Shop"]
+    assert [(lane.id, lane.node_ids) for lane in shop.lanes] == [
+        ("Sales", ("OrderArrived",)), ("Billing", ("SendInvoice",))]
+    assert not any("lane" in w for w in diagram.warnings)
 
 
 def test_sub_process_and_boundary_events() -> None:
@@ -126,7 +129,7 @@ def test_sub_process_and_boundary_events() -> None:
     assert next(e for e in diagram.graph.edges if e.id == "F5").source == "Assess"
     fraud = diagram.nodes["Fraud"].figure
     assert fraud is not None and fraud.bpmn is not None and not fraud.bpmn.interrupting
-    assert any("textAnnotation" in w for w in diagram.warnings)
+    assert not any("textAnnotation" in w for w in diagram.warnings)
 
 
 def test_boundary_events_sit_on_their_host_border() -> None:
@@ -327,7 +330,8 @@ def test_service_renders_bpmn_as_svg_and_bpmn(client: TestClient) -> None:
     svg = client.post("/api/render", content=body, headers={"content-type": "application/xml"})
     assert svg.status_code == 200, svg.text
     assert svg.headers["content-type"].startswith("image/svg+xml")
-    assert "lane(s) not drawn" in svg.headers["x-layout-warnings"]
+    assert "x-layout-warnings" not in svg.headers   # lanes are drawn now, nothing is left out
+    assert b'data-lane-id="Sales"' in svg.content
     bpmn = client.post("/api/render?format=bpmn", content=body)
     assert bpmn.status_code == 200 and b"BPMNShape" in bpmn.content
 

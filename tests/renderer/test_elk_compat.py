@@ -230,6 +230,54 @@ def _label_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
             "elk.edgeLabels.placement": "CENTER"})])], full(direction="RIGHT"))
 
 
+def _multi_label_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    yield "labels", "edge-with-three-labels", graph(
+        [n("a"), n("b")],
+        [e("ab", "a", "b", labels=[label("one", 24, 12), label("two", 30, 10),
+                                    label("three", 36, 14)])])
+    yield "labels", "node-with-two-labels", graph(
+        [n("a", 80, 50, labels=[label("A1", 20, 10), label("A2", 30, 12)],
+           layoutOptions={"elk.nodeLabels.placement": "INSIDE V_TOP H_CENTER"}),
+         n("b", 80, 50, labels=[label("B1", 20, 10), label("B2", 26, 10)],
+           layoutOptions={"elk.nodeLabels.placement": "OUTSIDE V_BOTTOM H_LEFT"})],
+        [e("ab", "a", "b")])
+    yield "labels", "port-and-edge-labels-right", graph(
+        [n("a", 50, 40, ports=[port("p", "EAST", labels=[label("p1", 10, 8),
+                                                         label("p2", 14, 8)])]),
+         n("b")],
+        [e("ab", "p", "b", labels=[label("x", 10, 10), label("yy", 20, 10)])],
+        full(direction="RIGHT"))
+
+
+def _coords_graph(root: dict[str, str], group: dict[str, str]) -> dict[str, Any]:
+    """A compound node ``g`` (label, port, two children, an edge declared inside) and
+    edges declared at the root into and out of it; ``root``/``group`` are extra options
+    of the root and of ``g`` (the coordinate systems under test)."""
+    g = n("g", 10, 10, labels=[label("G", 10, 10)],
+          ports=[port("gp", "EAST", labels=[label("gpl", 8, 8)])],
+          children=[n("a", labels=[label("A", 10, 10)]), n("b")],
+          edges=[e("ab", "a", "b", labels=[label("x", 8, 8)])])
+    if group:
+        g["layoutOptions"] = group
+    return graph([g, n("c")], [e("ac", "a", "c"), e("gc", "gp", "c")],
+                 full(hierarchyHandling="INCLUDE_CHILDREN", **root))
+
+
+def _coords_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    shape, edge = "elk.json.shapeCoords", "elk.json.edgeCoords"
+    yield "coords", "shape-coords-root", _coords_graph({"json.shapeCoords": "ROOT"}, {})
+    yield "coords", "shape-coords-root-in-group", _coords_graph({}, {shape: "ROOT"})
+    yield "coords", "shape-coords-parent-explicit", _coords_graph(
+        {"json.shapeCoords": "PARENT"}, {shape: "INHERIT"})
+    yield "coords", "edge-coords-root", _coords_graph({"json.edgeCoords": "ROOT"}, {})
+    yield "coords", "edge-coords-parent", _coords_graph({"json.edgeCoords": "PARENT"}, {})
+    yield "coords", "edge-coords-root-in-group", _coords_graph({}, {edge: "ROOT"})
+    yield "coords", "edge-coords-container-explicit", _coords_graph(
+        {"json.edgeCoords": "CONTAINER"}, {edge: "INHERIT"})
+    yield "coords", "both-root", _coords_graph(
+        {"json.shapeCoords": "ROOT", "json.edgeCoords": "ROOT"}, {})
+
+
 def _echo_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
     yield "echo", "unknown-fields-and-integer-ids", graph(
         [n(1, data={"kind": "task", "n": [1, 2]}, type="custom"), n(2), n("three")],
@@ -245,7 +293,7 @@ def _echo_graphs() -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 
 GRAPHS = [*_options_graphs(), *_port_graphs(), *_compound_graphs(), *_label_graphs(),
-          *_echo_graphs()]
+          *_multi_label_graphs(), *_coords_graphs(), *_echo_graphs()]
 
 
 def _normalised(document: dict[str, Any]) -> dict[str, Any]:
@@ -358,7 +406,7 @@ def test_the_suite_covers_every_feature() -> None:
     features = Counter(feature for feature, _, _ in GRAPHS)
     assert len(GRAPHS) >= 30 and len(set(NAMES)) == len(NAMES)
     assert {f for f, c in features.items() if c >= 3} == {"options", "ports", "compound",
-                                                           "labels", "echo"}
+                                                           "labels", "coords", "echo"}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -457,3 +505,49 @@ def test_layered_refuses_an_edge_from_inside_a_group_to_its_own_port() -> None:
     with pytest.raises(InvalidGraphError, match="joins compound node 'G' to its own "
                                                 "descendant"):
         LayeredProvider().layout(diagram.graph, options)
+
+
+# --- SEPARATE_CHILDREN with edges crossing levels ---------------------------------------------
+
+def _separate_graphs() -> list[dict[str, Any]]:
+    """Edges into and out of a compound node's children, with SEPARATE_CHILDREN asked for
+    at the root and on the compound node: ELK would leave those edges unrouted."""
+    inner = n("g", 10, 10, children=[n("a"), n("b")], edges=[e("ab", "a", "b")])
+    at_root = graph([copy.deepcopy(inner), n("s"), n("t")],
+                    [e("sa", "s", "a"), e("bt", "b", "t")],
+                    full(hierarchyHandling="SEPARATE_CHILDREN"))
+    on_node = copy.deepcopy(at_root)
+    on_node["layoutOptions"].pop("elk.hierarchyHandling")
+    on_node["children"][0]["layoutOptions"] = {"elk.hierarchyHandling": "SEPARATE_CHILDREN"}
+    return [at_root, on_node]
+
+
+def _included(document: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(document)
+    out["layoutOptions"]["elk.hierarchyHandling"] = "INCLUDE_CHILDREN"
+    for child in out["children"]:
+        child.get("layoutOptions", {}).pop("elk.hierarchyHandling", None)
+    return out
+
+
+def test_separate_children_with_crossing_edges_is_laid_out_as_include_children() -> None:
+    """Our answer equals elkjs's own for the same graph with INCLUDE_CHILDREN, every edge
+    has a routed section, and the fallback is named in the warnings."""
+    if not ElkjsProvider().availability().available:
+        pytest.skip(f"elkjs unavailable: {ElkjsProvider().availability().reason}")
+    documents = _separate_graphs()
+    provider = ElkjsProvider()
+    ours, warnings = [], []
+    for document in documents:
+        diagram = read_elk_graph(copy.deepcopy(document))
+        result = provider.layout(diagram.graph, resolve_options(diagram, LayoutOptions(),
+                                                                frozenset()))
+        warnings.append(result.diagnostics.warnings)
+        ours.append(json.loads(json.dumps(elk_document(diagram, result))))
+    direct = _elkjs_direct([_included(d) for d in documents])
+    for mine, theirs, said in zip(ours, direct, warnings, strict=True):
+        assert any("SEPARATE_CHILDREN" in w and "INCLUDE_CHILDREN instead" in w
+                   and "sa, bt" in w for w in said)
+        edges = [*mine["edges"], *mine["children"][0]["edges"]]
+        assert all(edge["sections"] for edge in edges)
+        assert _differences(_included(mine), _included(theirs)) == []

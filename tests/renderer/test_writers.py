@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from layouts.graph import Edge, Graph, Node, Shape
+from layouts.graph import Edge, Graph, Node, RankGroup, Shape
 from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
 from renderer.dot_writer import write_dot
@@ -193,3 +193,29 @@ def test_no_dot_id_can_leave_its_quoted_string() -> None:
     assert len(names) == 3 and "pwned" not in names and "evil" not in names
     assert names[2] == "plain" and names[1].startswith("q") and "evil -> pwned" in names[1]
     assert parsed.number_of_edges() == 2
+
+
+def test_dot_round_trip_keeps_the_cluster_hierarchy_labels_and_rank_groups() -> None:
+    # written for this test: an ELK-style compound graph (ids not starting with "cluster")
+    graph = Graph((Node("outer", 10, 10, label="Outer", children=(
+        Node("a", 40, 30), Node("inner", 10, 10, label="Inner", children=(
+            Node("b", 40, 30), Node("c", 40, 30))))), Node("d", 40, 30)),
+        (Edge("ab", "a", "b"), Edge("cd", "c", "d")),
+        rank_groups=(RankGroup(("b", "c")),))
+    result = LayoutResult(
+        (NodeBox("outer", 0, 0, 200, 160), NodeBox("a", 20, 20, 40, 30, parent="outer"),
+         NodeBox("inner", 10, 70, 180, 80, parent="outer"),
+         NodeBox("b", 20, 100, 40, 30, parent="inner"),
+         NodeBox("c", 120, 100, 40, 30, parent="inner"), NodeBox("d", 120, 200, 40, 30)),
+        (EdgeRoute("ab", "a", "b", (Point(40, 50), Point(40, 100))),
+         EdgeRoute("cd", "c", "d", (Point(140, 130), Point(140, 200)))),
+        200, 230, Diagnostics("hand", "draft", "TopToBottom"))
+    text = write_dot(Diagram("x", graph), result).decode()
+    assert 'subgraph "cluster_outer" {' in text and 'subgraph "cluster_inner" {' in text
+    assert 'label="Inner", bb="10,80,190,160"' in text   # y flipped: 230 - 70 - 80 = 80
+    again = read_diagram(text).graph
+    assert again.parents() == {"outer": None, "a": "outer", "inner": "outer", "b": "inner",
+                               "c": "inner", "d": None}
+    assert again.node("outer").label == "Outer" and again.node("inner").label == "Inner"
+    assert [(g.kind.value, g.nodes) for g in again.rank_groups] == [("same", ("b", "c"))]
+    assert [(e.source, e.target) for e in again.edges] == [("a", "b"), ("c", "d")]

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.budget import COSTS
@@ -155,6 +156,8 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
         later -= items
         level_run = StepRunner(Deadline(_share(overall.remaining(), items, later)))
         level_graph = _level_graph(level, frames, transposed)
+        level_graph = replace(level_graph, rank_groups=graph.rank_groups_among(
+            {n.id for n in level_graph.nodes}))
         laid = lay_out_level(level_graph, frozenset(c.dummy for c in level.entering),
                              frozenset(c.dummy for c in level.leaving), canonical, level_run,
                              check_invariants=check_invariants)

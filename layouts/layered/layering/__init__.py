@@ -17,7 +17,10 @@ arcs from the entry to the component's other sources keep them from rising above
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from layouts.layered.graph import LayeredGraph
+from layouts.layered.layering import rank_groups
 from layouts.layered.layering.network_simplex import Arc, rank_component
 from layouts.layered.model import Deadline
 
@@ -47,32 +50,58 @@ def components(node_count: int, pairs: list[tuple[int, int]]) -> list[int]:
 
 
 def run(graph: LayeredGraph, deadline: Deadline | None = None) -> tuple[int, ...]:
-    """Rank per node (index order), each component normalised to start at 0."""
+    """Rank per node (index order), each component normalised to start at 0. The
+    members of a rank group share their class's rank (:mod:`.rank_groups`)."""
     node_count = len(graph.nodes)
-    component = components(node_count, [(e.source, e.target) for e in graph.edges])
+    pairs = [(e.source, e.target) for e in graph.edges]
+    classes = rank_groups.merge(node_count, pairs, graph.rank_groups)
+    rep = classes.representative
+    links = [(v, rep[v]) for v in range(node_count)]
+    end = max(classes.first, classes.last)
+    if end != -1:   # a first or last rank is the whole graph's, as in dot
+        links += [(end, v) for v in range(node_count)]
+    component = components(node_count, [(rep[a], rep[b]) for a, b in pairs] + links)
     members: dict[int, list[int]] = {}
     for v in range(node_count):
-        members.setdefault(component[v], []).append(v)
+        if rep[v] == v:
+            members.setdefault(component[v], []).append(v)
     arcs_of: dict[int, list[Arc]] = {c: [] for c in members}
     for e in graph.edges:
-        arcs_of[component[e.source]].append((e.source, e.target, e.min_length, e.weight))
+        arcs_of[component[e.source]].append((rep[e.source], rep[e.target], e.min_length,
+                                             e.weight))
     rank = [0] * node_count
     for c, nodes in members.items():
         local = {v: i for i, v in enumerate(nodes)}
         arcs = [(local[a], local[b], length, weight) for a, b, length, weight in arcs_of[c]]
-        entry = local.get(graph.entry, -1)
-        arcs += _entry_arcs(len(nodes), arcs, entry)
+        entry = local.get(classes.first, local.get(rep[graph.entry], -1))
+        arcs += _entry_arcs(len(nodes), arcs, entry, _local_classes(classes, local))
         for v, r in zip(nodes, rank_component(len(nodes), arcs, deadline), strict=True):
             rank[v] = r
-    return tuple(rank)
+    return tuple(rank[rep[v]] for v in range(node_count))
 
 
-def _entry_arcs(node_count: int, arcs: list[Arc], entry: int) -> list[Arc]:
+def _local_classes(classes: rank_groups.Classes, local: dict[int, int]
+                   ) -> rank_groups.Classes:
+    return replace(classes, representative=[], first=local.get(classes.first, -1),
+                   last=local.get(classes.last, -1))
+
+
+def _entry_arcs(node_count: int, arcs: list[Arc], entry: int,
+                classes: rank_groups.Classes | None = None) -> list[Arc]:
     """Zero-weight, zero-length arcs from the entry node (``-1``: the first source) to
-    every other source of one component."""
+    every other source of one component; with a first or last rank class, the arcs
+    that keep it first or last (:func:`.rank_groups.extreme_arcs`) instead."""
     has_incoming = [False] * node_count
-    for _, b, _, _ in arcs:
+    has_outgoing = [False] * node_count
+    for a, b, _, _ in arcs:
         has_incoming[b] = True
+        has_outgoing[a] = True
     sources = [v for v in range(node_count) if not has_incoming[v]]
     first = entry if entry in sources else sources[0]
+    if classes is not None and (classes.first != -1 or classes.last != -1):
+        sinks = [v for v in range(node_count) if not has_outgoing[v]]
+        extra = rank_groups.extreme_arcs(classes, sources, sinks)
+        if classes.first == -1:
+            extra += [(first, s, 0, 0.0) for s in sources if s != first]
+        return extra
     return [(first, s, 0, 0.0) for s in sources if s != first]
