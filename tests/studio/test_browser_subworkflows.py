@@ -3,10 +3,10 @@ service: the child run's steps are drawn inside the SubWorkflow step with their 
 the panel shows a child step's record with its decision, and approving it there moves the
 child run and then the parent on, followed live without a reload.
 
-The parent's ``order`` Tool succeeds at once and ``contract`` starts a child run of
-``signing``, whose ``check`` succeeds and whose Human step ``sign`` waits; approving
-``sign`` ends the child run, so ``contract`` succeeds and ``ship`` runs: the parent
-completes.
+The parent (``api_testing.SUBWORKFLOW_PARENT``): ``prepare`` succeeds at once and
+``contract`` starts a child run, whose ``check`` succeeds and whose Human step ``sign``
+waits; approving ``sign`` ends the child run, so ``contract`` succeeds and ``book`` runs:
+the parent completes.
 """
 
 from __future__ import annotations
@@ -22,41 +22,21 @@ import studio_testing
 from studio_testing import ARTIFACTS
 
 API = "/api/workflow"
-SIGNING = """
-workflow: signing
-version: "1.0"
-steps:
-  - {id: check, kind: Tool, tool: notifier, failurePolicy: Fail}
-  - {id: sign, kind: Human, failurePolicy: Fail}
-edges:
-  - {from: check, to: sign}
-"""
-ORDER = """
-workflow: order
-version: "1"
-steps:
-  - {id: order, kind: Tool, tool: notifier, failurePolicy: Fail}
-  - {id: contract, kind: SubWorkflow, workflow: signing, version: "1.x"}
-  - {id: ship, kind: Tool, tool: erp-connector, failurePolicy: Fail}
-edges:
-  - {from: order, to: contract}
-  - {from: contract, to: ship}
-"""
 OPENED = "?expandSubworkflows=true"
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory) -> Iterator[tuple[Any, str]]:
-    """A live service with one ``order`` run whose child waits at ``sign``."""
+    """A live service with one ``parent`` run whose child waits at ``sign``."""
     service, server, thread = studio_testing.start_live(
         tmp_path_factory.mktemp("opened") / "opened.db", api_testing.executors())
     try:
         with httpx.Client(base_url=service.url, timeout=30) as client:
             admin = {**api_testing.auth("admin"), "content-type": "application/yaml"}
-            for text in (SIGNING, ORDER):
+            for text in (api_testing.SUBWORKFLOW_CHILD, api_testing.SUBWORKFLOW_PARENT):
                 imported = client.post(f"{API}/definitions", content=text, headers=admin)
                 assert imported.status_code == 201, imported.text
-            started = client.post(f"{API}/start", json={"workflowName": "order"},
+            started = client.post(f"{API}/start", json={"workflowName": "parent"},
                                   headers=api_testing.auth("operate"))
             run_id = started.json()["workflowInstanceId"]
             deadline = time.monotonic() + 30
@@ -90,8 +70,8 @@ def test_the_opened_child_run_is_drawn_decided_and_followed_live(browser, live) 
         page.wait_for_selector("#live.on")
         drawn = page.eval_on_selector_all("#drawing-svg g.node[data-step-id]",
                                           "groups => groups.map(g => g.dataset.stepId)")
-        assert sorted(drawn) == ["contract", "contract/check", "contract/sign", "order",
-                                 "ship"]
+        assert sorted(drawn) == ["book", "contract", "contract/check", "contract/sign",
+                                 "prepare"]
         assert "state-waiting" in _classes(page, "contract/sign")
         assert "state-succeeded" in _classes(page, "contract/check")
         assert page.get_attribute("#view-expand", "aria-pressed") == "true"
@@ -106,7 +86,7 @@ def test_the_opened_child_run_is_drawn_decided_and_followed_live(browser, live) 
         page.click('#panel button[data-decision="approve"]')
         page.wait_for_selector('g.node[data-step-id="contract/sign"].state-succeeded',
                                timeout=5000)
-        page.wait_for_selector('g.node[data-step-id="ship"].state-succeeded', timeout=10000)
+        page.wait_for_selector('g.node[data-step-id="book"].state-succeeded', timeout=10000)
         page.wait_for_function("() => document.getElementById('run-state').textContent"
                                " === 'Completed'", timeout=10000)
         assert "state-succeeded" in _classes(page, "contract")
@@ -128,7 +108,7 @@ def test_the_view_switch_closes_the_sub_workflow_again(browser, live) -> None:
         page.wait_for_selector('g.node[data-step-id="contract"]')
         drawn = page.eval_on_selector_all("#drawing-svg g.node[data-step-id]",
                                           "groups => groups.map(g => g.dataset.stepId)")
-        assert sorted(drawn) == ["contract", "order", "ship"]
+        assert sorted(drawn) == ["book", "contract", "prepare"]
         assert page.get_attribute("#view-expand", "aria-pressed") == "false"
     finally:
         context.close()

@@ -46,6 +46,28 @@ edges:
   - {from: review, to: book}
 """
 """A definition whose runs wait for a human task at ``review``."""
+SUBWORKFLOW_CHILD = """
+workflow: child
+version: "1.0"
+steps:
+  - {id: check, kind: Tool, tool: notifier, failurePolicy: Fail}
+  - {id: sign, kind: Human, failurePolicy: Fail}
+edges:
+  - {from: check, to: sign}
+"""
+SUBWORKFLOW_PARENT = """
+workflow: parent
+version: "1"
+steps:
+  - {id: prepare, kind: Tool, tool: notifier, failurePolicy: Fail}
+  - {id: contract, kind: SubWorkflow, workflow: child, version: "1.x"}
+  - {id: book, kind: Tool, tool: erp-connector, failurePolicy: Fail}
+edges:
+  - {from: prepare, to: contract}
+  - {from: contract, to: book}
+"""
+"""A parent whose SubWorkflow step ``contract`` starts a child run that waits at ``sign``
+(``prepare`` and ``check`` succeed at once with the demo executors)."""
 
 
 def assert_answer(response: httpx.Response, allowed: Collection[int]) -> None:

@@ -13,21 +13,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from api_testing import assert_refused, auth
+from api_testing import SUBWORKFLOW_CHILD, SUBWORKFLOW_PARENT, assert_refused, auth
 
 from renderer.cli import main
 
 API = "/api/workflow"
 SVG = "{http://www.w3.org/2000/svg}"
-CHILD_1_0 = """
-workflow: child
-version: "1.0"
-steps:
-  - {id: check, kind: Tool, tool: notifier, failurePolicy: Fail}
-  - {id: sign, kind: Human, failurePolicy: Fail}
-edges:
-  - {from: check, to: sign}
-"""
+CHILD_1_0, PARENT = SUBWORKFLOW_CHILD, SUBWORKFLOW_PARENT
 CHILD_1_1 = """
 workflow: child
 version: "1.1"
@@ -38,17 +30,6 @@ steps:
 edges:
   - {from: check, to: sign}
   - {from: sign, to: archive}
-"""
-PARENT = """
-workflow: parent
-version: "1"
-steps:
-  - {id: prepare, kind: Tool, tool: notifier, failurePolicy: Fail}
-  - {id: contract, kind: SubWorkflow, workflow: child, version: "1.x"}
-  - {id: book, kind: Tool, tool: erp-connector, failurePolicy: Fail}
-edges:
-  - {from: prepare, to: contract}
-  - {from: contract, to: book}
 """
 HELD = """
 workflow: held
