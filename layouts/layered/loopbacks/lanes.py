@@ -57,6 +57,7 @@ A lane between the branches for the shorter one crosses nothing:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
 from layouts.layered import ordering, placement
 from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
@@ -155,23 +156,24 @@ def _costly_corridors(proper: ProperGraph, order: OrderingResult, room: int,
     :meth:`CorridorCosts.crossing_edges`), shortest first, as many as ``room`` lane
     dummies allow (chain edges are in input order, so index is position)."""
     pos = layer_positions(order.layers, len(proper.nodes))
-    chosen: set[int] = set()
     costly = CorridorCosts(proper).crossing_edges(pos, order.corridor_sides, cover=cover)
-    for i in sorted(costly, key=lambda i: (_span(proper, i), i)):
-        room -= _span(proper, i)
-        if room < 0:
-            break
-        chosen.add(i)
-    return frozenset(chosen)
+    return _shortest_within(proper, costly, room)
 
 
 def _corridors(proper: ProperGraph, room: int) -> frozenset[int]:
     """Input positions of the reversed edges still drawn in corridors (self-loops aside),
     shortest first, as many as ``room`` lane dummies allow."""
-    chosen: set[int] = set()
     corridors = [i for i, e in enumerate(proper.chain_edges)
                  if e.reversed and e.upper != e.lower and not e.lane]
-    for i in sorted(corridors, key=lambda i: (_span(proper, i), i)):
+    return _shortest_within(proper, corridors, room)
+
+
+def _shortest_within(proper: ProperGraph, candidates: Iterable[int], room: int
+                     ) -> frozenset[int]:
+    """Of the chain edges ``candidates``, the shortest first (ties by position), as many
+    as ``room`` lane dummies allow: the first that does not fit ends the choice."""
+    chosen: set[int] = set()
+    for i in sorted(candidates, key=lambda i: (_span(proper, i), i)):
         room -= _span(proper, i)
         if room < 0:
             break
