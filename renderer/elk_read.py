@@ -129,19 +129,24 @@ class _Label:
     height: float
 
 
+def _label_text_and_size(label: Mapping[str, Any], name: str) -> tuple[str, float, float]:
+    """A label's text and its size: ``width``/``height`` when given, else measured.
+    ``name`` says which label it is in errors (``node 'a' label 1``)."""
+    text = label.get("text", "")
+    if not isinstance(text, str | int | float):
+        raise ElkJsonError(f"{name} text must be text, not {text!r}")
+    measured_width, measured_height = edge_label_size(str(text))
+    width = _size(label, "width", name)
+    height = _size(label, "height", name)
+    return (str(text), measured_width if width is None else width,
+            measured_height if height is None else height)
+
+
 def _first_label(item: Mapping[str, Any], where: str) -> _Label | None:
     labels = _objects(item, "labels", where)
     if not labels:
         return None
-    label = labels[0]
-    text = label.get("text", "")
-    if not isinstance(text, str | int | float):
-        raise ElkJsonError(f"{where} label text must be text, not {text!r}")
-    measured_width, measured_height = edge_label_size(str(text))
-    width = _size(label, "width", f"{where} label")
-    height = _size(label, "height", f"{where} label")
-    return _Label(str(text), measured_width if width is None else width,
-                  measured_height if height is None else height)
+    return _Label(*_label_text_and_size(labels[0], f"{where} label"))
 
 
 def _extra_labels(item: Mapping[str, Any], where: str) -> tuple[Label, ...]:
@@ -149,15 +154,8 @@ def _extra_labels(item: Mapping[str, Any], where: str) -> tuple[Label, ...]:
     ``layoutOptions``."""
     out = []
     for i, label in enumerate(_objects(item, "labels", where)[1:], start=1):
-        text = label.get("text", "")
-        if not isinstance(text, str | int | float):
-            raise ElkJsonError(f"{where} label {i} text must be text, not {text!r}")
-        measured_width, measured_height = edge_label_size(str(text))
-        width = _size(label, "width", f"{where} label {i}")
-        height = _size(label, "height", f"{where} label {i}")
-        out.append(Label(str(text), measured_width if width is None else width,
-                         measured_height if height is None else height,
-                         options_of(label, f"{where} label {i}")))
+        name = f"{where} label {i}"
+        out.append(Label(*_label_text_and_size(label, name), options_of(label, name)))
     return tuple(out)
 
 
