@@ -50,6 +50,17 @@ def live(tmp_path_factory) -> Iterator[tuple[Any, str]]:
         thread.join(30)
 
 
+def _sign_in(page: Any, url: str, path: str, scope: str) -> None:
+    """Open ``path`` through the login link with a token of ``scope``."""
+    query = httpx.QueryParams({"token": api_testing.token(scope), "next": path})
+    page.goto(f"{url}/studio/login?{query}")
+
+
+def _drawn_steps(page: Any) -> list[str]:
+    return sorted(page.eval_on_selector_all("#drawing-svg g.node[data-step-id]",
+                                            "groups => groups.map(g => g.dataset.stepId)"))
+
+
 def _classes(page: Any, step_id: str) -> list[str]:
     return (page.get_attribute(f'#drawing-svg g.node[data-step-id="{step_id}"]', "class")
             or "").split()
@@ -63,15 +74,11 @@ def test_the_opened_child_run_is_drawn_decided_and_followed_live(browser, live) 
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        path = f"/studio/runs/{run_id}{OPENED}"
-        query = httpx.QueryParams({"token": api_testing.token("operate"), "next": path})
-        page.goto(f"{service.url}/studio/login?{query}")
+        _sign_in(page, service.url, f"/studio/runs/{run_id}{OPENED}", "operate")
         page.wait_for_function("() => document.querySelector('.svg-pan-zoom_viewport')")
         page.wait_for_selector("#live.on")
-        drawn = page.eval_on_selector_all("#drawing-svg g.node[data-step-id]",
-                                          "groups => groups.map(g => g.dataset.stepId)")
-        assert sorted(drawn) == ["book", "contract", "contract/check", "contract/sign",
-                                 "prepare"]
+        assert _drawn_steps(page) == ["book", "contract", "contract/check", "contract/sign",
+                                      "prepare"]
         assert "state-waiting" in _classes(page, "contract/sign")
         assert "state-succeeded" in _classes(page, "contract/check")
         assert page.get_attribute("#view-expand", "aria-pressed") == "true"
@@ -101,14 +108,10 @@ def test_the_view_switch_closes_the_sub_workflow_again(browser, live) -> None:
     context = browser.new_context()
     page = context.new_page()
     try:
-        path = f"/studio/runs/{run_id}{OPENED}"
-        query = httpx.QueryParams({"token": api_testing.token("view"), "next": path})
-        page.goto(f"{service.url}/studio/login?{query}")
+        _sign_in(page, service.url, f"/studio/runs/{run_id}{OPENED}", "view")
         page.click("#view-expand")
         page.wait_for_selector('g.node[data-step-id="contract"]')
-        drawn = page.eval_on_selector_all("#drawing-svg g.node[data-step-id]",
-                                          "groups => groups.map(g => g.dataset.stepId)")
-        assert sorted(drawn) == ["book", "contract", "prepare"]
+        assert _drawn_steps(page) == ["book", "contract", "prepare"]
         assert page.get_attribute("#view-expand", "aria-pressed") == "false"
     finally:
         context.close()
