@@ -77,16 +77,17 @@ class GraphDrawer:
 
     def run(self, definition: Definition, run: Run, queued: Iterable[QueuedSignal],
             fmt: OutputFormat, engine: str, options: LayoutOptions, *,
-            view: ViewSource | None = None) -> bytes:
+            view: ViewSource | None = None, tree: RunTree | None = None) -> bytes:
         """The drawing of ``run`` (of ``definition``) with every step's and edge's state;
         ``queued`` are its queue rows (for its timers). The layout is the definition's, or
-        in ``view.view`` the opened one's (with its child runs read through ``view``)."""
+        in ``view.view`` the opened one's, with its child runs from ``tree`` when the
+        caller has read it already, else read through ``view``."""
         queued = tuple(queued)
         if view is None or view.view.is_plain:
             diagram = diagram_from_definition(definition)
             overlay = run_overlay(definition, run, queued)
         else:
-            tree = view.run_tree(run, definition)
+            tree = tree or view.run_tree(run, definition)
             diagram, overlay = run_diagram(tree, queued, view.view, view.resolve)
         return self.draw(diagram, fmt, engine, options, tenant=run.tenant, overlay=overlay)
 

@@ -96,16 +96,16 @@ class Pages:
         queued = store.queued_for(run.run_id)
         fmt, layout_engine, options = _drawing_options()
         source = ViewSource(view, engine, store)
+        tree = source.run_tree(run, definition) if view.expand_subworkflows else None
         svg = self._drawer().run(definition, run, queued, fmt, layout_engine, options,
-                                 view=source)
+                                 view=source, tree=tree)
         record = self._record(run, events, queued)
         child_runs: dict[str, str] = {}
         child_records: dict[str, Any] = {}
-        if view.expand_subworkflows:
-            for prefix, tree in opened_runs(source.run_tree(run, definition)).items():
-                child_runs[prefix] = tree.run.run_id
-                child_records[tree.run.run_id] = self._record(
-                    tree.run, store.outbox(tree.run.run_id), store.queued_for(tree.run.run_id))
+        for prefix, child in (opened_runs(tree) if tree is not None else {}).items():
+            child_runs[prefix] = child.run.run_id
+            child_records[child.run.run_id] = self._record(
+                child.run, store.outbox(child.run.run_id), store.queued_for(child.run.run_id))
         data = {"page": "run", "api": API, "runId": run.run_id, "csrf": session.csrf,
                 "canOperate": session.can_operate, "record": record,
                 "lastSeq": events[-1].seq if events else 0, "styles": state_styles(),
