@@ -145,7 +145,13 @@ def measure_text(text: str, font_size: float, *, bold: bool = False) -> tuple[fl
     >>> measure_text("AV", 10)[0] < measure_text("A", 10)[0] + measure_text("V", 10)[0]
     True
     """
-    path = str(font_path(bold))
+    return _measured(text, font_size, str(font_path(bold)))
+
+
+@lru_cache(maxsize=4096)
+def _measured(text: str, font_size: float, path: str) -> tuple[float, float]:
+    """:func:`measure_text` in the font at ``path`` (cached: a drawing measures the same
+    labels and the empty line again and again)."""
     metrics = load_metrics(path)
     scale = font_size / metrics.units_per_em
     lines = text.split("\n")

@@ -155,14 +155,15 @@ def _check_expanded_size(data: object, limits: DocumentLimits) -> None:
     sizes: dict[int, int] = {}
     depths: dict[int, int] = {}
     on_path: set[int] = set()
-    stack: list[tuple[object, bool]] = [(data, False)]
+    # (container, its containers once they are pushed; None until then)
+    stack: list[tuple[object, list[object] | None]] = [(data, None)]
     while stack:
-        item, finished = stack.pop()
+        item, children = stack.pop()
         key = id(item)
-        if finished:
+        if children is not None:  # its children are measured: measure it
             own = len(item) if isinstance(item, Mapping | list) else 0
-            sizes[key] = min(limit + 1, own + sum(sizes[id(c)] for c in _containers(item)))
-            depths[key] = 1 + max((depths[id(c)] for c in _containers(item)), default=0)
+            sizes[key] = min(limit + 1, own + sum(sizes[id(c)] for c in children))
+            depths[key] = 1 + max((depths[id(c)] for c in children), default=0)
             if depths[key] > limits.max_depth:
                 raise DocumentError(f"input is nested too deeply to read (more than "
                                     f"{limits.max_depth} levels, YAML aliases followed)")
@@ -171,8 +172,9 @@ def _check_expanded_size(data: object, limits: DocumentLimits) -> None:
             raise DocumentError("input contains itself (a YAML alias inside its own anchor)")
         elif key not in sizes:
             on_path.add(key)
-            stack.append((item, True))
-            stack.extend((c, False) for c in _containers(item) if id(c) not in sizes)
+            inner = _containers(item)
+            stack.append((item, inner))
+            stack.extend((c, None) for c in inner if id(c) not in sizes)
     if sizes[id(data)] > limit:
         raise DocumentError(f"input expands to more than {limit} values (YAML aliases "
                             "repeating large parts?)")
