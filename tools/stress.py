@@ -4,15 +4,26 @@
     python tools/stress.py --iterations 5 --effort best --direction TopToBottom
 
 prints, per iteration, the seconds per phase (for engines that report phases) and in total,
-then the median, min and max, and the quality metrics of the last layout. Any iteration over
+then the median, min and max, the peak memory, whether every iteration gave byte-identical
+layout JSON, and the quality metrics of the last layout. Any iteration over
 ``--max-seconds`` (the regression guard) exits 1 naming the iteration; a watchdog also ends
 the process with exit 1 if an iteration hangs past that limit. Bad input exits 2 with one line.
+
+    python tools/stress.py --targets
+
+measures the layered engine's speed targets instead (issue 16), each case in a fresh process
+of this harness after one untimed warm-up layout: the reference graph at every effort (15
+iterations) and a generated graph of 1000 nodes (3 iterations). It prints one table: median
+seconds against the target, peak memory against 200 MB, byte-identical output, crossings,
+bends, edge length and area.
+``--targets-nodes`` and ``--targets-iterations`` shrink it (the tests use them).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import io
 import json
 import os
@@ -37,6 +48,31 @@ from layouts.result import LayoutResult
 from renderer import corpus
 
 WATCHDOG_GRACE_SECONDS = 5.0
+TARGET_NODES = 1000
+PEAK_MEMORY_TARGET_MB = 200.0
+
+
+@dataclass(frozen=True)
+class TargetCase:
+    """One case of ``--targets``: a graph, an effort, how often, and the median to beat
+    (``None``: measured, no target)."""
+
+    nodes: int | None  # None: the reference graph
+    effort: str
+    iterations: int
+    target_seconds: float | None
+
+
+TARGET_CASES = (
+    TargetCase(None, "draft", 15, 0.010),
+    TargetCase(None, "balanced", 15, 0.010),
+    TargetCase(None, "best", 15, 0.010),
+    TargetCase(TARGET_NODES, "draft", 3, None),
+    TargetCase(TARGET_NODES, "balanced", 3, 0.5),
+    TargetCase(TARGET_NODES, "best", 3, 1.0),
+)
+"""Issue 16's speed targets: the reference graph under 10 ms at every effort; 1000 nodes under
+0.5 s at balanced and under 1.0 s at best (and peak memory there under 200 MB)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +81,8 @@ class Iteration:
     seconds: float
     phases: tuple[tuple[str, float], ...]
     budget_exhausted: bool
+    digest: str
+    """SHA-256 of the layout's JSON without timings: equal digests, byte-identical layouts."""
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -59,9 +97,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--effort", default="best", help="Draft|Balanced|Best")
     parser.add_argument("--direction", default="TopToBottom",
                         help="TopToBottom|LeftToRight|BottomToTop|RightToLeft")
+    parser.add_argument("--warmup", type=int, default=0, metavar="N",
+                        help="untimed layouts first (imports and caches warm up)")
     parser.add_argument("--max-seconds", type=float, default=120.0)
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
+    parser.add_argument("--targets", action="store_true",
+                        help="measure the layered speed targets (reference, 1000 nodes)")
+    parser.add_argument("--targets-nodes", type=int, default=TARGET_NODES,
+                        help="node count of the large target graph (default 1000)")
+    parser.add_argument("--targets-iterations", type=int, default=None,
+                        help="iterations per target case (default 15 reference, 3 large)")
     return parser.parse_args(argv)
 
 
@@ -104,6 +150,8 @@ def run_iterations(graph: Graph, args: argparse.Namespace, options: LayoutOption
     watchdog = Watchdog(args.max_seconds + WATCHDOG_GRACE_SECONDS, out)
     iterations: list[Iteration] = []
     result: LayoutResult | None = None
+    for _ in range(args.warmup):
+        layout(graph, engine=args.engine, options=options)
     for number in range(1, args.iterations + 1):
         if interactive:
             out.write(f"\r[{number}/{args.iterations}] laying out ...")
@@ -113,8 +161,9 @@ def run_iterations(graph: Graph, args: argparse.Namespace, options: LayoutOption
         result = layout(graph, engine=args.engine, options=options)
         seconds = time.perf_counter() - started
         watchdog.stop()
+        digest = hashlib.sha256(result.to_json().encode("utf-8")).hexdigest()
         iteration = Iteration(number, seconds, result.diagnostics.phases,
-                              result.diagnostics.budget_exhausted)
+                              result.diagnostics.budget_exhausted, digest)
         iterations.append(iteration)
         out.write(("\r" if interactive else "") + format_iteration(iteration, args.iterations)
                   + "\n")
@@ -139,7 +188,8 @@ def summarise(iterations: list[Iteration]) -> dict[str, Any]:
     }
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     return {"median": statistics.median(totals), "min": min(totals), "max": max(totals),
-            "phaseMedians": phase_medians, "peakRssMb": peak_kb / 1024}
+            "phaseMedians": phase_medians, "peakRssMb": peak_kb / 1024,
+            "identical": len({it.digest for it in iterations}) == 1}
 
 
 def print_report(label: str, args: argparse.Namespace, summary: dict[str, Any],
@@ -151,6 +201,8 @@ def print_report(label: str, args: argparse.Namespace, summary: dict[str, Any],
     for name, seconds in summary["phaseMedians"].items():
         out.write(f"  {name:<24} median {seconds:.4f} s\n")
     out.write(f"peak resident memory of this process: {summary['peakRssMb']:.0f} MB\n")
+    same = "yes" if summary["identical"] else "NO: the layouts differ"
+    out.write(f"byte-identical layout JSON in every iteration: {same}\n")
     out.write("quality of the last layout:\n")
     for key in ("crossings", "bends", "edgeNodeIntrusions", "ownEndIntrusions", "minClearance",
                 "clearanceViolations", "area", "totalEdgeLength", "nodeOverlaps",
@@ -158,11 +210,73 @@ def print_report(label: str, args: argparse.Namespace, summary: dict[str, Any],
         out.write(f"  {key:<24} {quality.get(key)}\n")
 
 
+def verdict(value: float, target: float | None) -> str:
+    """``met``/``missed`` against an upper bound; ``-`` without one.
+
+    >>> verdict(0.009, 0.010), verdict(0.011, 0.010), verdict(5.0, None)
+    ('met', 'missed', '-')
+    """
+    if target is None:
+        return "-"
+    return "met" if value < target else "missed"
+
+
+def run_targets(args: argparse.Namespace, out: TextIO) -> int:
+    """Each :data:`TARGET_CASES` case in a child process of this script, then the table;
+    exit 1 when a child fails."""
+    import subprocess
+    import tempfile
+
+    out.write("| graph | effort | median | target | speed | peak RSS MB | memory "
+              "| identical | crossings | bends | edge length | area |\n")
+    out.write("|---|---|---:|---:|---|---:|---|---|---:|---:|---:|---:|\n")
+    for case in TARGET_CASES:
+        nodes = None if case.nodes is None else args.targets_nodes
+        iterations = args.targets_iterations or case.iterations
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "case.json"
+            command = [sys.executable, str(Path(__file__).resolve()), "--effort", case.effort,
+                       "--iterations", str(iterations), "--warmup", "1", "--json", str(report),
+                       "--max-seconds", str(args.max_seconds)]
+            command += [] if nodes is None else ["--generate", str(nodes)]
+            done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True, check=False)
+            if done.returncode != 0:
+                sys.stderr.write(f"stress.py: target case {case.effort} "
+                                 f"{nodes or 'reference'} failed: {done.stderr.strip()}\n")
+                return 1
+            data = json.loads(report.read_text(encoding="utf-8"))
+        summary, quality = data["summary"], data["quality"]
+        median, peak = summary["median"], summary["peakRssMb"]
+        target = case.target_seconds
+        memory = "-" if nodes is None else verdict(peak, PEAK_MEMORY_TARGET_MB)
+        out.write(f"| {'reference' if nodes is None else f'generated-{nodes}'} "
+                  f"| {case.effort} | {_seconds(median)} "
+                  f"| {'-' if target is None else '< ' + _seconds(target)} "
+                  f"| {verdict(median, target)} | {peak:.0f} | {memory} "
+                  f"| {'yes' if summary['identical'] else 'NO'} | {quality['crossings']} "
+                  f"| {quality['bends']} | {quality['totalEdgeLength']:.0f} "
+                  f"| {quality['area']:.0f} |\n")
+        out.flush()
+    return 0
+
+
+def _seconds(value: float) -> str:
+    return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     try:
         args = parse_args(argv)
+        if args.targets:
+            if args.targets_nodes < 2 or (args.targets_iterations or 1) < 1:
+                raise ValueError("--targets-nodes must be at least 2 and "
+                                 "--targets-iterations at least 1")
+            return run_targets(args, out)
         if args.iterations < 1:
             raise ValueError(f"--iterations {args.iterations}: must be at least 1")
+        if args.warmup < 0:
+            raise ValueError(f"--warmup {args.warmup}: must be 0 or more")
         if args.max_seconds <= 0:
             raise ValueError("--max-seconds must be positive")
         options = LayoutOptions(direction=parse_direction(args.direction),

@@ -52,7 +52,8 @@ def test_iteration_over_the_limit_exits_1_naming_it(capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize(
     "argv",
     [["--effort", "extreme"], ["--direction", "sideways"], ["--iterations", "0"],
-     ["--generate", "1"], ["--graph", "/nonexistent.yaml"], ["--engine", "nope"]],
+     ["--generate", "1"], ["--warmup", "-1"], ["--graph", "/nonexistent.yaml"],
+     ["--engine", "nope"]],
 )
 def test_bad_input_exits_2_with_one_line(argv: list[str],
                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,3 +68,28 @@ def test_generated_graph_runs() -> None:
     assert stress.main(["--iterations", "1", "--generate", "30", "--effort", "balanced"],
                        out) == 0
     assert "generated-30" in out.getvalue()
+
+
+def test_targets_prints_one_row_per_case_with_a_verdict() -> None:
+    out = io.StringIO()
+    code = stress.main(["--targets", "--targets-nodes", "30", "--targets-iterations", "2"], out)
+    text = out.getvalue()
+    assert code == 0, text
+    rows = [line for line in text.splitlines() if line.startswith("| reference")
+            or line.startswith("| generated-30")]
+    assert len(rows) == len(stress.TARGET_CASES) == 6
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[4] in ("met", "missed", "-")
+        assert cells[7] == "yes"  # two iterations of one input: byte-identical layouts
+    generated = [row for row in rows if row.startswith("| generated-30")]
+    assert all(row.split("|")[7].strip() in ("met", "missed") for row in generated)
+
+
+def test_iterations_with_different_layouts_are_reported(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    digests = iter(["a", "b"])
+    iterations = [stress.Iteration(n, 0.1, (), False, next(digests)) for n in (1, 2)]
+    assert stress.summarise(iterations)["identical"] is False
+    same = [stress.Iteration(n, 0.1, (), False, "a") for n in (1, 2)]
+    assert stress.summarise(same)["identical"] is True
