@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from renderer.api.runtime import WorkflowRuntime
@@ -132,7 +132,14 @@ async def _asset(request: Request) -> Response:
 
 
 async def _unknown_path(request: Request) -> Response:
-    return _not_found(f"the Studio has no page at {request.url.path}")
+    """404, except that a path with a trailing slash (``/studio/``, ``/studio/runs/ID/``)
+    is redirected to the same path without it, where the Studio's pages are."""
+    path = request.url.path
+    if path.endswith("/") and path.rstrip("/").startswith(STUDIO_ROOT):
+        query = request.url.query
+        return RedirectResponse(path.rstrip("/") + (f"?{query}" if query else ""),
+                                status_code=307)
+    return _not_found(f"the Studio has no page at {path}")
 
 
 def _not_found(message: str) -> Response:

@@ -305,3 +305,16 @@ def test_the_definition_page_opens_sub_workflows_with_the_childs_step_fields(mak
     assert 'data-step-id="s/x"' in opened.text
     assert '"s/x": {"failurePolicy": "Fail", "id": "x", "kind": "Tool", "tool": "mailer"}' in (
         opened.text)
+
+
+def test_a_trailing_slash_redirects_to_the_page_without_it(studio):
+    _sign_in(studio.client)
+    for path, target in (("/studio/", "/studio"), ("/studio//", "/studio"),
+                         ("/studio/definitions/document-processing/1.0.0/",
+                          "/studio/definitions/document-processing/1.0.0"),
+                         ("/studio/?tab=runs", "/studio?tab=runs")):
+        response = studio.client.get(path, follow_redirects=False)
+        assert response.status_code == 307, path
+        assert response.headers["location"] == target
+    assert studio.client.get("/studio/").status_code == 200
+    assert studio.client.get("/studio/elsewhere/").status_code == 404  # after the redirect
