@@ -382,6 +382,15 @@ class PostgresStore:
                           tenant=tenant)
         return tuple(OutboxEntry(*row) for row in rows)
 
+    def run_events(self, tenant: str, run_id: str, after: int, limit: int
+                   ) -> tuple[OutboxEntry, ...]:
+        """The outbox rows of one run of ``tenant`` after sequence number ``after``, in
+        order: the run's history, a page at a time."""
+        rows = self._rows(f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE tenant = %s AND "
+                          "run_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+                          (tenant, run_id, after, limit), tenant=tenant)
+        return tuple(OutboxEntry(*row) for row in rows)
+
     def save_audit(self, entry: AuditEntry) -> None:
         with self._transaction(entry.tenant) as db:
             self._sequenced(db, (), entry)

@@ -377,6 +377,15 @@ class SqliteStore:
                           "ORDER BY seq LIMIT ?", (tenant, after, limit))
         return tuple(OutboxEntry(*row) for row in rows)  # type: ignore[arg-type]
 
+    def run_events(self, tenant: str, run_id: str, after: int, limit: int
+                   ) -> tuple[OutboxEntry, ...]:
+        """The outbox rows of one run of ``tenant`` after sequence number ``after``, in
+        order: the run's history, a page at a time."""
+        rows = self._rows(f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE tenant = ? AND "
+                          "run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                          (tenant, run_id, after, limit))
+        return tuple(OutboxEntry(*row) for row in rows)  # type: ignore[arg-type]
+
     def save_audit(self, entry: AuditEntry) -> None:
         with self._transaction() as db:
             _audit(db, entry)

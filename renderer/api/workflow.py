@@ -340,6 +340,14 @@ class WorkflowApi:
         return json_response({"items": [event(e) for e in items],
                               "last": items[-1].seq if items else after})
 
+    def run_history(self, call: Call) -> Response:
+        call.allow_query("after", "limit")
+        after, limit = parse_sequence(call.query), parse_limit(call.query, 100)
+        run = self.engine.run(call.path["id"], tenant=call.tenant)  # another tenant's: 404
+        items = self.store.run_events(call.tenant, run.run_id, after, limit)
+        return json_response({"items": [event(e) for e in items],
+                              "last": items[-1].seq if items else after})
+
     def retention(self, call: Call) -> Response:
         call.allow_query()
         body = call.json_body("RetentionRequest")
@@ -439,6 +447,9 @@ ROUTES: tuple[RouteSpec, ...] = (
               "A run's graph drawn with every step's and edge's state; the layout is its "
               "definition's, so a state change never moves a node", response="GraphDrawing",
               query=GRAPH_QUERY, drawing=True),
+    RouteSpec("GET", "/instances/{id}/events", WorkflowApi.run_history, Scope.VIEW,
+              "A run's history: its events in order, after a sequence number",
+              response="EventPage", query=("after", "limit")),
     RouteSpec("GET", "/instances/{id}", WorkflowApi.instance, Scope.VIEW,
               "A run's whole record: steps with attempts, timers, compensation, children",
               response="Instance", inline=WorkflowApi.small_record),

@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from layouts.options import LayoutOptions
 from renderer.api.runtime import WorkflowRuntime
-from renderer.api.views import instance, summary
+from renderer.api.views import event, instance, summary
 from renderer.definition_diff import diff_definitions, ghost_edge_ids, union_definition
 from renderer.diagram import StepState
 from renderer.drawings import GraphDrawer, ViewSource
@@ -46,6 +46,8 @@ from workflow.model import Run, RunState
 from workflow.store import OutboxEntry, QueuedSignal, RunFilter
 
 RUNS_PER_PAGE = 50
+HISTORY_PAGE = 200
+"""Events of a run's history on its page; the rest a page at a time ("Show more")."""
 API = "/api/workflow"
 EVENT_KINDS: tuple[str, ...] = tuple(dict.fromkeys((
     "run.created", "run.started", "run.retried", "run.resumed", "run.repaired",
@@ -106,14 +108,18 @@ class Pages:
             child_runs[prefix] = child.run.run_id
             child_records[child.run.run_id] = self._record(
                 child.run, store.outbox(child.run.run_id), store.queued_for(child.run.run_id))
+        history = run_history(events)
         data = {"page": "run", "api": API, "runId": run.run_id, "csrf": session.csrf,
                 "canOperate": session.can_operate, "record": record,
                 "lastSeq": events[-1].seq if events else 0, "styles": state_styles(),
                 "eventKinds": EVENT_KINDS, "viewQuery": view_query(view),
-                "childRuns": child_runs, "childRecords": child_records}
+                "childRuns": child_runs, "childRecords": child_records,
+                "history": {"last": history.last, "complete": not history.more,
+                            "count": history.count, "start": history.start,
+                            "page": HISTORY_PAGE}}
         return {"session": session, "run": record, "drawing": Markup(inline_svg(svg)),
                 "legend": legend(), "data": data, "steps": len(definition.steps),
-                "view": view, "view_links": view_links(view)}
+                "view": view, "view_links": view_links(view), "history": history}
 
     def _record(self, run: Run, events: tuple[OutboxEntry, ...],
                 queued: tuple[QueuedSignal, ...]) -> dict[str, Any]:
@@ -256,6 +262,34 @@ def state_styles() -> dict[str, Any]:
         edges[edge_state.value] = {"stroke": style.stroke, "strokeWidth": style.stroke_width,
                                    "marker": style.marker_id}
     return {"steps": steps, "edges": edges}
+
+
+@dataclass(frozen=True, slots=True)
+class RunHistory:
+    """The first :data:`HISTORY_PAGE` events of a run, as the history table shows them."""
+
+    rows: tuple[dict[str, Any], ...]
+    """Each event as the API gives it, plus ``since``: seconds after the run's first event."""
+    count: int  # every event of the run
+    more: bool  # events after the rows
+    last: int  # the last row's sequence number (0: none)
+    start: str | None  # the first event's time, for the script's "since" of later rows
+
+
+def run_history(events: tuple[OutboxEntry, ...]) -> RunHistory:
+    """``events`` (a run's outbox rows in order) as its history's first page.
+
+    >>> from workflow.store import OutboxEntry
+    >>> h = run_history((OutboxEntry(4, "r", "run.created", None, None, 10.0),
+    ...                  OutboxEntry(9, "r", "step.started", "a", None, 11.5)))
+    >>> [(row["seq"], row["kind"], row["since"]) for row in h.rows], h.count, h.more, h.last
+    ([(4, 'run.created', '+0.000 s'), (9, 'step.started', '+1.500 s')], 2, False, 9)
+    """
+    shown = events[:HISTORY_PAGE]
+    start = events[0].created_at if events else 0.0
+    rows = tuple({**event(e), "since": f"+{e.created_at - start:.3f} s"} for e in shown)
+    return RunHistory(rows, len(events), len(events) > len(shown),
+                      shown[-1].seq if shown else 0, rows[0]["at"] if rows else None)
 
 
 def legend() -> list[dict[str, Any]]:

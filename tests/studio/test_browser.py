@@ -261,6 +261,65 @@ def test_approving_review_moves_the_run_on_and_the_page_follows_without_reload(
     assert kinds <= set(EVENT_KINDS)  # the page listens for every kind a run emitted
 
 
+def _history_rows(page: Any) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#history-rows tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+
+
+def test_the_history_pages_in_follows_live_and_opens_a_rows_step(page, reference,
+                                                                   monkeypatch):
+    from renderer.studio import pages
+
+    monkeypatch.setattr(pages, "HISTORY_PAGE", 5)  # the page shows 5, then 5 more per click
+    with httpx.Client(base_url=reference.live.url, timeout=30) as client:
+        run_id = _start_and_wait_for_review(client)
+
+        def api_history() -> list[dict[str, Any]]:
+            return client.get(f"{API}/instances/{run_id}/events", params={"limit": "500"},
+                              headers=api_testing.auth("view")).json()["items"]
+
+        before = api_history()
+        assert len(before) > 10  # so the first page and one more leave some to load
+        _open(page, reference, f"/studio/runs/{run_id}")
+        page.wait_for_selector("#live.on")
+        page.click("#history summary")
+        assert [row[0] for row in _history_rows(page)] == [str(e["seq"]) for e in before[:5]]
+        assert page.text_content("#history-count") == f"({len(before)} events)"
+        while page.is_visible("#history-more"):
+            shown = len(_history_rows(page))
+            page.click("#history-more")
+            page.wait_for_function(f"() => document.querySelectorAll('#history-rows tr')"
+                                   f".length > {shown} || document.getElementById("
+                                   f"'history-more').hidden")
+        rows = _history_rows(page)
+        assert [(row[0], row[3], row[4]) for row in rows] == [
+            (str(e["seq"]), e["kind"], e["stepId"] or "") for e in before]
+        assert rows[0][2] == "+0.000 s" and rows[0][3] == "run.created"
+
+        (task,) = client.get(f"{API}/tasks", params={"workflowInstanceId": run_id,
+                                                      "status": "open"},
+                             headers=api_testing.auth("view")).json()["items"]
+        done = client.post(f"{API}/tasks/{task['taskId']}/complete",
+                           json={"decision": "approve"}, headers=api_testing.auth("operate"))
+        assert done.status_code == 200, done.text
+        page.wait_for_function("() => document.getElementById('run-state').textContent"
+                               " === 'WaitingForTimer'", timeout=5000)
+        after = api_history()
+        assert len(after) > len(before)  # the approval's events came after the page was built
+        page.wait_for_function(f"() => document.querySelectorAll('#history-rows tr').length"
+                               f" >= {len(after)}", timeout=5000)
+        rows = _history_rows(page)
+        assert [(row[0], row[3], row[4]) for row in rows] == [
+            (str(e["seq"]), e["kind"], e["stepId"] or "") for e in after]  # once each, in order
+        assert page.text_content("#history-count") == f"({len(after)} events)"
+    page.click('#history-rows [data-history-step="virus-scan"] >> nth=0')
+    page.wait_for_selector("#panel:not([hidden])")
+    assert page.text_content("#panel h2") == "virus-scan"
+    assert "selected" in _classes(page, "virus-scan")
+    page.screenshot(path=str(ARTIFACTS / "studio-history.png"))
+    assert page.errors == []
+
+
 def test_the_diff_page_marks_added_removed_and_changed_steps(page, reference):
     path = "/studio/definitions/document-processing/diff?from=1.0.0&to=2.0.0"
     response = page.goto(reference.login_url(path))

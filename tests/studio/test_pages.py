@@ -318,3 +318,30 @@ def test_a_trailing_slash_redirects_to_the_page_without_it(studio):
         assert response.headers["location"] == target
     assert studio.client.get("/studio/").status_code == 200
     assert studio.client.get("/studio/elsewhere/").status_code == 404  # after the redirect
+
+
+def test_the_run_page_lists_its_history_first_page_in_order(studio, monkeypatch):
+    import re
+
+    from renderer.studio import pages
+
+    _sign_in(studio.client)
+    run_id = _start(studio, "document-processing")
+    studio.wait_for(run_id, lambda r: r["state"].startswith("WaitingFor"))  # it stays there
+    history = studio.client.get(f"/api/workflow/instances/{run_id}/events",
+                                params={"limit": "500"}).json()["items"]
+    assert len(history) > 3
+    row = re.compile(r'<tr data-seq="(\d+)"><td>\d+</td><td>([^<]*)</td><td>([^<]*)</td>'
+                     r'<td>([^<]*)</td>')
+    page = studio.client.get(f"/studio/runs/{run_id}").text
+    shown = row.findall(page)
+    assert [(int(seq), at, kind) for seq, at, _, kind in shown] == [
+        (e["seq"], e["at"], e["kind"]) for e in history]
+    assert shown[0][2] == "+0.000 s"
+    assert f"({len(history)} events)" in page
+    assert re.search(r'id="history-more" hidden', page)  # everything is on the page
+    monkeypatch.setattr(pages, "HISTORY_PAGE", 3)
+    page = studio.client.get(f"/studio/runs/{run_id}").text
+    assert [int(seq) for seq, *_ in row.findall(page)] == [e["seq"] for e in history[:3]]
+    assert f"({len(history)} events)" in page
+    assert 'id="history-more">' in page  # shown: the rest is a click away

@@ -81,6 +81,26 @@ def test_events_and_audit_come_in_order_after_a_sequence_number(query_store):
     assert query_store.events_after("globex", 0, 10) == ()
 
 
+def test_a_runs_history_comes_in_order_a_page_at_a_time_and_by_tenant(query_store):
+    run = start(query_store, "r1")
+    start(query_store, "r2")  # another run's events are not in r1's history
+    query_store.commit(Commit(run, (EmitEvent("step.started", "a"),
+                                    EmitEvent("step.succeeded", "a", "took 1 s")),
+                              previous=run), at=2.0)
+    start(query_store, "g1", tenant="globex")
+    history = query_store.run_events("acme", "r1", 0, 10)
+    assert [(e.kind, e.step_id, e.detail) for e in history] == [
+        ("run.created", None, None), ("step.started", "a", None),
+        ("step.succeeded", "a", "took 1 s")]
+    assert [e.seq for e in history] == sorted(e.seq for e in history)
+    first = query_store.run_events("acme", "r1", 0, 2)
+    rest = query_store.run_events("acme", "r1", first[-1].seq, 2)
+    assert first + rest == history
+    assert query_store.run_events("acme", "r1", history[-1].seq, 10) == ()
+    assert query_store.run_events("globex", "r1", 0, 10) == ()  # r1 is acme's
+    assert [e.run_id for e in query_store.run_events("globex", "g1", 0, 10)] == ["g1"]
+
+
 def test_retention_purges_one_tenants_finished_runs(query_store):
     import dataclasses
 

@@ -377,6 +377,62 @@
     return pending;
   }
 
+  /* --- the run's history (the table under the drawing) -------------------------------- */
+
+  var historyRows = document.getElementById("history-rows");
+
+  function historyRow(entry) {
+    var history = data.history;
+    var since = history.start ? "+" + ((Date.parse(entry.at) - Date.parse(history.start)) / 1000)
+      .toFixed(3) + " s" : "+0.000 s";
+    if (!history.start) { history.start = entry.at; }
+    var step = entry.stepId ? [el("button", { type: "button", "class": "link",
+                                              "data-history-step": entry.stepId },
+                                  [entry.stepId])] : [];
+    return el("tr", { "data-seq": String(entry.seq) }, [
+      el("td", {}, [String(entry.seq)]), el("td", {}, [entry.at]), el("td", {}, [since]),
+      el("td", {}, [entry.kind]), el("td", {}, step), el("td", {}, [entry.detail || ""])
+    ]);
+  }
+
+  function addHistory(entries) {
+    var history = data.history;
+    entries.forEach(function (entry) {
+      if (entry.seq <= history.last) { return; }
+      historyRows.appendChild(historyRow(entry));
+      history.last = entry.seq;
+    });
+    /* the count is the run's events when the page was built, or the rows, if more */
+    history.count = Math.max(history.count, historyRows.children.length);
+    var count = document.getElementById("history-count");
+    if (count) {
+      count.textContent = "(" + history.count + " event" + (history.count === 1 ? "" : "s") + ")";
+    }
+  }
+
+  function moreHistory(button) {
+    button.disabled = true;
+    var history = data.history;
+    get(runPath() + "/events?after=" + history.last + "&limit=" + history.page).then(function (page) {
+      addHistory(page.items);
+      if (page.items.length < history.page) { history.complete = true; button.hidden = true; }
+      button.disabled = false;
+    }, function (error) { button.disabled = false; showProblem(error); });
+  }
+
+  if (historyRows && data.history) {
+    historyRows.addEventListener("click", function (event) {
+      var target = event.target;
+      if (target && target.hasAttribute && target.hasAttribute("data-history-step")) {
+        openPanel(target.getAttribute("data-history-step"));
+      }
+    });
+    var moreButton = document.getElementById("history-more");
+    if (moreButton) {
+      moreButton.addEventListener("click", function () { moreHistory(moreButton); });
+    }
+  }
+
   function follow() {
     if (typeof window.EventSource !== "function") { return; }
     var live = document.getElementById("live");
@@ -385,6 +441,9 @@
       var message = JSON.parse(event.data);
       var id = message.workflowInstanceId;
       var drawn = Object.keys(data.childRuns || {}).some(function (k) { return data.childRuns[k] === id; });
+      if (id === data.runId && historyRows && data.history && data.history.complete) {
+        addHistory([message]);
+      }
       if (id === data.runId || drawn) { refresh(); }
     };
     source.addEventListener("message", onEvent);

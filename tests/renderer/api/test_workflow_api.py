@@ -369,6 +369,37 @@ def test_the_event_feed_is_ordered_resumable_and_per_tenant(make_service):
     assert [e["seq"] for e in rest] == seqs[3:]
 
 
+def test_a_runs_history_is_its_own_events_in_order_a_page_at_a_time(make_service):
+    service = make_service()
+    record = waiting_for_review(service)
+    run_id = record["workflowInstanceId"]
+    other = start(service)  # a second run of the same tenant: not in the first's history
+    service.wait_for(other["workflowInstanceId"], lambda r: r["state"] == "WaitingForHuman")
+    path = f"{API}/instances/{run_id}/events"
+    history = service.client.get(path, params={"limit": "500"}, headers=auth("view")).json()
+    items = history["items"]
+    assert {e["workflowInstanceId"] for e in items} == {run_id}
+    assert [e["kind"] for e in items][:2] == ["run.created", "run.started"]
+    assert ("task.requested", "review") in [(e["kind"], e["stepId"]) for e in items]
+    seqs = [e["seq"] for e in items]
+    assert seqs == sorted(seqs) and history["last"] == seqs[-1]
+    feed = service.client.get(f"{API}/events", params={"limit": "500"},
+                              headers=auth("view")).json()["items"]
+    assert items == [e for e in feed if e["workflowInstanceId"] == run_id]  # same rows
+    first = service.client.get(path, params={"limit": "2"}, headers=auth("view")).json()
+    rest = service.client.get(path, params={"after": str(first["last"])},
+                              headers=auth("view")).json()
+    assert first["items"] + rest["items"] == items
+    assert service.client.get(path, params={"after": str(seqs[-1])},
+                              headers=auth("view")).json() == {"items": [], "last": seqs[-1]}
+    assert service.client.get(path, headers=auth("view", "globex")).status_code == 404
+    assert service.client.get(f"{API}/instances/nope/events",
+                              headers=auth("view")).status_code == 404
+    bad = service.client.get(path, params={"limit": "0"}, headers=auth("view"))
+    assert bad.status_code == 400 and "limit" in bad.json()["error"]
+    assert service.client.get(path).status_code == 401
+
+
 def test_retention_purges_only_old_finished_runs_of_the_callers_tenant(make_service):
     service = make_service()
     for tenant in ("acme", "globex"):
