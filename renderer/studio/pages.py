@@ -114,6 +114,7 @@ class Pages:
                 "lastSeq": events[-1].seq if events else 0, "styles": state_styles(),
                 "eventKinds": EVENT_KINDS, "viewQuery": view_query(view),
                 "childRuns": child_runs, "childRecords": child_records,
+                "finishedStates": [state.value for state in RunState if state.is_finished],
                 "history": {"last": history.last, "complete": not history.more,
                             "count": history.count, "start": history.start,
                             "page": HISTORY_PAGE}}

@@ -320,6 +320,54 @@ def test_the_history_pages_in_follows_live_and_opens_a_rows_step(page, reference
     assert page.errors == []
 
 
+def test_an_operator_cancels_a_run_after_confirming_and_a_viewer_cannot(page, reference):
+    with httpx.Client(base_url=reference.live.url, timeout=30) as client:
+        run_id = _start_and_wait_for_review(client)
+    _open(page, reference, f"/studio/runs/{run_id}", scope="view")
+    assert not page.is_visible("#cancel-run")  # a viewer has no operator buttons
+    _open(page, reference, f"/studio/runs/{run_id}")
+    page.wait_for_selector("#live.on")
+    assert page.is_visible("#cancel-run") and not page.is_visible("#resume")
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("#cancel-run")
+    time.sleep(0.3)
+    assert page.text_content("#run-state") == "WaitingForHuman"  # dismissed: nothing sent
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#cancel-run")
+    page.wait_for_function("() => document.getElementById('run-state').textContent"
+                           " === 'Cancelled'", timeout=5000)
+    page.wait_for_selector("#cancel-run[hidden]", state="attached")
+    record = httpx.get(f"{reference.live.url}{API}/instances/{run_id}",
+                       headers=api_testing.auth("view")).json()
+    assert record["state"] == "Cancelled"
+    page.click("#history summary")
+    page.wait_for_function("() => [...document.querySelectorAll('#history-rows tr')]"
+                           ".some(r => r.cells[3].textContent === 'run.cancelled')",
+                           timeout=5000)
+    assert page.errors == []
+
+
+def test_an_operator_resumes_a_repaired_run(page, reference):
+    with httpx.Client(base_url=reference.live.url, timeout=30) as client:
+        run_id = _start_and_wait_for_review(client)
+        record = client.get(f"{API}/instances/{run_id}",
+                            headers=api_testing.auth("view")).json()
+        repaired = client.post(f"{API}/instances/{run_id}/repair",
+                               json={"rewindTo": "review",
+                                     "expectedRevision": record["revision"]},
+                               headers=api_testing.auth("operate"))
+        assert repaired.status_code == 200, repaired.text
+        assert repaired.json()["state"] == "Suspended"
+    _open(page, reference, f"/studio/runs/{run_id}")
+    assert page.is_visible("#resume")
+    page.click("#resume")
+    # resumed at review, a Human step: the run waits for its decision again
+    page.wait_for_function("() => document.getElementById('run-state').textContent"
+                           " === 'WaitingForHuman'", timeout=5000)
+    page.wait_for_selector("#resume[hidden]", state="attached")
+    assert page.errors == []
+
+
 def test_the_diff_page_marks_added_removed_and_changed_steps(page, reference):
     path = "/studio/definitions/document-processing/diff?from=1.0.0&to=2.0.0"
     response = page.goto(reference.login_url(path))

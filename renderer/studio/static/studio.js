@@ -322,6 +322,13 @@
     if (reason) { reason.textContent = record.reason || ""; reason.hidden = !record.reason; }
     var retry = document.getElementById("retry");
     if (retry) { retry.hidden = !(data.canOperate && record.state === "Failed"); retry.disabled = false; }
+    var resume = document.getElementById("resume");
+    if (resume) { resume.hidden = !(data.canOperate && record.state === "Suspended"); resume.disabled = false; }
+    var cancel = document.getElementById("cancel-run");
+    if (cancel) {
+      cancel.hidden = !data.canOperate || data.finishedStates.indexOf(record.state) >= 0;
+      cancel.disabled = false;
+    }
     if (panel && !panel.hidden) { fillPanel(panel.getAttribute("data-step-id")); }
     document.body.setAttribute("data-revision", String(record.revision));
   }
@@ -463,6 +470,25 @@
       retryButton.addEventListener("click", function () {
         retryButton.disabled = true;
         post(runPath() + "/retry", {}).then(refresh, showProblem);
+      });
+    }
+    var resumeButton = document.getElementById("resume");
+    if (resumeButton) {
+      resumeButton.addEventListener("click", function () {
+        resumeButton.disabled = true;
+        post(runPath() + "/resume", { expectedRevision: data.record.revision })
+          .then(refresh, function (error) { resumeButton.disabled = false; showProblem(error); });
+      });
+    }
+    var cancelButton = document.getElementById("cancel-run");
+    if (cancelButton) {
+      cancelButton.addEventListener("click", function () {
+        if (!window.confirm("Cancel run " + data.runId + "? Its waiting child runs and " +
+                            "timers are cancelled too; this cannot be undone.")) { return; }
+        cancelButton.disabled = true;
+        post(runPath() + "/cancel", { expectedRevision: data.record.revision,
+                                      reason: "cancelled in the Studio" })
+          .then(refresh, function (error) { cancelButton.disabled = false; showProblem(error); });
       });
     }
     follow();
