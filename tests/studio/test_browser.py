@@ -306,6 +306,9 @@ def test_the_history_pages_in_follows_live_and_opens_a_rows_step(page, reference
                                " === 'WaitingForTimer'", timeout=5000)
         after = api_history()
         assert len(after) > len(before)  # the approval's events came after the page was built
+        page.wait_for_function("() => document.querySelector("
+                               "'#timeline-svg [data-timeline-step=\"settle-window\"]')",
+                               timeout=5000)  # the timeline is redrawn live too
         page.wait_for_function(f"() => document.querySelectorAll('#history-rows tr').length"
                                f" >= {len(after)}", timeout=5000)
         rows = _history_rows(page)
@@ -317,6 +320,43 @@ def test_the_history_pages_in_follows_live_and_opens_a_rows_step(page, reference
     assert page.text_content("#panel h2") == "virus-scan"
     assert "selected" in _classes(page, "virus-scan")
     page.screenshot(path=str(ARTIFACTS / "studio-history.png"))
+    assert page.errors == []
+
+
+def _timeline(page: Any) -> list[dict[str, Any]]:
+    return page.eval_on_selector_all("#timeline-svg g.timeline-row", """rows => rows.map(r => ({
+        step: r.dataset.timelineStep,
+        bars: [...r.querySelectorAll('rect')].map(b => ({
+            x: +b.getAttribute('x'), width: +b.getAttribute('width'),
+            state: b.dataset.state}))}))""")
+
+
+def test_the_timeline_shows_each_started_step_and_its_attempts_in_order(page, reference):
+    record = httpx.get(f"{reference.live.url}{API}/instances/{reference.viewed}",
+                       headers=api_testing.auth("view")).json()
+    started = [s for s in record["steps"] if s["attempts"] or s["startedAt"]]
+
+    def first_start(step: dict[str, Any]) -> str:
+        return step["attempts"][0]["startedAt"] if step["attempts"] else step["startedAt"]
+
+    # ISO-8601 UTC times of one format sort as text
+    expected = [s["stepId"] for s in sorted(started, key=lambda s: (first_start(s), s["stepId"]))]
+    _open(page, reference, f"/studio/runs/{reference.viewed}")
+    page.click("#timeline summary")
+    rows = _timeline(page)
+    assert [row["step"] for row in rows] == expected
+    label, width = 200, 760  # the time axis runs from x = 200 to x = 960
+    bars = [bar for row in rows for bar in row["bars"]]
+    assert all(label - 0.01 <= bar["x"] and bar["x"] + bar["width"] <= label + width + 2.01
+               for bar in bars)
+    assert max(bar["x"] + bar["width"] for bar in bars) == pytest.approx(label + width, abs=2)
+    receive = next(row for row in rows if row["step"] == "receive")
+    assert [bar["state"] for bar in receive["bars"]] == ["failed", "succeeded"]
+    assert receive["bars"][0]["x"] <= receive["bars"][1]["x"]
+    assert next(row for row in rows if row["step"] == "review")["bars"][-1]["state"] in (
+        "running", "waiting")
+    page.click('#timeline-svg [data-timeline-step="virus-scan"] text')
+    assert page.text_content("#panel h2") == "virus-scan"
     assert page.errors == []
 
 

@@ -330,6 +330,7 @@
       cancel.disabled = false;
     }
     if (panel && !panel.hidden) { fillPanel(panel.getAttribute("data-step-id")); }
+    drawTimeline(record);
     document.body.setAttribute("data-revision", String(record.revision));
   }
 
@@ -382,6 +383,100 @@
       .then(function (found) { pending = null; applyRecord(found[0]); applyEdges(found[1]); },
             function (error) { pending = null; showProblem(error); });
     return pending;
+  }
+
+  /* --- the run's timeline: a row per step that started, a bar per attempt ------------- */
+
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  var TIMELINE = { label: 200, width: 760, row: 18, bar: 12, top: 24 };
+  var timelineSvg = document.getElementById("timeline-svg");
+
+  function svgEl(tag, attributes, content) {
+    var node = document.createElementNS(SVG_NS, tag);
+    Object.keys(attributes || {}).forEach(function (name) {
+      node.setAttribute(name, String(attributes[name]));
+    });
+    if (content !== undefined) { node.textContent = content; }
+    return node;
+  }
+
+  /* Steps that started, in the order they first did; each attempt is a bar (a step
+     without attempts, such as a Timer, one bar over its own start and finish). An
+     unfinished bar ends at the record's last update: the timeline is as of then. */
+  function timelineRows(record, asOf) {
+    var rows = [];
+    record.steps.forEach(function (step) {
+      var bars = (step.attempts || []).map(function (a) {
+        return { start: Date.parse(a.startedAt), end: a.endedAt ? Date.parse(a.endedAt) : asOf,
+                 state: a.outcome || "running", name: a.attemptId };
+      });
+      if (!bars.length && step.startedAt) {
+        bars = [{ start: Date.parse(step.startedAt),
+                  end: step.finishedAt ? Date.parse(step.finishedAt) : asOf,
+                  state: step.state.toLowerCase(), name: step.stepId }];
+      }
+      if (bars.length) { rows.push({ stepId: step.stepId, bars: bars, first: bars[0].start }); }
+    });
+    rows.sort(function (a, b) {
+      return a.first - b.first || (a.stepId < b.stepId ? -1 : a.stepId > b.stepId ? 1 : 0);
+    });
+    return rows;
+  }
+
+  function duration(ms) {
+    if (ms < 1000) { return Math.round(ms) + " ms"; }
+    if (ms < 120000) { return (ms / 1000).toFixed(1) + " s"; }
+    if (ms < 7200000) { return (ms / 60000).toFixed(1) + " min"; }
+    return (ms / 3600000).toFixed(1) + " h";
+  }
+
+  function drawTimeline(record) {
+    if (!timelineSvg) { return; }
+    var asOf = Date.parse(record.updatedAt);
+    var rows = timelineRows(record, asOf);
+    var start = Date.parse(record.createdAt);
+    var end = start + 1;
+    rows.forEach(function (row) {
+      row.bars.forEach(function (bar) { end = Math.max(end, bar.end); });
+    });
+    var scale = TIMELINE.width / (end - start);
+    var x = function (t) { return TIMELINE.label + (t - start) * scale; };
+    timelineSvg.textContent = "";
+    var height = TIMELINE.top + rows.length * TIMELINE.row + 4;
+    timelineSvg.setAttribute("viewBox", "0 0 " + (TIMELINE.label + TIMELINE.width + 60) + " " + height);
+    timelineSvg.setAttribute("height", String(height));
+    for (var tick = 0; tick <= 4; tick += 1) {
+      var at = TIMELINE.label + tick * TIMELINE.width / 4;
+      timelineSvg.appendChild(svgEl("line", { x1: at, x2: at, y1: TIMELINE.top - 6, y2: height,
+                                              "class": "timeline-tick" }));
+      timelineSvg.appendChild(svgEl("text", { x: at, y: TIMELINE.top - 10, "class": "timeline-axis" },
+                                    "+" + duration(tick * (end - start) / 4)));
+    }
+    rows.forEach(function (row, index) {
+      var y = TIMELINE.top + index * TIMELINE.row;
+      var group = svgEl("g", { "class": "timeline-row", "data-timeline-step": row.stepId });
+      group.appendChild(svgEl("text", { x: TIMELINE.label - 8, y: y + TIMELINE.bar - 2,
+                                        "class": "timeline-label" }, row.stepId));
+      row.bars.forEach(function (bar) {
+        var style = data.styles.steps[bar.state] || data.styles.steps.running;
+        var rect = svgEl("rect", { x: x(bar.start), y: y, height: TIMELINE.bar, rx: 2,
+                                   width: Math.max(2, (bar.end - bar.start) * scale),
+                                   fill: style.fill, stroke: style.stroke,
+                                   "class": "timeline-bar", "data-state": bar.state });
+        rect.appendChild(svgEl("title", {}, row.stepId + " · " + text(bar.name) + " · " +
+                               bar.state + " · " + duration(bar.end - bar.start)));
+        group.appendChild(rect);
+      });
+      timelineSvg.appendChild(group);
+    });
+  }
+
+  if (timelineSvg && data.record) {
+    drawTimeline(data.record);
+    timelineSvg.addEventListener("click", function (event) {
+      var row = event.target && event.target.closest ? event.target.closest("[data-timeline-step]") : null;
+      if (row) { openPanel(row.getAttribute("data-timeline-step")); }
+    });
   }
 
   /* --- the run's history (the table under the drawing) -------------------------------- */
