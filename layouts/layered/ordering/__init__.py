@@ -69,6 +69,7 @@ class OrderingPlan:
     restart_patience: int = 0
     sift_restarts: bool = False
     continue_best: bool = False
+    plateau: bool = False
 
     def restart_count(self, nodes: int) -> int:
         """Restarts for a component of ``nodes`` (proper graph nodes and anchors).
@@ -89,8 +90,8 @@ EFFORT_PLANS: dict[Effort, OrderingPlan] = {
     Effort.BALANCED: OrderingPlan(restarts=12, sweeps=8, transpose=True, sifting_rounds=2,
                                   min_restarts=4, work=64_000),
     Effort.BEST: OrderingPlan(restarts=24, sweeps=16, transpose=True, sifting_rounds=4,
-                              min_restarts=4, work=400_000, restart_patience=2,
-                              sift_restarts=True, continue_best=True),
+                              min_restarts=4, work=400_000, restart_patience=4,
+                              sift_restarts=True, continue_best=True, plateau=True),
 }
 
 EFFORT_STAGES: dict[Effort, tuple[Effort, ...]] = {
@@ -321,12 +322,15 @@ class _Search:
             restart_best = min(restart_best, count)
             if self.done() or iteration == plan.sweeps or stale > PATIENCE:
                 break
+            plateau = plan.plateau and iteration % 4 >= 2
             changed = sweep(layers, pos, work.up, work.down, downward=iteration % 2 == 0,
-                            median=(iteration // 2) % 2 == 1, pinned=work.pinned, memo=memo)
+                            median=(iteration // 2) % 2 == 1, pinned=work.pinned, memo=memo,
+                            reverse_ties=plateau)
             if plan.transpose:
                 moved = transpose(layers, pos, work.up, work.down, pinned=work.pinned,
                                   dirty=widen(changed) if not first or iteration else None,
-                                  expired=lambda: _expired(self.deadline))
+                                  expired=lambda: _expired(self.deadline),
+                                  equal=plateau)
                 changed = [a or b for a, b in zip(changed, moved, strict=True)]
             count = _recount(layers, pos, work.real_down, pairs, changed) + self.corridor()
         return improved
