@@ -210,7 +210,7 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
         run.absorb(child)
         return Drawing(routing, crossings, notes)
 
-    drawing = fewer_crossings(draw, options, run.deadline)
+    drawing = fewer_crossings(draw, options, run.deadline, len(graph.nodes) + len(graph.edges))
     run.notes += [note for note in drawing.notes if note not in run.notes]
     return drawing.routing, drawing.order_crossings
 

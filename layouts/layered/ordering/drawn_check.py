@@ -42,11 +42,18 @@ from layouts.quality_geometry import (
 )
 from layouts.quality_grid import Grid
 
-__all__ = ["AFFORD", "Drawing", "drawn_crossings", "fewer_crossings"]
+__all__ = ["AFFORD", "SEARCH_ITEMS", "Drawing", "drawn_crossings", "fewer_crossings"]
+
+SEARCH_ITEMS = 1_000
+"""The ``best`` search runs on components of at most this many nodes and edges: it
+costs two to three times the ``balanced`` layout (loop-back lanes order again at the
+higher effort), which the speed targets allow on small dense graphs, not at 1,000
+nodes, where ``best`` gives ``balanced``'s drawing."""
 
 AFFORD = 3.0
 """The ``best`` search is tried only while the time left is at least this many times
-what the ``balanced`` layout took (best's search and lanes cost about twice as much)."""
+what the ``balanced`` layout took, so a short time budget is not spent on it (it then
+depends on the machine's speed, as any layout cut short by the budget does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +70,11 @@ Draw = Callable[[LayoutOptions, Deadline], Drawing]
 """Lays out the component with the options, under the deadline."""
 
 
-def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline) -> Drawing:
+def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline,
+                    items: int) -> Drawing:
     """``draw(options)``; at ``best`` effort the ``balanced`` drawing first, then the
-    ``best`` one when the first has crossings and the time left affords it (see
+    ``best`` one when the first has crossings, the component has at most
+    :data:`SEARCH_ITEMS` nodes and edges (``items``) and the time left affords it (see
     :data:`AFFORD`), keeping the ``best`` drawing only when it draws fewer crossings
     (or as many and fewer bends). A note says when ``balanced``'s drawing was kept."""
     if options.effort is not Effort.BEST:
@@ -74,8 +83,8 @@ def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline) -> D
     first = draw(replace(options, effort=Effort.BALANCED), deadline)
     spent = time.perf_counter() - started
     first_key = _key(first.routing)
-    if first_key[0] == 0 or first.order_crossings is None or deadline.exhausted \
-            or deadline.remaining() < AFFORD * spent:
+    if first_key[0] == 0 or first.order_crossings is None or items > SEARCH_ITEMS \
+            or deadline.exhausted or deadline.remaining() < AFFORD * spent:
         return first
     was_exhausted = deadline.exhausted
     second = draw(options, deadline)

@@ -13,6 +13,7 @@ from layouts.api import layout
 from layouts.graph import Edge, Graph, Node
 from layouts.layered import pipeline
 from layouts.layered.model import Deadline, Routing
+from layouts.layered.ordering import drawn_check
 from layouts.layered.ordering.drawn_check import drawn_crossings
 from layouts.options import Effort, LayoutOptions
 from layouts.quality import measure
@@ -34,7 +35,7 @@ def dense_graph(seed: int, nodes: int, edges: int) -> Graph:
                  tuple(Edge(f"e{k}", f"n{a}", f"n{b}") for k, (a, b) in enumerate(sorted(pairs))))
 
 
-DENSE = dense_graph(27, 27, 86)
+DENSE = dense_graph(21, 21, 50)
 """A graph where the ``best`` search alone draws more crossings than ``balanced``
 (asserted below, so the check is exercised)."""
 
@@ -87,4 +88,24 @@ def test_best_stops_at_the_balanced_drawing_when_it_has_no_crossings() -> None:
     balanced = layout(graph, engine="layered", options=_options(Effort.BALANCED))
     best = layout(graph, engine="layered", options=_options(Effort.BEST))
     assert measure(balanced).crossings == 0
+    assert (best.nodes, best.edges) == (balanced.nodes, balanced.edges)
+
+
+def test_best_draws_fewer_crossings_where_its_search_finds_them() -> None:
+    # best earns its time: on this small dense graph its plateau moves and extra
+    # restarts find an order whose drawing crosses less than balanced's
+    graph = dense_graph(13, 15, 27)
+    balanced = layout(graph, engine="layered", options=_options(Effort.BALANCED))
+    best = layout(graph, engine="layered", options=_options(Effort.BEST))
+    assert measure(best).crossings < measure(balanced).crossings
+
+
+def test_best_gives_balanced_drawing_above_the_search_size(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the graph where best's search wins (15 nodes + 27 edges = 42 items), with the
+    # search capped at 41 items: best must give exactly balanced's drawing
+    graph = dense_graph(13, 15, 27)
+    monkeypatch.setattr(drawn_check, "SEARCH_ITEMS", 15 + 27 - 1)
+    balanced = layout(graph, engine="layered", options=_options(Effort.BALANCED))
+    best = layout(graph, engine="layered", options=_options(Effort.BEST))
     assert (best.nodes, best.edges) == (balanced.nodes, balanced.edges)
