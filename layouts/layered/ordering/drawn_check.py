@@ -50,10 +50,11 @@ costs two to three times the ``balanced`` layout (loop-back lanes order again at
 higher effort), which the speed targets allow on small dense graphs, not at 1,000
 nodes, where ``best`` gives ``balanced``'s drawing."""
 
-AFFORD = 3.0
+AFFORD = 1.0
 """The ``best`` search is tried only while the time left is at least this many times
-what the ``balanced`` layout took, so a short time budget is not spent on it (it then
-depends on the machine's speed, as any layout cut short by the budget does)."""
+what the ``balanced`` layout took: enough for a search of balanced's size, which the
+deadline then cuts short where it must (keeping its best order so far, as every
+budgeted step does; whether it ran then depends on the machine's speed)."""
 
 
 @dataclass(frozen=True, slots=True)
