@@ -58,7 +58,12 @@ class OrderingPlan:
     in a row that did not beat its own best; ``sift_restarts`` sifts each run's result
     once. Restarts stop after ``restart_patience`` in a row that did not improve the
     best order (0: never). Then up to ``sifting_rounds`` rounds of sifting and transpose
-    on the best order, while they improve it."""
+    on the best order, while they improve it. With ``plateau``, every other pair of
+    sweeps reverses ties in the sort and its transpose also swaps pairs that cross as
+    much either way (Gansner et al.'s alternation), to leave a plateau of equal counts;
+    only strict improvements are kept, so the model order survives wherever no fewer
+    crossings are found. (``best`` runs its search only where its drawing may beat
+    ``balanced``'s: :mod:`.drawn_check`.)"""
 
     restarts: int
     sweeps: int
