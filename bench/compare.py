@@ -88,6 +88,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "compare",
                         help="output path without extension (.md and .json are written)")
     parser.add_argument("--html", type=Path, help="write a side-by-side SVG page here")
+    parser.add_argument("--reference", default="graphviz",
+                        help="engine the 'worst graphs' tables compare every other one with")
     return parser.parse_args(argv)
 
 
@@ -248,9 +250,14 @@ def shuffle_spread(crossings: list[int]) -> str:
     return f"{low}-{high} ({spread:.0f}%)"
 
 
-def markdown(cells: list[Cell], engine_names: list[str], options: LayoutOptions) -> str:
+def markdown(cells: list[Cell], engine_names: list[str], options: LayoutOptions,
+             reference: str = "graphviz") -> str:
     lines = [f"Effort {options.effort.value}, direction {options.direction.value}.", "",
-             "## Totals", "", totals(cells, engine_names), "## Per graph", "",
+             "## Totals", "", totals(cells, engine_names),
+             *(worst_graphs(cells, engine, reference, metric)
+               for engine in engine_names if reference in engine_names and engine != reference
+               for metric in ("crossings", "bends")),
+             "## Per graph", "",
              "| graph | nodes | engine | seconds | crossings | bends | length | area "
              "| intrusions | min clearance | shuffled crossings | status |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -312,6 +319,45 @@ def totals(cells: list[Cell], engine_names: list[str]) -> str:
     return "\n".join(lines) + "\n\n" + note + "\n"
 
 
+def worst_graphs(cells: list[Cell], engine: str, reference: str, metric: str,
+                 count: int = 10) -> str:
+    """The ``count`` graphs where ``engine`` exceeds ``reference`` most in ``metric``
+    (graphs both drew), with the sum of the excesses over every graph where it has one:
+    where a total's excess comes from.
+
+    >>> cells = [Cell("a", "g1", 5, metrics={"crossings": 7}),
+    ...          Cell("b", "g1", 5, metrics={"crossings": 2}),
+    ...          Cell("a", "g2", 5, metrics={"crossings": 1}),
+    ...          Cell("b", "g2", 5, metrics={"crossings": 3})]
+    >>> print(worst_graphs(cells, "a", "b", "crossings"))
+    ### Worst graphs: a over b in crossings
+    <BLANKLINE>
+    Excess summed over the 1 graphs where a has more: 5.
+    <BLANKLINE>
+    | graph | nodes | a | b | excess |
+    |---|---|---|---|---|
+    | g1 | 5 | 7 | 2 | 5 |
+    <BLANKLINE>
+    """
+    by_key = {(c.graph, c.engine): c for c in cells if c.metrics}
+    rows = []
+    for graph in dict.fromkeys(c.graph for c in cells):
+        mine, theirs = by_key.get((graph, engine)), by_key.get((graph, reference))
+        if mine and theirs:
+            excess = float(mine.metrics.get(metric) or 0) - float(theirs.metrics.get(metric) or 0)
+            if excess > 0:
+                rows.append((-excess, graph, mine, theirs))
+    rows.sort(key=lambda row: (row[0], row[1]))
+    lines = [f"### Worst graphs: {engine} over {reference} in {metric}", "",
+             f"Excess summed over the {len(rows)} graphs where {engine} has more: "
+             f"{_total(metric, -sum(row[0] for row in rows))}.", "",
+             f"| graph | nodes | {engine} | {reference} | excess |", "|---|---|---|---|---|"]
+    lines += [f"| {graph} | {mine.nodes} | {_round(mine.metrics.get(metric))} "
+              f"| {_round(theirs.metrics.get(metric))} | {_total(metric, -minus)} |"
+              for minus, graph, mine, theirs in rows[:count]]
+    return "\n".join(lines) + "\n"
+
+
 def _total(heading: str, value: float) -> str:
     """Lengths in thousands of px, areas in millions of px², counts as they are.
 
@@ -371,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"crossings {cell.metrics.get('crossings', '-')} {cell.error or ''}",
                   flush=True)
             cells.append(cell)
-    table = markdown(cells, engine_names, options)
+    table = markdown(cells, engine_names, options, args.reference)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".md").write_text(table, encoding="utf-8")
     args.out.with_suffix(".json").write_text(json.dumps({

@@ -60,6 +60,7 @@ from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.ordering import ports as port_order
+from layouts.layered.ordering.drawn_check import Drawing, fewer_crossings
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
 from layouts.layered.staircase_ports import staircase_ports
@@ -200,6 +201,22 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
 
 def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
                check_invariants: bool) -> tuple[Routing, int | None]:
+    """:func:`_drawn` of a connected ``graph``; at ``best`` effort the one of the
+    ``balanced`` and ``best`` drawings that crosses less (:mod:`.ordering.drawn_check`)."""
+    def draw(chosen: LayoutOptions, deadline: Deadline) -> Drawing:
+        child = StepRunner(deadline)
+        routing, crossings = _drawn(graph, chosen, child, check_invariants)
+        notes, child.notes = tuple(child.notes), []
+        run.absorb(child)
+        return Drawing(routing, crossings, notes)
+
+    drawing = fewer_crossings(draw, options, run.deadline, len(graph.nodes) + len(graph.edges))
+    run.notes += [note for note in drawing.notes if note not in run.notes]
+    return drawing.routing, drawing.order_crossings
+
+
+def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
+           check_invariants: bool) -> tuple[Routing, int | None]:
     """The routed drawing of a connected ``graph`` in the caller's frame, and the
     ordering's crossing count (``None`` for the staircase layout)."""
     items = len(graph.nodes) + len(graph.edges)

@@ -48,3 +48,24 @@ def test_totals_add_up_the_per_graph_metrics_of_every_corpus(tmp_path: Path) -> 
                 if c["engine"] == "layered:draft" and c["graph"].startswith("real:"))
     assert rows[("real", "1", "layered:draft")][7].strip() == str(bends)
     assert all(c["metrics"]["flowViolations"] == 0 for c in cells)
+
+
+def test_worst_graphs_sum_the_excess_over_the_reference_engine(tmp_path: Path) -> None:
+    out = tmp_path / "cmp"
+    compare = _load()
+    assert compare.main(["--engines", "layered:draft,layered", "--reference", "layered",
+                         "--sizes", "30,60", "--seeds", "1", "--runs", "1",
+                         "--shuffles", "0", "--out", str(out)]) == 0
+    cells = json.loads(out.with_suffix(".json").read_text())["cells"]
+    metrics = {(c["graph"], c["engine"]): c["metrics"] for c in cells}
+    graphs = {c["graph"] for c in cells}
+    excess = [metrics[g, "layered:draft"]["bends"] - metrics[g, "layered"]["bends"]
+              for g in graphs]
+    table = out.with_suffix(".md").read_text()
+    heading = "### Worst graphs: layered:draft over layered in bends"
+    assert heading in table
+    summary = table.split(heading, 1)[1].split("\n")[2]
+    positive = [e for e in excess if e > 0]
+    assert summary == (f"Excess summed over the {len(positive)} graphs where layered:draft "
+                       f"has more: {sum(positive)}.")
+    assert "### Worst graphs: layered over" not in table

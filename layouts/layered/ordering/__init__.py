@@ -58,7 +58,12 @@ class OrderingPlan:
     in a row that did not beat its own best; ``sift_restarts`` sifts each run's result
     once. Restarts stop after ``restart_patience`` in a row that did not improve the
     best order (0: never). Then up to ``sifting_rounds`` rounds of sifting and transpose
-    on the best order, while they improve it."""
+    on the best order, while they improve it. With ``plateau``, every other pair of
+    sweeps reverses ties in the sort and its transpose also swaps pairs that cross as
+    much either way (Gansner et al.'s alternation), to leave a plateau of equal counts;
+    only strict improvements are kept, so the model order survives wherever no fewer
+    crossings are found. (``best`` runs its search only where its drawing may beat
+    ``balanced``'s: :mod:`.drawn_check`.)"""
 
     restarts: int
     sweeps: int
@@ -69,6 +74,7 @@ class OrderingPlan:
     restart_patience: int = 0
     sift_restarts: bool = False
     continue_best: bool = False
+    plateau: bool = False
 
     def restart_count(self, nodes: int) -> int:
         """Restarts for a component of ``nodes`` (proper graph nodes and anchors).
@@ -89,8 +95,8 @@ EFFORT_PLANS: dict[Effort, OrderingPlan] = {
     Effort.BALANCED: OrderingPlan(restarts=12, sweeps=8, transpose=True, sifting_rounds=2,
                                   min_restarts=4, work=64_000),
     Effort.BEST: OrderingPlan(restarts=24, sweeps=16, transpose=True, sifting_rounds=4,
-                              min_restarts=4, work=400_000, restart_patience=2,
-                              sift_restarts=True, continue_best=True),
+                              min_restarts=4, work=400_000, restart_patience=4,
+                              sift_restarts=True, continue_best=True, plateau=True),
 }
 
 EFFORT_STAGES: dict[Effort, tuple[Effort, ...]] = {
@@ -321,12 +327,15 @@ class _Search:
             restart_best = min(restart_best, count)
             if self.done() or iteration == plan.sweeps or stale > PATIENCE:
                 break
+            plateau = plan.plateau and iteration % 4 >= 2
             changed = sweep(layers, pos, work.up, work.down, downward=iteration % 2 == 0,
-                            median=(iteration // 2) % 2 == 1, pinned=work.pinned, memo=memo)
+                            median=(iteration // 2) % 2 == 1, pinned=work.pinned, memo=memo,
+                            reverse_ties=plateau)
             if plan.transpose:
                 moved = transpose(layers, pos, work.up, work.down, pinned=work.pinned,
                                   dirty=widen(changed) if not first or iteration else None,
-                                  expired=lambda: _expired(self.deadline))
+                                  expired=lambda: _expired(self.deadline),
+                                  equal=plateau)
                 changed = [a or b for a, b in zip(changed, moved, strict=True)]
             count = _recount(layers, pos, work.real_down, pairs, changed) + self.corridor()
         return improved

@@ -81,8 +81,11 @@ def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int
               down: Sequence[Sequence[int]], max_rounds: int = 8,
               pinned: Sequence[int] | None = None,
               dirty: list[bool] | None = None,
-              expired: Callable[[], bool] | None = None) -> list[bool]:
+              expired: Callable[[], bool] | None = None,
+              equal: bool = False) -> list[bool]:
     """Swap neighbours while that strictly lowers crossings (at most ``max_rounds``);
+    with ``equal``, the first round also swaps crossing pairs that cost as much either
+    way (dot's ``reverse`` transpose: a step along a plateau the sweeps can leave);
     pinned nodes (``pinned[v] != 0``) never move. The first round visits the ``dirty``
     layers (all by default), later rounds only layers next to a layer that changed in the
     round before: elsewhere no swap can have become better. ``expired()`` (the time
@@ -92,8 +95,8 @@ def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int
     for round_number in range(max_rounds):
         if round_number and expired is not None and expired():
             break
-        changed = [_transpose_layer(layer, pos, up, down, pinned) if dirty[i] else False
-                   for i, layer in enumerate(layers)]
+        changed = [_transpose_layer(layer, pos, up, down, pinned, equal and not round_number)
+                   if dirty[i] else False for i, layer in enumerate(layers)]
         if not any(changed):
             break
         touched = [a or b for a, b in zip(touched, changed, strict=True)]
@@ -112,7 +115,8 @@ def widen(flags: list[bool]) -> list[bool]:
 
 
 def _transpose_layer(layer: list[int], pos: list[int], up: Sequence[Sequence[int]],
-                     down: Sequence[Sequence[int]], pinned: Sequence[int] | None) -> bool:
+                     down: Sequence[Sequence[int]], pinned: Sequence[int] | None,
+                     equal: bool = False) -> bool:
     if len(layer) < 2:
         return False
     costs = _LayerCosts(layer, pos, up, down)
@@ -122,7 +126,7 @@ def _transpose_layer(layer: list[int], pos: list[int], up: Sequence[Sequence[int
         if pinned and (pinned[v] or pinned[w]):
             continue
         keep, swap = costs.costs(v, w)
-        if swap < keep:
+        if swap < keep or (equal and keep and swap == keep):
             layer[j], layer[j + 1] = w, v
             pos[v], pos[w] = j + 1, j
             changed = True

@@ -79,9 +79,12 @@ def weighted_median(neighbours: Sequence[int], pos: Sequence[int]) -> float | No
 
 
 def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Sequence[int]],
-               *, median: bool, pinned: Sequence[int] | None = None) -> list[int]:
+               *, median: bool, pinned: Sequence[int] | None = None,
+               reverse_ties: bool = False) -> list[int]:
     """``layer`` reordered by the neighbours' barycenter (or median); nodes without
-    neighbours and pinned nodes (``pinned[v] != 0``) keep their index."""
+    neighbours and pinned nodes (``pinned[v] != 0``) keep their index. Nodes with equal
+    keys keep their order, or swap it with ``reverse_ties`` (Gansner et al.'s
+    alternation, which lets sweeps leave a plateau of equal counts)."""
     movable: list[tuple[float, int, int]] = []
     slots: list[int] = []
     for index, v in enumerate(layer):
@@ -97,7 +100,7 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
             key = weighted_median(around, pos) or 0.0
         else:
             key = sum([pos[w] for w in around]) / len(around)
-        movable.append((key, pos[v], v))
+        movable.append((key, -pos[v] if reverse_ties else pos[v], v))
         slots.append(index)
     result = list(layer)
     movable.sort()
@@ -106,14 +109,15 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
     return result
 
 
-SweepMemo = dict[tuple[int, bool, bool], tuple[tuple[int, ...], tuple[int, ...]]]
+SweepMemo = dict[tuple[int, bool, bool, bool], tuple[tuple[int, ...], tuple[int, ...]]]
 """Per (layer, downward, median): the fixed neighbour layer and the result of the last
 sort of that layer in such a sweep."""
 
 
 def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
           down: Sequence[Sequence[int]], *, downward: bool, median: bool,
-          pinned: Sequence[int] | None = None, memo: SweepMemo | None = None) -> list[bool]:
+          pinned: Sequence[int] | None = None, memo: SweepMemo | None = None,
+          reverse_ties: bool = False) -> list[bool]:
     """Reorder every layer (in place) against its already-ordered neighbour layer;
     returns which layers changed. With a ``memo`` (kept between the sweeps of one run),
     a layer that still is what its last sort against the same, unchanged, neighbour
@@ -124,7 +128,7 @@ def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
     ...       downward=True, median=False, memo=memo), layers
     ([False, True], [[0, 1], [3, 2]])
     >>> memo
-    {(1, True, False): ((0, 1), (3, 2))}
+    {(1, True, False, False): ((0, 1), (3, 2))}
     """
     changed = [False] * len(layers)
     indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
@@ -132,11 +136,11 @@ def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
         if len(layers[i]) < 2:
             continue
         fixed = tuple(layers[i - 1] if downward else layers[i + 1])
-        key = (i, downward, median)
+        key = (i, downward, median, reverse_ties)
         if memo is not None and memo.get(key) == (fixed, tuple(layers[i])):
             continue
         ordered = sort_layer(layers[i], pos, up if downward else down, median=median,
-                             pinned=pinned)
+                             pinned=pinned, reverse_ties=reverse_ties)
         if memo is not None:
             memo[key] = (fixed, tuple(ordered))
         if ordered != layers[i]:

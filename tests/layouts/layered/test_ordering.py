@@ -311,3 +311,24 @@ def test_overlap_partners_match_all_pairs(raw: list[tuple[int, int]]) -> None:
     expected = [[j for j in range(len(spans)) if j != i and _partial_overlap(spans[i], spans[j])]
                 for i in range(len(spans))]
     assert _overlap_partners(spans) == expected
+
+
+def test_transpose_takes_equal_cost_swaps_only_when_asked() -> None:
+    # K(2,2): upper 0, 1 both joined to lower 2, 3; either order of the upper pair
+    # crosses once (0-3 with 1-2, or 1-3 with 0-2), so a plain transpose keeps it and
+    # a plateau transpose swaps it (and the lower pair, equally tied, in the same round)
+    down = [[2, 3], [2, 3], [], []]
+    up = [[], [], [0, 1], [0, 1]]
+    plain = [[0, 1], [2, 3]]
+    assert transpose(plain, [0, 1, 0, 1], up, down, max_rounds=1) == [False, False]
+    moved = [[0, 1], [2, 3]]
+    assert transpose(moved, [0, 1, 0, 1], up, down, max_rounds=1, equal=True) == [True, True]
+    assert moved == [[1, 0], [3, 2]]
+
+
+def test_sort_layer_reverses_ties_when_asked() -> None:
+    # nodes 2 and 3 both hang under node 0 (key 0), node 4 under node 1 (key 1)
+    up = [[], [], [0], [0], [1]]
+    pos = [0, 1, 0, 1, 2]
+    assert sort_layer([2, 3, 4], pos, up, median=False) == [2, 3, 4]
+    assert sort_layer([2, 3, 4], pos, up, median=False, reverse_ties=True) == [3, 2, 4]

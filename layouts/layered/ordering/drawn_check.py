@@ -1,0 +1,119 @@
+"""The final check of the ``best`` effort, by the crossings of the drawing itself.
+
+Ordering counts the crossings of straight segments between layers (and of the
+loop-back runs it models); routing then draws orthogonal legs on tracks, doglegs and
+lanes, and on dense graphs that adds crossings the ordering never saw, more for some
+orders than for others. So a higher effort with fewer ordering crossings can *draw* more
+(issue 16: four dense real graphs did). ``best`` therefore draws the ``balanced``
+layout first, and when that drawing has crossings and the time budget affords another
+layout, draws its own search's too, keeping the one whose drawing crosses less (then
+bends less); on ties the ``balanced`` one, so ``best`` never draws more crossings than
+``balanced`` and differs only where it earns its time.
+
+The count is the one :func:`layouts.quality.measure` reports: segment pairs of
+different routes crossing in both interiors, or at a vertex where one route passes
+from one side of the other to the other side.
+
+>>> from layouts.layered.model import Routing
+>>> from layouts.result import EdgeRoute, NodeBox, Point
+>>> boxes = tuple(NodeBox(n, x, y, 10, 10) for n, x, y in
+...               (("a", 0, 0), ("b", 40, 0), ("c", 0, 60), ("d", 40, 60)))
+>>> ad = EdgeRoute("ad", "a", "d", (Point(5, 10), Point(5, 30), Point(45, 30), Point(45, 60)))
+>>> bc = EdgeRoute("bc", "b", "c", (Point(45, 10), Point(45, 20), Point(25, 20), Point(25, 45),
+...                                  Point(5, 45), Point(5, 60)))
+>>> drawn_crossings(Routing(boxes, (ad, bc), 50, 70))   # x = 25 crosses y = 30
+1
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from layouts.layered.model import Deadline, Routing
+from layouts.options import Effort, LayoutOptions
+from layouts.quality_geometry import (
+    Segment,
+    bend_count,
+    route_segments,
+    segment_relation,
+    vertex_crossings,
+)
+from layouts.quality_grid import Grid
+
+__all__ = ["AFFORD", "SEARCH_ITEMS", "Drawing", "drawn_crossings", "fewer_crossings"]
+
+SEARCH_ITEMS = 1_000
+"""The ``best`` search runs on components of at most this many nodes and edges: it
+costs two to three times the ``balanced`` layout (loop-back lanes order again at the
+higher effort), which the speed targets allow on small dense graphs, not at 1,000
+nodes, where ``best`` gives ``balanced``'s drawing."""
+
+AFFORD = 1.0
+"""The ``best`` search is tried only while the time left is at least this many times
+what the ``balanced`` layout took: enough for a search of balanced's size, which the
+deadline then cuts short where it must (keeping its best order so far, as every
+budgeted step does; whether it ran then depends on the machine's speed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Drawing:
+    """A routed drawing and the ordering's crossing count (``None``: the staircase
+    layout), as the pipeline's per-component step returns them."""
+
+    routing: Routing
+    order_crossings: int | None
+    notes: tuple[str, ...] = ()
+
+
+Draw = Callable[[LayoutOptions, Deadline], Drawing]
+"""Lays out the component with the options, under the deadline."""
+
+
+def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline,
+                    items: int) -> Drawing:
+    """``draw(options)``; at ``best`` effort the ``balanced`` drawing first, then the
+    ``best`` one when the first has crossings, the component has at most
+    :data:`SEARCH_ITEMS` nodes and edges (``items``) and the time left affords it (see
+    :data:`AFFORD`), keeping the ``best`` drawing only when it draws fewer crossings
+    (or as many and fewer bends). A note says when ``balanced``'s drawing was kept."""
+    if options.effort is not Effort.BEST:
+        return draw(options, deadline)
+    started = time.perf_counter()
+    first = draw(replace(options, effort=Effort.BALANCED), deadline)
+    spent = time.perf_counter() - started
+    first_key = _key(first.routing)
+    if first_key[0] == 0 or first.order_crossings is None or items > SEARCH_ITEMS \
+            or deadline.exhausted or deadline.remaining() < AFFORD * spent:
+        return first
+    was_exhausted = deadline.exhausted
+    second = draw(options, deadline)
+    second_key = _key(second.routing)
+    if second.order_crossings is not None and second_key < first_key:
+        return second
+    deadline.exhausted = was_exhausted   # the drawing kept was not cut short
+    note = (f"best effort: balanced's drawing kept ({first_key[0]} crossings; "
+            f"best's search drew {second_key[0]})")
+    return replace(first, notes=(*first.notes, note))
+
+
+def _key(routing: Routing) -> tuple[int, int]:
+    return drawn_crossings(routing), sum(bend_count(e.points) for e in routing.edges)
+
+
+def drawn_crossings(routing: Routing) -> int:
+    """Crossings of the routes of ``routing`` (see the module docstring)."""
+    segments: list[Segment] = []
+    for index, edge in enumerate(routing.edges):
+        segments += route_segments(edge.points, index, edge.source, edge.target)
+    grid = Grid.for_items(routing.nodes, segments)
+    crossings = 0
+    for i, j in grid.segment_pairs(segments):
+        a, b = segments[i], segments[j]
+        if a.edge == b.edge:
+            continue
+        relation = segment_relation(a, b)
+        crossings += (relation == "cross") + (vertex_crossings(a, b) if relation == "none"
+                                              else 0)
+    return crossings
