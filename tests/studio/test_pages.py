@@ -345,3 +345,28 @@ def test_the_run_page_lists_its_history_first_page_in_order(studio, monkeypatch)
     assert [int(seq) for seq, *_ in row.findall(page)] == [e["seq"] for e in history[:3]]
     assert f"({len(history)} events)" in page
     assert 'id="history-more">' in page  # shown: the rest is a click away
+
+
+def test_the_front_page_shows_when_each_run_started_and_how_long_a_finished_one_took(studio):
+    import re
+    from datetime import datetime
+
+    _sign_in(studio.client)
+    studio.import_definition(FAILING)
+    failed = _start(studio, "failing")
+    record = studio.wait_for(failed, lambda r: r["state"] == "Failed")
+    waiting = _start(studio, "document-processing")
+    studio.wait_for(waiting, lambda r: r["state"].startswith("WaitingFor"))
+    page = studio.client.get("/studio").text
+    cells = {run: re.findall(r"<td>([^<]*)</td>", row) for run, row in re.findall(
+        r'<tr>\s*<td><a href="/studio/runs/([^"]+)">.*?</td>(.*?)</tr>', page, re.S)}
+    # workflow, (state cell has a span), reference, started, took, updated
+    _, reference, started, took, updated = cells[failed]
+    assert (reference, started, updated) == ("", record["createdAt"], record["updatedAt"])
+    seconds = (datetime.fromisoformat(record["updatedAt"].replace("Z", "+00:00"))
+               - datetime.fromisoformat(record["createdAt"].replace("Z", "+00:00"))
+               ).total_seconds()
+    assert seconds < 1 and took.endswith(" ms")  # a failure within a second
+    # the record's times are rounded to the millisecond, the page's duration is not
+    assert abs(float(took.removesuffix(" ms")) - seconds * 1000) <= 1.5
+    assert cells[waiting][3] == ""  # still waiting: no duration yet
