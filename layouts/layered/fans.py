@@ -11,8 +11,9 @@ the trunk to the nearest of their tracks (the split line) and along that line to
 it turned before. The top face of a join is fanned in the mirror image. A fan is kept
 only when its routes cross and overlap no more of the other routes than before, clear
 every node by ``clearance`` and leave each of their labels nearer its own route than any
-other (checked with the routes' segment index); otherwise the diamond keeps its spread
-ends.
+other (checked with the routes' segment index, built when a fan is first weighed; only
+the segments the fan changes are compared, since the others meet the other routes as
+before); otherwise the diamond keeps its spread ends.
 
 >>> from layouts.graph import Shape
 >>> from layouts.result import EdgeEnd, Side
@@ -32,9 +33,10 @@ ends.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 
 from layouts.graph import Shape
 from layouts.layered.model import Routing
@@ -59,8 +61,7 @@ def run(routing: Routing, clearance: float) -> Routing:
         ends[(route.source, route.source_end.side)].append((i, True))
         ends[(route.target, route.target_end.side)].append((i, False))
     routes = list(routing.edges)
-    index = SegmentIndex.of_routes([r.points for r in routes])
-    grid = Grid.for_items(routing.nodes, [s for r in routes for s in polyline_segments(r.points)])
+    near = _Near(routes, routing.nodes)
     for node in routing.nodes:
         if node.shape is not Shape.DIAMOND:
             continue
@@ -70,12 +71,34 @@ def run(routing: Routing, clearance: float) -> Routing:
                 continue
             keys = [i for i, _ in members]
             fanned = _fan(node, [routes[i] for i in keys], outgoing)
-            if fanned is not None and _acceptable(keys, routes, fanned, index, grid, boxes,
+            if fanned is not None and _acceptable(keys, routes, fanned, near, boxes,
                                                   clearance):
                 for key, route in zip(keys, fanned, strict=True):
                     routes[key] = route
-                    index.replace(key, route.points)
+                    near.index().replace(key, route.points)
     return replace(routing, edges=tuple(routes))
+
+
+class _Near:
+    """The routes' segment index and the nodes' grid, built when a fan is first
+    weighed (most drawings have no diamond face to fan)."""
+
+    def __init__(self, routes: Sequence[EdgeRoute], nodes: Sequence[NodeBox]) -> None:
+        self._routes = routes
+        self._nodes = nodes
+        self._index: SegmentIndex | None = None
+        self._grid: Grid | None = None
+
+    def index(self) -> SegmentIndex:
+        if self._index is None:
+            self._index = SegmentIndex.of_routes([r.points for r in self._routes])
+        return self._index
+
+    def grid(self) -> Grid:
+        """The nodes filed in a grid (a filter: the tests on what it finds are exact)."""
+        if self._grid is None:
+            self._grid = Grid.for_items(self._nodes, [])
+        return self._grid
 
 
 def _fan(node: NodeBox, members: Sequence[EdgeRoute], outgoing: bool
@@ -132,17 +155,12 @@ def _simplified(points: list[Point]) -> list[Point]:
 
 
 def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
-                fanned: Sequence[EdgeRoute], index: SegmentIndex, grid: Grid,
+                fanned: Sequence[EdgeRoute], near: _Near,
                 boxes: Mapping[str, NodeBox], clearance: float) -> bool:
-    """The fan crosses and overlaps no more other routes than the spread ends did, keeps
-    its flow (every step down the layers), clears every foreign node, and leaves every
+    """The fan keeps its flow (every step down the layers), clears every foreign node,
+    crosses and overlaps no more other routes than the spread ends did, and leaves every
     label of its edges nearer its own route than any other."""
-    members = set(keys)
-    before = [_meetings(routes[k].points, index, members) for k in keys]
-    after = [_meetings(r.points, index, members) for r in fanned]
-    if sum(c for c, _ in after) > sum(c for c, _ in before) or \
-            sum(s for _, s in after) > sum(s for _, s in before):
-        return False
+    grid = near.grid()
     for route in fanned:
         if any(b.y < a.y - SAME for a, b in zip(route.points, route.points[1:],
                                                  strict=False)):
@@ -156,14 +174,43 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
                         s, box.x, box.y, box.x + box.width, box.y + box.height) < \
                         clearance - SAME:
                     return False
+    members = set(keys)
+    index = near.index()
+    before, after = _changed([routes[k].points for k in keys], [r.points for r in fanned])
+    counts_before = _meetings(before, index, members)
+    counts_after = _meetings(after, index, members)
+    if counts_after[0] > counts_before[0] or counts_after[1] > counts_before[1]:
+        return False
     return all(_label_beside_own(route, fanned, index, members) for route in fanned)
 
 
-def _meetings(points: Sequence[Point], index: SegmentIndex, skip: set[int]
+def _changed(before: Sequence[Sequence[Point]], after: Sequence[Sequence[Point]]
+             ) -> tuple[list[Segment], list[Segment]]:
+    """The segments of the polylines ``before`` that are not in ``after`` and those of
+    ``after`` not in ``before`` (as multisets): the fan's trunk, split and the stretches
+    it replaced. A segment in both meets the other routes the same way before and after,
+    so comparing the meetings of these alone compares those of the whole routes."""
+    old = Counter(_pieces(before))
+    new = Counter(_pieces(after))
+    return (_segments(old - new), _segments(new - old))
+
+
+def _pieces(polylines: Sequence[Sequence[Point]]) -> list[tuple[float, float, float, float]]:
+    return [(a.x, a.y, b.x, b.y) for points in polylines for a, b in pairwise(points)
+            if a != b]
+
+
+def _segments(pieces: Counter[tuple[float, float, float, float]]) -> list[Segment]:
+    return [Segment(x1, y1, x2, y2, 0, "", "") for (x1, y1, x2, y2), n in
+            sorted(pieces.items()) for _ in range(n)]
+
+
+def _meetings(segments: Sequence[Segment], index: SegmentIndex, skip: set[int]
               ) -> tuple[int, int]:
-    """(crossings, shared stretches) of a polyline with the indexed routes not in ``skip``."""
+    """(crossings, shared stretches) of ``segments`` with the indexed routes not in
+    ``skip``."""
     cross = shared = 0
-    for s in polyline_segments(points):
+    for s in segments:
         for key, t in index.near(s, None):
             if key not in skip:
                 relation = segment_relation(s, t)
