@@ -11,8 +11,8 @@ the trunk to the nearest of their tracks (the split line) and along that line to
 it turned before. The top face of a join is fanned in the mirror image. A fan is kept
 only when its routes cross and overlap no more of the other routes than before, clear
 every node by ``clearance`` and leave each of their labels nearer its own route than any
-other (checked with the routes' segment index, built when a fan is first weighed; only
-the segments the fan changes are compared, since the others meet the other routes as
+other (checked against the routes whose bounding boxes meet the fan's; only the
+segments the fan changes are compared, since the others meet the other routes as
 before); otherwise the diamond keeps its spread ends.
 
 >>> from layouts.graph import Shape
@@ -40,7 +40,7 @@ from itertools import pairwise
 
 from layouts.graph import Shape
 from layouts.layered.model import Routing
-from layouts.layered.routing.segment_index import SegmentIndex, polyline_segments
+from layouts.layered.routing.segment_index import HAIR, polyline_segments
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
 from layouts.quality_grid import Grid
 from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
@@ -60,8 +60,8 @@ def run(routing: Routing, clearance: float) -> Routing:
     for i, route in enumerate(routing.edges):
         ends[(route.source, route.source_end.side)].append((i, True))
         ends[(route.target, route.target_end.side)].append((i, False))
-    routes = list(routing.edges)
-    near = _Near(routes, routing.nodes)
+    near = _Near(list(routing.edges), routing.nodes)
+    routes = near.routes
     for node in routing.nodes:
         if node.shape is not Shape.DIAMOND:
             continue
@@ -74,31 +74,67 @@ def run(routing: Routing, clearance: float) -> Routing:
             if fanned is not None and _acceptable(keys, routes, fanned, near, boxes,
                                                   clearance):
                 for key, route in zip(keys, fanned, strict=True):
-                    routes[key] = route
-                    near.index().replace(key, route.points)
+                    near.replace(key, route)
     return replace(routing, edges=tuple(routes))
 
 
 class _Near:
-    """The routes' segment index and the nodes' grid, built when a fan is first
-    weighed (most drawings have no diamond face to fan)."""
+    """The other routes a fan is weighed against, found by their bounding boxes (the
+    routes are few near a fan, and most drawings have no diamond face to fan: nothing is
+    indexed up front), and the nodes' grid, built when a fan is first weighed."""
 
-    def __init__(self, routes: Sequence[EdgeRoute], nodes: Sequence[NodeBox]) -> None:
-        self._routes = routes
+    def __init__(self, routes: list[EdgeRoute], nodes: Sequence[NodeBox]) -> None:
+        self.routes = routes
         self._nodes = nodes
-        self._index: SegmentIndex | None = None
+        self._bounds: list[tuple[float, float, float, float]] | None = None
+        self._pieces: dict[int, list[Segment]] = {}
         self._grid: Grid | None = None
-
-    def index(self) -> SegmentIndex:
-        if self._index is None:
-            self._index = SegmentIndex.of_routes([r.points for r in self._routes])
-        return self._index
 
     def grid(self) -> Grid:
         """The nodes filed in a grid (a filter: the tests on what it finds are exact)."""
         if self._grid is None:
             self._grid = Grid.for_items(self._nodes, [])
         return self._grid
+
+    def replace(self, key: int, route: EdgeRoute) -> None:
+        """Route ``key`` is now ``route``."""
+        self.routes[key] = route
+        self._pieces.pop(key, None)
+        if self._bounds is not None:
+            self._bounds[key] = _bounds(route.points)
+
+    def segments(self, key: int) -> list[Segment]:
+        if key not in self._pieces:
+            self._pieces[key] = polyline_segments(self.routes[key].points)
+        return self._pieces[key]
+
+    def routes_meeting(self, box: tuple[float, float, float, float], skip: set[int]
+                       ) -> list[int]:
+        """Keys of the routes not in ``skip`` whose bounding box meets ``box`` (closed,
+        grown by a hair)."""
+        if self._bounds is None:
+            self._bounds = [_bounds(r.points) for r in self.routes]
+        x0, y0, x1, y1 = box
+        return [k for k, (a, b, c, d) in enumerate(self._bounds) if k not in skip and
+                a <= x1 + HAIR and x0 <= c + HAIR and b <= y1 + HAIR and y0 <= d + HAIR]
+
+    def segments_meeting(self, box: tuple[float, float, float, float], skip: set[int]
+                         ) -> list[Segment]:
+        """The segments of the routes not in ``skip`` whose bounds meet ``box``."""
+        x0, y0, x1, y1 = box
+        return [t for k in self.routes_meeting(box, skip) for t in self.segments(k)
+                if _meet(t.bounds(), x0, y0, x1, y1)]
+
+
+def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
+    xs, ys = [p.x for p in points], [p.y for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _meet(b: tuple[float, float, float, float], x0: float, y0: float, x1: float, y1: float
+          ) -> bool:
+    return b[0] <= x1 + HAIR and x0 <= b[2] + HAIR and b[1] <= y1 + HAIR and \
+        y0 <= b[3] + HAIR
 
 
 def _fan(node: NodeBox, members: Sequence[EdgeRoute], outgoing: bool
@@ -175,13 +211,12 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
                         clearance - SAME:
                     return False
     members = set(keys)
-    index = near.index()
     before, after = _changed([routes[k].points for k in keys], [r.points for r in fanned])
-    counts_before = _meetings(before, index, members)
-    counts_after = _meetings(after, index, members)
+    counts_before = _meetings(before, near, members)
+    counts_after = _meetings(after, near, members)
     if counts_after[0] > counts_before[0] or counts_after[1] > counts_before[1]:
         return False
-    return all(_label_beside_own(route, fanned, index, members) for route in fanned)
+    return all(_label_beside_own(route, fanned, near, members) for route in fanned)
 
 
 def _changed(before: Sequence[Sequence[Point]], after: Sequence[Sequence[Point]]
@@ -205,14 +240,20 @@ def _segments(pieces: Counter[tuple[float, float, float, float]]) -> list[Segmen
             sorted(pieces.items()) for _ in range(n)]
 
 
-def _meetings(segments: Sequence[Segment], index: SegmentIndex, skip: set[int]
-              ) -> tuple[int, int]:
-    """(crossings, shared stretches) of ``segments`` with the indexed routes not in
-    ``skip``."""
+def _meetings(segments: Sequence[Segment], near: _Near, skip: set[int]) -> tuple[int, int]:
+    """(crossings, shared stretches) of ``segments`` with the routes not in ``skip``
+    (only segments whose bounds meet can cross or share a stretch)."""
+    if not segments:
+        return 0, 0
+    bounds = [s.bounds() for s in segments]
+    region = (min(b[0] for b in bounds), min(b[1] for b in bounds),
+              max(b[2] for b in bounds), max(b[3] for b in bounds))
+    others = [(t, t.bounds()) for k in near.routes_meeting(region, skip)
+              for t in near.segments(k)]
     cross = shared = 0
-    for s in segments:
-        for key, t in index.near(s, None):
-            if key not in skip:
+    for s, (x0, y0, x1, y1) in zip(segments, bounds, strict=True):
+        for t, b in others:
+            if _meet(b, x0, y0, x1, y1):
                 relation = segment_relation(s, t)
                 cross += relation == "cross"
                 shared += relation == "shared"
@@ -224,16 +265,16 @@ def _distance(segments: Sequence[Segment], box: Box) -> float:
                 for s in segments), default=math.inf)
 
 
-def _label_beside_own(route: EdgeRoute, fanned: Sequence[EdgeRoute], index: SegmentIndex,
+def _label_beside_own(route: EdgeRoute, fanned: Sequence[EdgeRoute], near: _Near,
                       members: set[int]) -> bool:
     """``route``'s label (if any) strictly nearer its own route than any other route:
-    the other fan edges and every indexed route near the box."""
+    the other fan edges and every other route near the box (one farther from the box
+    than the label's own route along either axis cannot be nearer)."""
     box = route.label_box
     if box is None:
         return True
     own = _distance(polyline_segments(route.points), box)
-    reach = Segment(box.x - own, box.y - own, box.x + box.width + own,
-                    box.y + box.height + own, 0, "", "")
-    others = [t for key, t in index.near(reach, None) if key not in members]
+    reach = (box.x - own, box.y - own, box.x + box.width + own, box.y + box.height + own)
+    others = near.segments_meeting(reach, members)
     others += [s for r in fanned if r is not route for s in polyline_segments(r.points)]
     return own < _distance(others, box)

@@ -110,14 +110,15 @@ def test_a_fan_is_weighed_on_the_segments_it_changes_only() -> None:
     assert len(old) == 3 and new == []
 
 
-def test_a_drawing_without_diamonds_builds_no_segment_index(
+def test_a_drawing_without_diamonds_weighs_nothing(
         monkeypatch: pytest.MonkeyPatch) -> None:
     boxes = (NodeBox("a", 0, 0, 100, 40), NodeBox("b", 0, 100, 100, 40),
              NodeBox("c", 140, 100, 100, 40))
     routes = (EdgeRoute("e", "a", "b", (Point(33.3, 40), Point(33.3, 100))),
               EdgeRoute("f", "a", "c", (Point(66.7, 40), Point(66.7, 70), Point(190, 70),
                                         Point(190, 100))))
-    monkeypatch.setattr(fans.SegmentIndex, "of_routes",
-                        classmethod(lambda cls, routes, cell=None: pytest.fail("indexed")))
+    monkeypatch.setattr(fans, "_bounds", lambda points: pytest.fail("bounds taken"))
+    monkeypatch.setattr(fans.Grid, "for_items",
+                        classmethod(lambda cls, nodes, segments: pytest.fail("gridded")))
     routing = Routing(boxes, routes, 240, 140)
     assert fans.run(routing, 12) == routing
