@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from layouts.graph import Graph
-from layouts.layered.compaction.constraints import Spacing, separations
+from layouts.layered.compaction.constraints import Spacing, slacks
 from layouts.layered.compaction.drawing import Drawing
 from layouts.layered.compaction.labels import misplaced
 from layouts.layered.compaction.scene import Scene, build_scene
@@ -141,8 +141,8 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
     check (:mod:`.verify`); ``None`` (and ``drawing`` unchanged) when its constraints
     do not settle."""
     scene = build_scene(drawing, axis, clearance, rows=rows)
-    constraints = separations(scene, spacing) + separations(scene, spacing,
-                                                            range(len(drawing.nodes)))
+    constraints = [*slacks(scene, spacing).items(),
+                   *slacks(scene, spacing, range(len(drawing.nodes))).items()]
     units = scene.units()
     low: dict[int, float] = {}
     high: dict[int, float] = {}
@@ -155,11 +155,11 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
             if e_high > high[u]:
                 high[u] = e_high
     arcs: dict[int, dict[int, float]] = {}
-    for c in constraints:
-        a, b = units[c.left], units[c.right]
+    for (left, right), slack in constraints:
+        a, b = units[left], units[right]
         if a != b:
             targets = arcs.setdefault(a, {})
-            w = -c.slack
+            w = -slack
             if w > targets.get(b, -math.inf):
                 targets[b] = w
     order = sorted(low, key=lambda u: (low[u], u))

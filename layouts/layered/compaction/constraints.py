@@ -90,21 +90,38 @@ def separations(scene: Scene, spacing: Spacing, only: Sequence[int] | None = Non
     """The constraints of ``scene`` (of its elements ``only``, when given: the scan then
     sees nothing else); joins neighbours whose extents along the axis overlap or touch
     into one unit."""
+    table = spacing.table()
+    low, high = scene.low, scene.high
+    return [Separation(left, right, low[right] - high[left], apart(scene, table, left, right))
+            for left, right in sorted(_neighbours(scene, only))]
+
+
+def slacks(scene: Scene, spacing: Spacing, only: Sequence[int] | None = None
+           ) -> dict[tuple[int, int], float]:
+    """:func:`separations` as ``(left, right)``: :attr:`Separation.slack`, in the order
+    the scan meets them (the solver's input, without a record per constraint)."""
+    table = spacing.table()
+    low, high = scene.low, scene.high
+    return {(left, right): max(0.0, low[right] - high[left] - apart(scene, table, left, right))
+            for left, right in _neighbours(scene, only)}
+
+
+def _neighbours(scene: Scene, only: Sequence[int] | None) -> dict[tuple[int, int], None]:
+    """Every pair of elements that are ever neighbours on a line and apart there (left
+    one first), once each in the order the scan meets them; joins the others."""
     low, high = scene.low, scene.high
     chosen = range(len(scene)) if only is None else only
     start, end = scene.start, scene.end
     events = sorted([(start[i], 0, i) for i in chosen] + [(end[i], 1, i) for i in chosen])
     keys = list(zip(low, high, range(len(low)), strict=True))
-    table = spacing.table()
     active: list[tuple[float, float, int]] = []
-    found: dict[tuple[int, int], Separation] = {}
+    found: dict[tuple[int, int], None] = {}
 
     def relate(left: int, right: int) -> None:
         if high[left] >= low[right] - SAME:
             scene.join(left, right)
-        elif (left, right) not in found:
-            found[(left, right)] = Separation(left, right, low[right] - high[left],
-                                              apart(scene, table, left, right))
+        else:
+            found[(left, right)] = None
 
     for _, removal, i in events:
         key = keys[i]
@@ -119,4 +136,4 @@ def separations(scene: Scene, spacing: Spacing, only: Sequence[int] | None = Non
                 relate(active[p - 1][2], i)
             if p + 1 < len(active):
                 relate(i, active[p + 1][2])
-    return [found[k] for k in sorted(found)]
+    return found
