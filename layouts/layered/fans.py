@@ -79,14 +79,18 @@ def run(routing: Routing, clearance: float) -> Routing:
 
 
 class _Near:
-    """The other routes a fan is weighed against, found by their bounding boxes (the
-    routes are few near a fan, and most drawings have no diamond face to fan: nothing is
-    indexed up front), and the nodes' grid, built when a fan is first weighed."""
+    """The other routes a fan is weighed against, found by their bounding boxes, filed
+    in horizontal bands (a fan and its labels are local; most drawings have no diamond
+    face to fan, so nothing is filed before a fan is first weighed), and the nodes'
+    grid."""
 
     def __init__(self, routes: list[EdgeRoute], nodes: Sequence[NodeBox]) -> None:
         self.routes = routes
         self._nodes = nodes
-        self._bounds: list[tuple[float, float, float, float]] | None = None
+        self._bounds: list[tuple[float, float, float, float]] = []
+        self._bands: dict[int, list[int]] = {}
+        self._band = 0.0
+        self._first, self._last = 0, -1
         self._pieces: dict[int, list[Segment]] = {}
         self._grid: Grid | None = None
 
@@ -100,8 +104,11 @@ class _Near:
         """Route ``key`` is now ``route``."""
         self.routes[key] = route
         self._pieces.pop(key, None)
-        if self._bounds is not None:
+        if self._band:
+            for band in self._spanned(self._bounds[key]):
+                self._bands[band].remove(key)
             self._bounds[key] = _bounds(route.points)
+            self._file(key)
 
     def segments(self, key: int) -> list[Segment]:
         if key not in self._pieces:
@@ -111,12 +118,13 @@ class _Near:
     def routes_meeting(self, box: tuple[float, float, float, float], skip: set[int]
                        ) -> list[int]:
         """Keys of the routes not in ``skip`` whose bounding box meets ``box`` (closed,
-        grown by a hair)."""
-        if self._bounds is None:
-            self._bounds = [_bounds(r.points) for r in self.routes]
+        grown by a hair), in order."""
+        if not self._band:
+            self._filed()
+        found = {k for band in self._spanned(box) for k in self._bands.get(band, ())}
         x0, y0, x1, y1 = box
-        return [k for k, (a, b, c, d) in enumerate(self._bounds) if k not in skip and
-                a <= x1 + HAIR and x0 <= c + HAIR and b <= y1 + HAIR and y0 <= d + HAIR]
+        bounds = self._bounds
+        return [k for k in sorted(found) if k not in skip and _meet(bounds[k], x0, y0, x1, y1)]
 
     def segments_meeting(self, box: tuple[float, float, float, float], skip: set[int]
                          ) -> list[Segment]:
@@ -124,6 +132,30 @@ class _Near:
         x0, y0, x1, y1 = box
         return [t for k in self.routes_meeting(box, skip) for t in self.segments(k)
                 if _meet(t.bounds(), x0, y0, x1, y1)]
+
+    def _filed(self) -> None:
+        self._bounds = [_bounds(r.points) for r in self.routes]
+        top = min((b[1] for b in self._bounds), default=0.0)
+        bottom = max((b[3] for b in self._bounds), default=1.0)
+        self._band = max(1.0, (bottom - top) / math.sqrt(max(1, len(self._bounds))))
+        self._first = self._last = math.floor(top / self._band)
+        for key in range(len(self._bounds)):
+            self._file(key)
+
+    def _file(self, key: int) -> None:
+        for band in self._spanned(self._bounds[key], clamp=False):
+            self._bands.setdefault(band, []).append(key)
+            self._first, self._last = min(self._first, band), max(self._last, band)
+
+    def _spanned(self, box: tuple[float, float, float, float], *, clamp: bool = True
+                 ) -> range:
+        """The bands ``box`` spans (``clamp``: only those that may hold a route)."""
+        low, high = box[1] - HAIR, box[3] + HAIR
+        first = math.floor(low / self._band) if math.isfinite(low) else self._first
+        last = math.floor(high / self._band) if math.isfinite(high) else self._last
+        if clamp:
+            first, last = max(first, self._first), min(last, self._last)
+        return range(first, last + 1)
 
 
 def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:

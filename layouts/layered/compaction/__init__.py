@@ -155,8 +155,8 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
             if e_high > high[u]:
                 high[u] = e_high
     arcs: dict[int, dict[int, float]] = {}
-    for (left, right), slack in constraints:
-        a, b = units[left], units[right]
+    for (first, second), slack in constraints:
+        a, b = units[first], units[second]
         if a != b:
             targets = arcs.setdefault(a, {})
             w = -slack

@@ -110,9 +110,7 @@ def _neighbours(scene: Scene, only: Sequence[int] | None) -> dict[tuple[int, int
     """Every pair of elements that are ever neighbours on a line and apart there (left
     one first), once each in the order the scan meets them; joins the others."""
     low, high = scene.low, scene.high
-    chosen = range(len(scene)) if only is None else only
-    start, end = scene.start, scene.end
-    events = sorted([(start[i], 0, i) for i in chosen] + [(end[i], 1, i) for i in chosen])
+    events = scene.events(only)
     keys = list(zip(low, high, range(len(low)), strict=True))
     active: list[tuple[float, float, int]] = []
     found: dict[tuple[int, int], None] = {}

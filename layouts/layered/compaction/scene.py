@@ -72,6 +72,7 @@ class Scene:
         self._parent: list[int] = []
         self.point_runs: list[list[int]] = []
         self.label_of: list[int] = []
+        self._events: list[tuple[float, int, int]] | None = None
 
     def add(self, kind: Kind, low: float, high: float, start: float, end: float,
             owner: int = -1, reach: float = 0.0) -> int:
@@ -89,6 +90,19 @@ class Scene:
 
     def __len__(self) -> int:
         return len(self._parent)
+
+    def events(self, only: Sequence[int] | None = None) -> list[tuple[float, int, int]]:
+        """The scan's events across the axis, in order: ``(start, 0, i)`` where element
+        ``i`` begins and ``(end, 1, i)`` where it ends (of the elements ``only``; all of
+        them, computed once, by default). Moves along the axis do not change them."""
+        if only is None and self._events is not None:
+            return self._events
+        chosen = range(len(self._parent)) if only is None else only
+        start, end = self.start, self.end
+        events = sorted([(start[i], 0, i) for i in chosen] + [(end[i], 1, i) for i in chosen])
+        if only is None:
+            self._events = events
+        return events
 
     def unit(self, i: int) -> int:
         """The representative of element ``i``'s unit."""

@@ -46,8 +46,7 @@ def kept_order(scene: Scene, shift: Sequence[float], spacing: Spacing) -> bool:
     table = spacing.table()
     moved = [(lo + d, hi + d, i) for i, (lo, hi, d) in enumerate(zip(low, high, shift,
                                                                      strict=True))]
-    events = sorted([(s, 0, i) for i, s in enumerate(scene.start)]
-                    + [(e, 1, i) for i, e in enumerate(scene.end)])
+    events = scene.events()
     active: list[tuple[float, float, int]] = []
 
     def holds(p: int, q: int) -> bool:
