@@ -6,15 +6,20 @@ it, a straight chain of nodes with the straight edges between them, a label with
 edge's nearest run); a scan (:mod:`.constraints`) orders every pair of units that meet on
 a common line and sets how close they may come; :mod:`.solve` shifts the units as far as
 those separations allow, balanced between the left-packed and the right-packed drawing.
-The pass runs along x, then along y on the transposed drawing (layer gaps then shrink to
-what their real tracks and labels need, never below ``layer_spacing`` between two nodes
-one above the other). Moves are rigid per unit and order-preserving on every line, so
-segments stay orthogonal, ends stay on their slots and crossings stay the same.
+The pass runs along x, then along y (layer gaps then shrink to what their real tracks
+and labels need, never below ``layer_spacing`` between two nodes one above the other),
+both on one set of coordinate lists (:mod:`.drawing`). Moves are rigid per unit and
+order-preserving on every line, so segments stay orthogonal, ends stay on their slots
+and crossings stay the same.
 
-The compacted drawing is then checked against every route contract
-(:func:`layouts.layered.contracts.check_layout`); when it breaks one that the uncompacted
-drawing kept, or moves an edge label nearer another route than its own
-(:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics say so).
+Each pass then checks its promise on the moved drawing (:mod:`.verify`: a fresh scan
+finds every line's neighbours in order and no nearer than the pass allowed, and every
+label as near its own route as before), which implies the drawing breaks no route
+contract it kept. Only when that check fails is the compacted drawing checked against
+every route contract (:func:`layouts.layered.contracts.check_layout`); when it breaks
+one that the uncompacted drawing kept, or moves an edge label nearer another route than
+its own (:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics
+say so).
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.model import Deadline
@@ -144,26 +149,9 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
     constraints = [*slacks(scene, spacing).items(),
                    *slacks(scene, spacing, range(len(drawing.nodes))).items()]
     units = scene.units()
-    low: dict[int, float] = {}
-    high: dict[int, float] = {}
-    for u, e_low, e_high in zip(units, scene.low, scene.high, strict=True):
-        if u not in low:
-            low[u], high[u] = e_low, e_high
-        else:
-            if e_low < low[u]:
-                low[u] = e_low
-            if e_high > high[u]:
-                high[u] = e_high
-    arcs: dict[int, dict[int, float]] = {}
-    for (first, second), slack in constraints:
-        a, b = units[first], units[second]
-        if a != b:
-            targets = arcs.setdefault(a, {})
-            w = -slack
-            if w > targets.get(b, -math.inf):
-                targets[b] = w
+    low, high = _extents(scene, units)
+    listed = _arcs(constraints, units)
     order = sorted(low, key=lambda u: (low[u], u))
-    listed = {a: sorted(targets.items()) for a, targets in arcs.items()}
     shifts = balanced_shifts(order, low, high, listed)
     if shifts is None:
         return None
@@ -176,6 +164,36 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
     _move(drawing, axis, scene, shift)
     return kept_order(scene, shift, spacing) and \
         labels_kept(scene, drawing.points, drawing.labels, axis)
+
+
+def _extents(scene: Scene, units: list[int]) -> tuple[dict[int, float], dict[int, float]]:
+    """Per unit, the lowest and the highest coordinate of its elements along the axis."""
+    low: dict[int, float] = {}
+    high: dict[int, float] = {}
+    for u, e_low, e_high in zip(units, scene.low, scene.high, strict=True):
+        if u not in low:
+            low[u], high[u] = e_low, e_high
+        else:
+            if e_low < low[u]:
+                low[u] = e_low
+            if e_high > high[u]:
+                high[u] = e_high
+    return low, high
+
+
+def _arcs(constraints: list[tuple[tuple[int, int], float]], units: list[int]
+          ) -> dict[int, list[tuple[int, float]]]:
+    """The constraints between elements as arcs between their units, as
+    :func:`.solve.balanced_shifts` takes them (the tightest of parallel ones)."""
+    arcs: dict[int, dict[int, float]] = {}
+    for (first, second), slack in constraints:
+        a, b = units[first], units[second]
+        if a != b:
+            targets = arcs.setdefault(a, {})
+            w = -slack
+            if w > targets.get(b, -math.inf):
+                targets[b] = w
+    return {a: sorted(targets.items()) for a, targets in arcs.items()}
 
 
 def _pulls(drawing: Drawing, axis: int, scene: Scene, units: list[int]
