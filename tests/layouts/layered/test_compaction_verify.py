@@ -144,3 +144,18 @@ def test_on_the_corpus_the_pass_check_agrees_with_the_whole_check(
     for attempt, whole in seen:
         assert attempt.verified
         assert whole == Compacted(attempt.routing)       # the whole check finds nothing
+
+
+def test_out_of_time_a_checked_compaction_is_kept_and_an_unchecked_one_skipped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the pass check costs no more time once the passes are done; the whole check does
+    graph = Graph((Node("a", 100, 40), Node("b", 100, 40)), ())
+    routing = Routing((NodeBox("a", 0, 0, 100, 40), NodeBox("b", 300, 0, 100, 40)), (),
+                      400, 40)
+    spent = Deadline(0)
+    kept = compaction.run(routing, graph, LayoutOptions(), spent)
+    assert kept.note is None and [n.x for n in kept.routing.nodes] == [0, 140]
+    monkeypatch.setattr(compaction, "attempt_compaction",
+                        lambda r, o: Attempt(kept.routing, False))
+    assert compaction.run(routing, graph, LayoutOptions(), spent) == \
+        Compacted(routing, "compaction skipped: no time left to check it")
