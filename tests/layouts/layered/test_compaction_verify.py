@@ -11,7 +11,7 @@ import pytest
 
 from layouts.graph import Graph, Node
 from layouts.layered import compaction
-from layouts.layered.compaction import Attempt, Compacted, attempt_compaction
+from layouts.layered.compaction import Attempt, Compacted, attempt_compaction, solve
 from layouts.layered.compaction.constraints import Spacing
 from layouts.layered.compaction.scene import Kind, Scene
 from layouts.layered.compaction.verify import kept_order, labels_kept
@@ -89,7 +89,7 @@ def test_a_wrong_shift_is_caught_and_the_whole_check_undoes_it(
     graph = Graph((Node("a", 100, 40), Node("b", 100, 40)), ())
     routing = Routing((NodeBox("a", 0, 0, 100, 40), NodeBox("b", 300, 0, 100, 40)), (),
                       400, 40)
-    real = compaction.pulled
+    real = solve.pulled
     calls: list[int] = []
 
     def wrong(order, shift, arcs, bounds, pulls, rounds):  # type: ignore[no-untyped-def]
