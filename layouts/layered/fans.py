@@ -11,8 +11,9 @@ the trunk to the nearest of their tracks (the split line) and along that line to
 it turned before. The top face of a join is fanned in the mirror image. A fan is kept
 only when its routes cross and overlap no more of the other routes than before, clear
 every node by ``clearance`` and leave each of their labels nearer its own route than any
-other (checked with the routes' segment index); otherwise the diamond keeps its spread
-ends.
+other (checked against the routes whose bounding boxes meet the fan's; only the
+segments the fan changes are compared, since the others meet the other routes as
+before); otherwise the diamond keeps its spread ends.
 
 >>> from layouts.graph import Shape
 >>> from layouts.result import EdgeEnd, Side
@@ -32,13 +33,14 @@ ends.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 
 from layouts.graph import Shape
 from layouts.layered.model import Routing
-from layouts.layered.routing.segment_index import SegmentIndex, polyline_segments
+from layouts.layered.routing.segment_index import HAIR, polyline_segments
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
 from layouts.quality_grid import Grid
 from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
@@ -58,9 +60,8 @@ def run(routing: Routing, clearance: float) -> Routing:
     for i, route in enumerate(routing.edges):
         ends[(route.source, route.source_end.side)].append((i, True))
         ends[(route.target, route.target_end.side)].append((i, False))
-    routes = list(routing.edges)
-    index = SegmentIndex.of_routes([r.points for r in routes])
-    grid = Grid.for_items(routing.nodes, [s for r in routes for s in polyline_segments(r.points)])
+    near = _Near(list(routing.edges), routing.nodes)
+    routes = near.routes
     for node in routing.nodes:
         if node.shape is not Shape.DIAMOND:
             continue
@@ -70,12 +71,102 @@ def run(routing: Routing, clearance: float) -> Routing:
                 continue
             keys = [i for i, _ in members]
             fanned = _fan(node, [routes[i] for i in keys], outgoing)
-            if fanned is not None and _acceptable(keys, routes, fanned, index, grid, boxes,
+            if fanned is not None and _acceptable(keys, routes, fanned, near, boxes,
                                                   clearance):
                 for key, route in zip(keys, fanned, strict=True):
-                    routes[key] = route
-                    index.replace(key, route.points)
+                    near.replace(key, route)
     return replace(routing, edges=tuple(routes))
+
+
+class _Near:
+    """The other routes a fan is weighed against, found by their bounding boxes, filed
+    in horizontal bands (a fan and its labels are local; most drawings have no diamond
+    face to fan, so nothing is filed before a fan is first weighed), and the nodes'
+    grid."""
+
+    def __init__(self, routes: list[EdgeRoute], nodes: Sequence[NodeBox]) -> None:
+        self.routes = routes
+        self._nodes = nodes
+        self._bounds: list[tuple[float, float, float, float]] = []
+        self._bands: dict[int, list[int]] = {}
+        self._band = 0.0
+        self._first, self._last = 0, -1
+        self._pieces: dict[int, list[Segment]] = {}
+        self._grid: Grid | None = None
+
+    def grid(self) -> Grid:
+        """The nodes filed in a grid (a filter: the tests on what it finds are exact)."""
+        if self._grid is None:
+            self._grid = Grid.for_items(self._nodes, [])
+        return self._grid
+
+    def replace(self, key: int, route: EdgeRoute) -> None:
+        """Route ``key`` is now ``route``."""
+        self.routes[key] = route
+        self._pieces.pop(key, None)
+        if self._band:
+            for band in self._spanned(self._bounds[key]):
+                self._bands[band].remove(key)
+            self._bounds[key] = _bounds(route.points)
+            self._file(key)
+
+    def segments(self, key: int) -> list[Segment]:
+        if key not in self._pieces:
+            self._pieces[key] = polyline_segments(self.routes[key].points)
+        return self._pieces[key]
+
+    def routes_meeting(self, box: tuple[float, float, float, float], skip: set[int]
+                       ) -> list[int]:
+        """Keys of the routes not in ``skip`` whose bounding box meets ``box`` (closed,
+        grown by a hair), in order."""
+        if not self._band:
+            self._filed()
+        found = {k for band in self._spanned(box) for k in self._bands.get(band, ())}
+        x0, y0, x1, y1 = box
+        bounds = self._bounds
+        return [k for k in sorted(found) if k not in skip and _meet(bounds[k], x0, y0, x1, y1)]
+
+    def segments_meeting(self, box: tuple[float, float, float, float], skip: set[int]
+                         ) -> list[Segment]:
+        """The segments of the routes not in ``skip`` whose bounds meet ``box``."""
+        x0, y0, x1, y1 = box
+        return [t for k in self.routes_meeting(box, skip) for t in self.segments(k)
+                if _meet(t.bounds(), x0, y0, x1, y1)]
+
+    def _filed(self) -> None:
+        self._bounds = [_bounds(r.points) for r in self.routes]
+        top = min((b[1] for b in self._bounds), default=0.0)
+        bottom = max((b[3] for b in self._bounds), default=1.0)
+        self._band = max(1.0, (bottom - top) / math.sqrt(max(1, len(self._bounds))))
+        self._first = self._last = math.floor(top / self._band)
+        for key in range(len(self._bounds)):
+            self._file(key)
+
+    def _file(self, key: int) -> None:
+        for band in self._spanned(self._bounds[key], clamp=False):
+            self._bands.setdefault(band, []).append(key)
+            self._first, self._last = min(self._first, band), max(self._last, band)
+
+    def _spanned(self, box: tuple[float, float, float, float], *, clamp: bool = True
+                 ) -> range:
+        """The bands ``box`` spans (``clamp``: only those that may hold a route)."""
+        low, high = box[1] - HAIR, box[3] + HAIR
+        first = math.floor(low / self._band) if math.isfinite(low) else self._first
+        last = math.floor(high / self._band) if math.isfinite(high) else self._last
+        if clamp:
+            first, last = max(first, self._first), min(last, self._last)
+        return range(first, last + 1)
+
+
+def _bounds(points: Sequence[Point]) -> tuple[float, float, float, float]:
+    xs, ys = [p.x for p in points], [p.y for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _meet(b: tuple[float, float, float, float], x0: float, y0: float, x1: float, y1: float
+          ) -> bool:
+    return b[0] <= x1 + HAIR and x0 <= b[2] + HAIR and b[1] <= y1 + HAIR and \
+        y0 <= b[3] + HAIR
 
 
 def _fan(node: NodeBox, members: Sequence[EdgeRoute], outgoing: bool
@@ -132,17 +223,12 @@ def _simplified(points: list[Point]) -> list[Point]:
 
 
 def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
-                fanned: Sequence[EdgeRoute], index: SegmentIndex, grid: Grid,
+                fanned: Sequence[EdgeRoute], near: _Near,
                 boxes: Mapping[str, NodeBox], clearance: float) -> bool:
-    """The fan crosses and overlaps no more other routes than the spread ends did, keeps
-    its flow (every step down the layers), clears every foreign node, and leaves every
+    """The fan keeps its flow (every step down the layers), clears every foreign node,
+    crosses and overlaps no more other routes than the spread ends did, and leaves every
     label of its edges nearer its own route than any other."""
-    members = set(keys)
-    before = [_meetings(routes[k].points, index, members) for k in keys]
-    after = [_meetings(r.points, index, members) for r in fanned]
-    if sum(c for c, _ in after) > sum(c for c, _ in before) or \
-            sum(s for _, s in after) > sum(s for _, s in before):
-        return False
+    grid = near.grid()
     for route in fanned:
         if any(b.y < a.y - SAME for a, b in zip(route.points, route.points[1:],
                                                  strict=False)):
@@ -156,16 +242,50 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
                         s, box.x, box.y, box.x + box.width, box.y + box.height) < \
                         clearance - SAME:
                     return False
-    return all(_label_beside_own(route, fanned, index, members) for route in fanned)
+    members = set(keys)
+    before, after = _changed([routes[k].points for k in keys], [r.points for r in fanned])
+    counts_before = _meetings(before, near, members)
+    counts_after = _meetings(after, near, members)
+    if counts_after[0] > counts_before[0] or counts_after[1] > counts_before[1]:
+        return False
+    return all(_label_beside_own(route, fanned, near, members) for route in fanned)
 
 
-def _meetings(points: Sequence[Point], index: SegmentIndex, skip: set[int]
-              ) -> tuple[int, int]:
-    """(crossings, shared stretches) of a polyline with the indexed routes not in ``skip``."""
+def _changed(before: Sequence[Sequence[Point]], after: Sequence[Sequence[Point]]
+             ) -> tuple[list[Segment], list[Segment]]:
+    """The segments of the polylines ``before`` that are not in ``after`` and those of
+    ``after`` not in ``before`` (as multisets): the fan's trunk, split and the stretches
+    it replaced. A segment in both meets the other routes the same way before and after,
+    so comparing the meetings of these alone compares those of the whole routes."""
+    old = Counter(_pieces(before))
+    new = Counter(_pieces(after))
+    return (_segments(old - new), _segments(new - old))
+
+
+def _pieces(polylines: Sequence[Sequence[Point]]) -> list[tuple[float, float, float, float]]:
+    return [(a.x, a.y, b.x, b.y) for points in polylines for a, b in pairwise(points)
+            if a != b]
+
+
+def _segments(pieces: Counter[tuple[float, float, float, float]]) -> list[Segment]:
+    return [Segment(x1, y1, x2, y2, 0, "", "") for (x1, y1, x2, y2), n in
+            sorted(pieces.items()) for _ in range(n)]
+
+
+def _meetings(segments: Sequence[Segment], near: _Near, skip: set[int]) -> tuple[int, int]:
+    """(crossings, shared stretches) of ``segments`` with the routes not in ``skip``
+    (only segments whose bounds meet can cross or share a stretch)."""
+    if not segments:
+        return 0, 0
+    bounds = [s.bounds() for s in segments]
+    region = (min(b[0] for b in bounds), min(b[1] for b in bounds),
+              max(b[2] for b in bounds), max(b[3] for b in bounds))
+    others = [(t, t.bounds()) for k in near.routes_meeting(region, skip)
+              for t in near.segments(k)]
     cross = shared = 0
-    for s in polyline_segments(points):
-        for key, t in index.near(s, None):
-            if key not in skip:
+    for s, (x0, y0, x1, y1) in zip(segments, bounds, strict=True):
+        for t, b in others:
+            if _meet(b, x0, y0, x1, y1):
                 relation = segment_relation(s, t)
                 cross += relation == "cross"
                 shared += relation == "shared"
@@ -177,16 +297,16 @@ def _distance(segments: Sequence[Segment], box: Box) -> float:
                 for s in segments), default=math.inf)
 
 
-def _label_beside_own(route: EdgeRoute, fanned: Sequence[EdgeRoute], index: SegmentIndex,
+def _label_beside_own(route: EdgeRoute, fanned: Sequence[EdgeRoute], near: _Near,
                       members: set[int]) -> bool:
     """``route``'s label (if any) strictly nearer its own route than any other route:
-    the other fan edges and every indexed route near the box."""
+    the other fan edges and every other route near the box (one farther from the box
+    than the label's own route along either axis cannot be nearer)."""
     box = route.label_box
     if box is None:
         return True
     own = _distance(polyline_segments(route.points), box)
-    reach = Segment(box.x - own, box.y - own, box.x + box.width + own,
-                    box.y + box.height + own, 0, "", "")
-    others = [t for key, t in index.near(reach, None) if key not in members]
+    reach = (box.x - own, box.y - own, box.x + box.width + own, box.y + box.height + own)
+    others = near.segments_meeting(reach, members)
     others += [s for r in fanned if r is not route for s in polyline_segments(r.points)]
     return own < _distance(others, box)

@@ -6,15 +6,20 @@ it, a straight chain of nodes with the straight edges between them, a label with
 edge's nearest run); a scan (:mod:`.constraints`) orders every pair of units that meet on
 a common line and sets how close they may come; :mod:`.solve` shifts the units as far as
 those separations allow, balanced between the left-packed and the right-packed drawing.
-The pass runs along x, then along y on the transposed drawing (layer gaps then shrink to
-what their real tracks and labels need, never below ``layer_spacing`` between two nodes
-one above the other). Moves are rigid per unit and order-preserving on every line, so
-segments stay orthogonal, ends stay on their slots and crossings stay the same.
+The pass runs along x, then along y (layer gaps then shrink to what their real tracks
+and labels need, never below ``layer_spacing`` between two nodes one above the other),
+both on one set of coordinate lists (:mod:`.drawing`). Moves are rigid per unit and
+order-preserving on every line, so segments stay orthogonal, ends stay on their slots
+and crossings stay the same.
 
-The compacted drawing is then checked against every route contract
-(:func:`layouts.layered.contracts.check_layout`); when it breaks one that the uncompacted
-drawing kept, or moves an edge label nearer another route than its own
-(:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics say so).
+Each pass then checks its promise on the moved drawing (:mod:`.verify`: a fresh scan
+finds every line's neighbours in order and no nearer than the pass allowed, and every
+label as near its own route as before), which implies the drawing breaks no route
+contract it kept. Only when that check fails is the compacted drawing checked against
+every route contract (:func:`layouts.layered.contracts.check_layout`); when it breaks
+one that the uncompacted drawing kept, or moves an edge label nearer another route than
+its own (:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics
+say so).
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.model import Deadline
@@ -36,17 +41,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from layouts.graph import Graph
-from layouts.layered import frame
-from layouts.layered.compaction.constraints import Spacing, separations
+from layouts.layered.compaction.constraints import Spacing, slacks
+from layouts.layered.compaction.drawing import Drawing
 from layouts.layered.compaction.labels import misplaced
 from layouts.layered.compaction.scene import Scene, build_scene
 from layouts.layered.compaction.solve import balanced_shifts, pulled
+from layouts.layered.compaction.verify import kept_order, labels_kept
 from layouts.layered.contracts import Violation, check_layout
 from layouts.layered.model import Deadline, Routing
 from layouts.options import Direction, Effort, LayoutOptions
-from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
+from layouts.result import Diagnostics, LayoutResult
 
-__all__ = ["Compacted", "compact", "run"]
+__all__ = ["Attempt", "Compacted", "attempt_compaction", "compact", "run"]
 
 PULL_ROUNDS = 2
 """Sweeps of :func:`.solve.pulled` per pass."""
@@ -70,11 +76,20 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
         return Compacted(routing)
     if routing.ports:
         return Compacted(routing, "compaction skipped: the drawing has ports")
-    compacted = compact(routing, options)
-    if compacted is None:
+    attempt = attempt_compaction(routing, options)
+    if attempt is None:
         return Compacted(routing, "compaction skipped: its constraints did not settle")
+    if attempt.verified:
+        return Compacted(attempt.routing)
     if deadline.expired():
         return Compacted(routing, "compaction skipped: no time left to check it")
+    return _checked(routing, attempt.routing, graph, options)
+
+
+def _checked(routing: Routing, compacted: Routing, graph: Graph, options: LayoutOptions
+             ) -> Compacted:
+    """``compacted`` if the whole-drawing check finds no contract it breaks that
+    ``routing`` kept, and no label it moved nearer another edge; else ``routing``."""
     after = _kinds(check_layout(graph, _result(compacted), _canonical(options)))
     broken = after - _kinds(check_layout(graph, _result(routing), _canonical(options))) \
         if after else after
@@ -87,9 +102,24 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
     return Compacted(compacted)
 
 
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A compacted drawing, and whether both passes kept their promise
+    (:mod:`.verify`): then it keeps every contract the uncompacted drawing kept."""
+
+    routing: Routing
+    verified: bool
+
+
 def compact(routing: Routing, options: LayoutOptions) -> Routing | None:
     """``routing`` compacted along x, then along y (see the module docstring);
     ``None`` if either pass's constraints do not settle."""
+    attempt = attempt_compaction(routing, options)
+    return None if attempt is None else attempt.routing
+
+
+def attempt_compaction(routing: Routing, options: LayoutOptions) -> Attempt | None:
+    """:func:`compact`, with the result of each pass's check (:mod:`.verify`)."""
     across = Spacing(node=options.node_spacing,
                      mixed=max(options.clearance,
                                (options.node_spacing + options.edge_spacing) / 2),
@@ -99,92 +129,107 @@ def compact(routing: Routing, options: LayoutOptions) -> Routing | None:
                     mixed=max(options.clearance, options.edge_spacing),
                     run=options.edge_spacing,
                     label=max(options.clearance, options.edge_spacing))
-    narrow = _pass(routing, across, options.clearance, rows=False)
+    drawing = Drawing.of(routing)
+    narrow = _pass(drawing, 0, across, options.clearance, rows=False)
     if narrow is None:
         return None
-    flat = _pass(frame.restore(narrow, Direction.LEFT_TO_RIGHT), along, options.clearance,
-                 rows=True)
-    return None if flat is None else frame.restore(flat, Direction.LEFT_TO_RIGHT)
+    flat = _pass(drawing, 1, along, options.clearance, rows=True)
+    if flat is None:
+        return None
+    return Attempt(drawing.routing(), narrow and flat)
 
 
-def _pass(routing: Routing, spacing: Spacing, clearance: float, *, rows: bool
-          ) -> Routing | None:
-    """One compaction along x (``rows``: see :func:`.scene.build_scene`)."""
-    scene = build_scene(routing, clearance, rows=rows)
-    constraints = separations(scene, spacing) + separations(scene, spacing,
-                                                            scene.node_elements)
-    low: dict[int, float] = {}
-    high: dict[int, float] = {}
-    units = [scene.unit(i) for i in range(len(scene.elements))]
-    for u, e in zip(units, scene.elements, strict=True):
-        if u not in low:
-            low[u], high[u] = e.low, e.high
-        else:
-            if e.low < low[u]:
-                low[u] = e.low
-            if e.high > high[u]:
-                high[u] = e.high
-    arcs: dict[int, dict[int, float]] = {}
-    for c in constraints:
-        a, b = units[c.left], units[c.right]
-        if a != b:
-            targets = arcs.setdefault(a, {})
-            w = -c.slack
-            if w > targets.get(b, -math.inf):
-                targets[b] = w
+def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, rows: bool
+          ) -> bool | None:
+    """One compaction of ``drawing`` along ``axis`` (``rows``: see
+    :func:`.scene.build_scene`), in place; whether the moved drawing passes the pass's
+    check (:mod:`.verify`); ``None`` (and ``drawing`` unchanged) when its constraints
+    do not settle."""
+    scene = build_scene(drawing, axis, clearance, rows=rows)
+    constraints = [*slacks(scene, spacing).items(),
+                   *slacks(scene, spacing, range(len(drawing.nodes))).items()]
+    units = scene.units()
+    low, high = _extents(scene, units)
+    listed = _arcs(constraints, units)
     order = sorted(low, key=lambda u: (low[u], u))
-    listed = {a: sorted(targets.items()) for a, targets in arcs.items()}
     shifts = balanced_shifts(order, low, high, listed)
     if shifts is None:
         return None
     left = min(low.values(), default=0.0)
     right = max((high[u] + shifts[u] for u in order), default=0.0)
     bounds = {u: (left - low[u], right - high[u]) for u in order}
-    shifts = pulled(order, shifts, listed, bounds, _pulls(scene, routing), PULL_ROUNDS)
-    return _moved(routing, scene, shifts)
+    shifts = pulled(order, shifts, listed, bounds, _pulls(drawing, axis, scene, units),
+                    PULL_ROUNDS)
+    shift = [shifts[u] for u in units]
+    _move(drawing, axis, scene, shift)
+    return kept_order(scene, shift, spacing) and \
+        labels_kept(scene, drawing.points, drawing.labels, axis)
 
 
-def _pulls(scene: Scene, routing: Routing) -> dict[int, list[tuple[int, float]]]:
+def _extents(scene: Scene, units: list[int]) -> tuple[dict[int, float], dict[int, float]]:
+    """Per unit, the lowest and the highest coordinate of its elements along the axis."""
+    low: dict[int, float] = {}
+    high: dict[int, float] = {}
+    for u, e_low, e_high in zip(units, scene.low, scene.high, strict=True):
+        if u not in low:
+            low[u], high[u] = e_low, e_high
+        else:
+            if e_low < low[u]:
+                low[u] = e_low
+            if e_high > high[u]:
+                high[u] = e_high
+    return low, high
+
+
+def _arcs(constraints: list[tuple[tuple[int, int], float]], units: list[int]
+          ) -> dict[int, list[tuple[int, float]]]:
+    """The constraints between elements as arcs between their units, as
+    :func:`.solve.balanced_shifts` takes them (the tightest of parallel ones)."""
+    arcs: dict[int, dict[int, float]] = {}
+    for (first, second), slack in constraints:
+        a, b = units[first], units[second]
+        if a != b:
+            targets = arcs.setdefault(a, {})
+            w = -slack
+            if w > targets.get(b, -math.inf):
+                targets[b] = w
+    return {a: sorted(targets.items()) for a, targets in arcs.items()}
+
+
+def _pulls(drawing: Drawing, axis: int, scene: Scene, units: list[int]
+           ) -> dict[int, list[tuple[int, float]]]:
     """Per unit, its segments along the compaction axis to other units, as
     :func:`.solve.pulled` takes them."""
     pulls: dict[int, list[tuple[int, float]]] = {}
-    for route, runs in zip(routing.edges, scene.routes, strict=True):
-        points = route.points
-        for i in range(len(points) - 1):
-            u, v = scene.unit(runs.point_runs[i]), scene.unit(runs.point_runs[i + 1])
+    for points, runs in zip(drawing.points, scene.point_runs, strict=True):
+        us = points[axis]
+        for i in range(len(us) - 1):
+            u, v = units[runs[i]], units[runs[i + 1]]
             if u != v:
-                offset = points[i + 1].x - points[i].x
+                offset = us[i + 1] - us[i]
                 pulls.setdefault(u, []).append((v, offset))
                 pulls.setdefault(v, []).append((u, -offset))
     return pulls
 
 
-def _moved(routing: Routing, scene: Scene, shifts: dict[int, float]) -> Routing:
-    """Every node, route point and label moved by its unit's shift; the drawing's width
-    changes by as much as its content's span did."""
-    dx = [shifts[scene.unit(i)] for i in range(len(scene.elements))]
-    nodes = []
-    for box, element in zip(routing.nodes, scene.node_elements, strict=True):
-        nodes.append(NodeBox(box.id, box.x + dx[element], box.y, box.width, box.height,
-                             box.shape, box.parent, _shifted(box.label_box, dx[element])))
-    edges = []
-    for route, runs in zip(routing.edges, scene.routes, strict=True):
-        points = tuple(Point(p.x + dx[run], p.y)
-                       for p, run in zip(route.points, runs.point_runs, strict=True))
-        label = route.label_box if runs.label < 0 else _shifted(route.label_box,
-                                                                dx[runs.label])
-        edges.append(EdgeRoute(route.id, route.source, route.target, points,
-                               route.source_end, route.target_end, label, route.loop_back,
-                               route.source_port, route.target_port))
-    elements = scene.elements
-    old = max(e.high for e in elements) - min(e.low for e in elements)
-    new = max(e.high + d for e, d in zip(elements, dx, strict=True)) - \
-        min(e.low + d for e, d in zip(elements, dx, strict=True))
-    return Routing(tuple(nodes), tuple(edges), routing.width - old + new, routing.height)
-
-
-def _shifted(box: Box | None, dx: float) -> Box | None:
-    return None if box is None else Box(box.x + dx, box.y, box.width, box.height)
+def _move(drawing: Drawing, axis: int, scene: Scene, shift: list[float]) -> None:
+    """Every node, route point and label moved by its element's shift ``shift``; the
+    drawing's size along ``axis`` changes by as much as its content's span did."""
+    for box, d in zip(drawing.boxes, shift, strict=False):
+        box[axis] += d
+    for points, runs, label in zip(drawing.points, scene.point_runs, scene.label_of,
+                                   strict=True):
+        us = points[axis]
+        for i, run in enumerate(runs):
+            us[i] += shift[run]
+        if label >= 0:
+            label_box = drawing.labels[scene.owner[label]]
+            assert label_box is not None
+            label_box[axis] += shift[label]
+    old = max(scene.high) - min(scene.low)
+    new = max(h + d for h, d in zip(scene.high, shift, strict=True)) - \
+        min(lo + d for lo, d in zip(scene.low, shift, strict=True))
+    drawing.size[axis] = drawing.size[axis] - old + new
 
 
 def _canonical(options: LayoutOptions) -> LayoutOptions:

@@ -13,11 +13,11 @@ Because every pair of neighbours on every line is ordered, the left-to-right ord
 everything on every horizontal line is kept: no crossing, intrusion or overlap can
 appear, and every horizontal segment keeps its direction.
 
->>> from layouts.layered.compaction.scene import Element, Kind, Scene
+>>> from layouts.layered.compaction.scene import Kind, Scene
 >>> scene = Scene()
->>> _ = scene.add(Element(Kind.RUN, 0, 0, 0, 10))
->>> _ = scene.add(Element(Kind.RUN, 50, 50, 5, 20))
->>> _ = scene.add(Element(Kind.RUN, 90, 90, 30, 40))     # meets neither on any line
+>>> _ = scene.add(Kind.RUN, 0, 0, 0, 10)
+>>> _ = scene.add(Kind.RUN, 50, 50, 5, 20)
+>>> _ = scene.add(Kind.RUN, 90, 90, 30, 40)     # meets neither on any line
 >>> separations(scene, Spacing(node=40, mixed=26, run=12, label=12))
 [Separation(left=0, right=1, gap=50, spacing=12)]
 """
@@ -27,6 +27,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from layouts.layered.compaction.scene import SAME, Kind, Scene
 
@@ -53,9 +54,24 @@ class Spacing:
             return self.mixed
         return self.run
 
+    def table(self) -> dict[tuple[Kind, Kind], float]:
+        """:meth:`between` for every pair of kinds."""
+        return {(a, b): self.between(a, b) for a in Kind for b in Kind}
 
-@dataclass(frozen=True, slots=True)
-class Separation:
+
+def apart(scene: Scene, table: dict[tuple[Kind, Kind], float], left: int, right: int
+          ) -> float:
+    """The wanted distance between elements ``left`` and ``right`` of ``scene`` (``table``:
+    :meth:`Spacing.table`): by their kinds, and beyond a label's reach for another
+    route's elements (the label stays nearest its own edge)."""
+    wanted = table[(scene.kind[left], scene.kind[right])]
+    reach = scene.reach
+    if (reach[left] or reach[right]) and scene.owner[left] != scene.owner[right]:
+        return max(wanted, reach[left] + LABEL_MARGIN, reach[right] + LABEL_MARGIN)
+    return wanted
+
+
+class Separation(NamedTuple):
     """Element ``left`` stays at least ``min(gap, spacing)`` left of element ``right``."""
 
     left: int
@@ -72,27 +88,38 @@ class Separation:
 def separations(scene: Scene, spacing: Spacing, only: Sequence[int] | None = None
                 ) -> list[Separation]:
     """The constraints of ``scene`` (of its elements ``only``, when given: the scan then
-    sees nothing else); joins neighbours whose x intervals overlap or touch into one unit.
-    """
-    elements = scene.elements
-    chosen = range(len(elements)) if only is None else only
-    events = sorted([(elements[i].start, 0, i) for i in chosen]
-                    + [(elements[i].end, 1, i) for i in chosen])
-    keys = [(e.low, e.high, i) for i, e in enumerate(elements)]
-    wanted = {(a, b): spacing.between(a, b) for a in Kind for b in Kind}
+    sees nothing else); joins neighbours whose extents along the axis overlap or touch
+    into one unit."""
+    table = spacing.table()
+    low, high = scene.low, scene.high
+    return [Separation(left, right, low[right] - high[left], apart(scene, table, left, right))
+            for left, right in sorted(_neighbours(scene, only))]
+
+
+def slacks(scene: Scene, spacing: Spacing, only: Sequence[int] | None = None
+           ) -> dict[tuple[int, int], float]:
+    """:func:`separations` as ``(left, right)``: :attr:`Separation.slack`, in the order
+    the scan meets them (the solver's input, without a record per constraint)."""
+    table = spacing.table()
+    low, high = scene.low, scene.high
+    return {(left, right): max(0.0, low[right] - high[left] - apart(scene, table, left, right))
+            for left, right in _neighbours(scene, only)}
+
+
+def _neighbours(scene: Scene, only: Sequence[int] | None) -> dict[tuple[int, int], None]:
+    """Every pair of elements that are ever neighbours on a line and apart there (left
+    one first), once each in the order the scan meets them; joins the others."""
+    low, high = scene.low, scene.high
+    events = scene.events(only)
+    keys = list(zip(low, high, range(len(low)), strict=True))
     active: list[tuple[float, float, int]] = []
-    found: dict[tuple[int, int], Separation] = {}
+    found: dict[tuple[int, int], None] = {}
 
     def relate(left: int, right: int) -> None:
-        a, b = elements[left], elements[right]
-        if a.high >= b.low - SAME:
+        if high[left] >= low[right] - SAME:
             scene.join(left, right)
-        elif (left, right) not in found:
-            apart = wanted[(a.kind, b.kind)]
-            if (a.reach or b.reach) and a.owner != b.owner:
-                # a label keeps other routes beyond its reach
-                apart = max(apart, a.reach + LABEL_MARGIN, b.reach + LABEL_MARGIN)
-            found[(left, right)] = Separation(left, right, b.low - a.high, apart)
+        else:
+            found[(left, right)] = None
 
     for _, removal, i in events:
         key = keys[i]
@@ -101,10 +128,10 @@ def separations(scene: Scene, spacing: Spacing, only: Sequence[int] | None = Non
             del active[p]
             if 0 < p < len(active):
                 relate(active[p - 1][2], active[p][2])
-            continue
-        active.insert(p, key)
-        if p > 0:
-            relate(active[p - 1][2], i)
-        if p + 1 < len(active):
-            relate(i, active[p + 1][2])
-    return [found[k] for k in sorted(found)]
+        else:
+            active.insert(p, key)
+            if p:
+                relate(active[p - 1][2], i)
+            if p + 1 < len(active):
+                relate(i, active[p + 1][2])
+    return found

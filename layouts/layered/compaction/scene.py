@@ -1,91 +1,108 @@
-"""The routed drawing as rigid *units* for one-dimensional compaction along x.
+"""The routed drawing as rigid *units* for one-dimensional compaction along one axis.
 
-Every object that occupies room across the compaction axis is an :class:`Element`: a
-node box (grown by ``clearance`` along y, so nothing may slide into a node's clearance
-band), a *run* (the points of one route that share an x: a vertical segment, or the
-single point where a route turns between two horizontal segments) and a label box.
-Elements that must keep their relative x are joined into one unit (union-find):
+Every object that occupies room across the compaction axis is an *element*: a node box
+(grown by ``clearance`` across the axis, so nothing may slide into a node's clearance
+band), a *run* (the points of one route that share a coordinate along the axis: a
+segment across it, or the single point where a route turns between two segments along
+it) and a label box. Elements that must keep their relative place are joined into one
+unit (union-find):
 
 * a route's first run and its source node, its last run and its target node (so every
   end stays on its slot of the true outline), and every run of a self-loop with its node;
 * a label and the run of its own route nearest to it (the label stays beside its edge).
 
-Horizontal segments are not elements: they stretch or shrink as the runs at their two
-ends move, and the scan of :mod:`.constraints` keeps every element that meets their line
-on the same side of each end, so no crossing appears or disappears.
+Segments along the axis are not elements: they stretch or shrink as the runs at their
+two ends move, and the scan of :mod:`.constraints` keeps every element that meets their
+line on the same side of each end, so no crossing appears or disappears.
 
+A scene is built over a :class:`.drawing.Drawing` for one axis (``axis`` 0: along x,
+rows of the drawing are lines; 1: along y) and holds its elements as parallel lists
+(element ``i`` is ``kind[i]``, ``low[i]`` ... ``high[i]`` along the axis, over
+``start[i]`` ... ``end[i]`` across it), without copying the drawing.
+
+>>> from layouts.layered.compaction.drawing import Drawing
 >>> from layouts.layered.model import Routing
 >>> from layouts.result import EdgeRoute, NodeBox, Point
 >>> a, b = NodeBox("a", 0, 0, 100, 40), NodeBox("b", 0, 100, 100, 40)
 >>> e = EdgeRoute("e", "a", "b", (Point(50, 40), Point(50, 100)))
->>> scene = build_scene(Routing((a, b), (e,), 100, 140), clearance=12)
->>> [(el.kind.value, el.low, el.high) for el in scene.elements]
-[('node', 0, 100), ('node', 0, 100), ('run', 50, 50)]
+>>> scene = build_scene(Drawing.of(Routing((a, b), (e,), 100, 140)), 0, clearance=12)
+>>> [(Kind(k).name, lo, hi) for k, lo, hi in zip(scene.kind, scene.low, scene.high)]
+[('NODE', 0, 100), ('NODE', 0, 100), ('RUN', 50, 50)]
 >>> len({scene.unit(i) for i in range(3)})    # a straight edge: one rigid unit
 1
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
+import math
+from collections.abc import Sequence
+from enum import IntEnum
 
-from layouts.layered.model import Routing
-from layouts.layered.routing.segment_index import polyline_segments
-from layouts.quality_geometry import segment_box_distance
-from layouts.result import Box, EdgeRoute
+from layouts.layered.compaction.drawing import Drawing
+from layouts.quality_geometry import Segment, segment_box_distance
 
 SAME = 1e-6
 
 
-class Kind(StrEnum):
+class Kind(IntEnum):
     """What an element is; the spacing between two elements depends on their kinds."""
 
-    NODE = "node"
-    RUN = "run"
-    LABEL = "label"
-
-
-@dataclass(frozen=True, slots=True)
-class Element:
-    """An x interval ``[low, high]`` occupied over the y interval ``[start, end]``;
-    ``owner`` is the index of the route a run or label belongs to (-1 for a node). A
-    label's ``reach`` is its distance to its own route: its y interval is grown by that
-    much, and other routes keep farther than that from it (the label stays nearest its
-    own edge)."""
-
-    kind: Kind
-    low: float
-    high: float
-    start: float
-    end: float
-    owner: int = -1
-    reach: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class RouteRuns:
-    """Per route point, the element index of the run it belongs to; and the index of
-    the route's label element (``-1``: no label)."""
-
-    point_runs: tuple[int, ...]
-    label: int
+    NODE = 0
+    RUN = 1
+    LABEL = 2
 
 
 class Scene:
-    """Elements, their union-find units, and where each route's points and each node
-    and label sit among the elements."""
+    """Elements as parallel lists, their union-find units, and where each route's points
+    and label sit among the elements (``point_runs[r][i]``: the run of point ``i`` of
+    route ``r``; ``label_of[r]``: its label element or -1). Nodes are elements
+    ``0 .. n - 1`` in the drawing's order. A label's ``reach`` is its distance to its own
+    route: its extent across the axis is grown by that much, and other routes keep
+    farther than that from it (the label stays nearest its own edge); ``owner`` is the
+    route of a run or label (-1 for a node)."""
 
     def __init__(self) -> None:
-        self.elements: list[Element] = []
+        self.kind: list[Kind] = []
+        self.low: list[float] = []
+        self.high: list[float] = []
+        self.start: list[float] = []
+        self.end: list[float] = []
+        self.owner: list[int] = []
+        self.reach: list[float] = []
         self._parent: list[int] = []
-        self.node_elements: list[int] = []
-        self.routes: list[RouteRuns] = []
+        self.point_runs: list[list[int]] = []
+        self.label_of: list[int] = []
+        self._events: list[tuple[float, int, int]] | None = None
 
-    def add(self, element: Element) -> int:
-        self.elements.append(element)
-        self._parent.append(len(self._parent))
-        return len(self.elements) - 1
+    def add(self, kind: Kind, low: float, high: float, start: float, end: float,
+            owner: int = -1, reach: float = 0.0) -> int:
+        """A new element of its own unit; its index."""
+        index = len(self._parent)
+        self.kind.append(kind)
+        self.low.append(low)
+        self.high.append(high)
+        self.start.append(start)
+        self.end.append(end)
+        self.owner.append(owner)
+        self.reach.append(reach)
+        self._parent.append(index)
+        return index
+
+    def __len__(self) -> int:
+        return len(self._parent)
+
+    def events(self, only: Sequence[int] | None = None) -> list[tuple[float, int, int]]:
+        """The scan's events across the axis, in order: ``(start, 0, i)`` where element
+        ``i`` begins and ``(end, 1, i)`` where it ends (of the elements ``only``; all of
+        them, computed once, by default). Moves along the axis do not change them."""
+        if only is None and self._events is not None:
+            return self._events
+        chosen = range(len(self._parent)) if only is None else only
+        start, end = self.start, self.end
+        events = sorted([(start[i], 0, i) for i in chosen] + [(end[i], 1, i) for i in chosen])
+        if only is None:
+            self._events = events
+        return events
 
     def unit(self, i: int) -> int:
         """The representative of element ``i``'s unit."""
@@ -95,6 +112,10 @@ class Scene:
             i = parent[i]
         return i
 
+    def units(self) -> list[int]:
+        """Every element's unit representative."""
+        return [self.unit(i) for i in range(len(self._parent))]
+
     def join(self, a: int, b: int) -> None:
         """Make ``a`` and ``b`` one rigid unit (the smaller index represents it)."""
         ra, rb = self.unit(a), self.unit(b)
@@ -102,66 +123,93 @@ class Scene:
             self._parent[max(ra, rb)] = min(ra, rb)
 
 
-def build_scene(routing: Routing, clearance: float, *, rows: bool = False) -> Scene:
-    """The elements and units of ``routing`` (see the module docstring). With ``rows``,
-    nodes whose centres share an x are one unit too (the y pass, on the transposed
-    drawing: each layer moves as a whole and stays a straight row)."""
+def build_scene(drawing: Drawing, axis: int, clearance: float, *, rows: bool = False
+                ) -> Scene:
+    """The elements and units of ``drawing`` for compaction along ``axis`` (see the
+    module docstring). With ``rows``, nodes whose centres along the axis agree (to three
+    decimals) are one unit too (the y pass: each layer moves as a whole and stays a
+    straight row)."""
     scene = Scene()
-    node_index: dict[str, int] = {}
+    along, across = drawing.nodes_along(axis), drawing.nodes_along(1 - axis)
     row_of: dict[float, int] = {}
-    for box in routing.nodes:
-        node_index[box.id] = scene.add(Element(Kind.NODE, box.x, box.x + box.width,
-                                               box.y - clearance,
-                                               box.y + box.height + clearance))
-        scene.node_elements.append(node_index[box.id])
+    for i, ((low, size), (cross, cross_size)) in enumerate(zip(along, across, strict=True)):
+        scene.add(Kind.NODE, low, low + size, cross - clearance, cross + cross_size + clearance)
         if rows:
-            centre = round(box.x + box.width / 2, 3)
-            scene.join(node_index[box.id], row_of.setdefault(centre, node_index[box.id]))
-    for number, route in enumerate(routing.edges):
-        scene.routes.append(_route_runs(scene, number, route, node_index))
+            scene.join(i, row_of.setdefault(round(low + size / 2, 3), i))
+    node_index = drawing.node_index
+    for number, route in enumerate(drawing.edges):
+        runs = _add_runs(scene, number, drawing.points[number][axis],
+                         drawing.points[number][1 - axis])
+        scene.point_runs.append(runs)
+        if runs:
+            source, target = node_index.get(route.source), node_index.get(route.target)
+            if source is not None:
+                scene.join(runs[0], source)
+            if target is not None:
+                scene.join(runs[-1], target)
+            if route.source == route.target and source is not None:
+                for run in runs:
+                    scene.join(run, source)
+        scene.label_of.append(_add_label(scene, drawing, number, axis, runs))
     return scene
 
 
-def _route_runs(scene: Scene, number: int, route: EdgeRoute, node_index: dict[str, int]
-                ) -> RouteRuns:
-    points = route.points
+def _add_runs(scene: Scene, number: int, us: list[float], vs: list[float]) -> list[int]:
+    """One run element per stretch of points with one coordinate ``us`` along the axis;
+    per point, its run."""
     runs: list[int] = []
     first = 0
-    for i in range(1, len(points) + 1):
-        if i == len(points) or abs(points[i].x - points[first].x) > SAME:
-            ys = [p.y for p in points[first:i]]
-            run = scene.add(Element(Kind.RUN, points[first].x, points[first].x,
-                                    min(ys), max(ys), number))
+    count = len(us)
+    for i in range(1, count + 1):
+        if i == count or abs(us[i] - us[first]) > SAME:
+            stretch = vs[first:i]
+            run = scene.add(Kind.RUN, us[first], us[first], min(stretch), max(stretch),
+                            number)
             runs.extend([run] * (i - first))
             first = i
+    return runs
+
+
+def _add_label(scene: Scene, drawing: Drawing, number: int, axis: int, runs: list[int]
+               ) -> int:
+    """The label element of route ``number`` (joined with its nearest run), or -1."""
+    box = drawing.labels[number]
+    if box is None:
+        return -1
+    u0, v0 = box[axis], box[1 - axis]
+    u1, v1 = u0 + box[2 + axis], v0 + box[3 - axis]
+    distance = reach(drawing.points[number][axis], drawing.points[number][1 - axis],
+                     u0, v0, u1, v1)
+    label = scene.add(Kind.LABEL, u0, u1, v0 - distance, v1 + distance, number, distance)
     if runs:
-        source, target = node_index.get(route.source), node_index.get(route.target)
-        if source is not None:
-            scene.join(runs[0], source)
-        if target is not None:
-            scene.join(runs[-1], target)
-        if route.source == route.target and source is not None:
-            for run in runs:
-                scene.join(run, source)
-    label = -1
-    if route.label_box is not None:
-        box = route.label_box
-        reach = min((segment_box_distance(s, box.x, box.y, box.x + box.width,
-                                          box.y + box.height)
-                     for s in polyline_segments(points)), default=0.0)
-        label = scene.add(Element(Kind.LABEL, box.x, box.x + box.width, box.y - reach,
-                                  box.y + box.height + reach, number, reach))
-        if runs:
-            scene.join(label, _nearest_run(scene, sorted(set(runs)), box))
-    return RouteRuns(tuple(runs), label)
+        scene.join(label, _nearest_run(scene, sorted(set(runs)), u0, v0, u1, v1))
+    return label
 
 
-def _nearest_run(scene: Scene, runs: list[int], box: Box) -> int:
-    """The run nearest to ``box`` (Euclidean distance from box to segment), first wins."""
+def reach(us: Sequence[float], vs: Sequence[float], u0: float, v0: float, u1: float, v1: float
+           ) -> float:
+    """The distance from the box ``[u0, u1] x [v0, v1]`` to the polyline (0 for a single
+    point), computed as :func:`~layouts.quality_geometry.segment_box_distance` does."""
+    best = math.inf
+    for i in range(len(us) - 1):
+        a, b, c, d = us[i], vs[i], us[i + 1], vs[i + 1]
+        if a == c and b == d:
+            continue
+        if a == c or b == d:
+            distance = math.hypot(max(u0 - max(a, c), 0.0, min(a, c) - u1),
+                                  max(v0 - max(b, d), 0.0, min(b, d) - v1))
+        else:
+            distance = segment_box_distance(Segment(a, b, c, d, 0, "", ""), u0, v0, u1, v1)
+        best = min(best, distance)
+    return 0.0 if best == math.inf else best
+
+
+def _nearest_run(scene: Scene, runs: list[int], u0: float, v0: float, u1: float, v1: float
+                 ) -> int:
+    """The run nearest to the box (Euclidean distance from box to segment), first wins."""
     def distance(i: int) -> float:
-        e = scene.elements[i]
-        dx = max(box.x - e.high, e.low - (box.x + box.width), 0.0)
-        dy = max(box.y - e.end, e.start - (box.y + box.height), 0.0)
-        return dx * dx + dy * dy
+        du = max(u0 - scene.high[i], scene.low[i] - u1, 0.0)
+        dv = max(v0 - scene.end[i], scene.start[i] - v1, 0.0)
+        return du * du + dv * dv
 
     return min(runs, key=lambda i: (distance(i), i))

@@ -98,9 +98,11 @@ def pulled(order: Sequence[int], shift: dict[int, float],
             targets = sorted([result[v] + offset for v, offset in pulls[u]])
             low, high = bounds[u]
             for a, w in incoming.get(u, ()):
-                low = max(low, result[a] + w)
+                if result[a] + w > low:
+                    low = result[a] + w
             for b, w in arcs.get(u, ()):
-                high = min(high, result[b] - w)
+                if result[b] - w < high:
+                    high = result[b] - w
             middle = (len(targets) - 1) // 2
             best = min(max(result[u], targets[middle]), targets[len(targets) // 2])
             best = min(max(best, low), high) if low <= high else result[u]

@@ -10,7 +10,7 @@ import pytest
 
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered import compaction
-from layouts.layered.compaction import Compacted, compact
+from layouts.layered.compaction import Attempt, Compacted, compact
 from layouts.layered.contracts import check_layout
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import run_layout
@@ -98,10 +98,10 @@ def test_a_compacted_drawing_that_breaks_a_contract_is_undone(
     routing = Routing((NodeBox("a", 0, 0, 100, 40), NodeBox("b", 140, 0, 100, 40)), (),
                       240, 40)
 
-    def overlapping(r: Routing, options: LayoutOptions) -> Routing:
-        return replace(r, nodes=(r.nodes[0], replace(r.nodes[1], x=0.0)))
+    def overlapping(r: Routing, options: LayoutOptions) -> Attempt:
+        return Attempt(replace(r, nodes=(r.nodes[0], replace(r.nodes[1], x=0.0))), False)
 
-    monkeypatch.setattr(compaction, "compact", overlapping)
+    monkeypatch.setattr(compaction, "attempt_compaction", overlapping)
     out = compaction.run(routing, graph, OPTIONS, Deadline(5))
     assert out == Compacted(routing, "compaction undone: it broke node-overlap")
 
@@ -120,10 +120,11 @@ def test_a_compaction_that_moves_a_label_nearer_another_edge_is_undone(
              NodeBox("c", 80, 200, 60, 40))
     routing = Routing(boxes, (own, other), 140, 240)
 
-    def closer(r: Routing, options: LayoutOptions) -> Routing:
-        return replace(r, edges=(own, _route("f", "a", "c", (78, 40), (78, 200))))
+    def closer(r: Routing, options: LayoutOptions) -> Attempt:
+        return Attempt(replace(r, edges=(own, _route("f", "a", "c", (78, 40), (78, 200)))),
+                       False)
 
-    monkeypatch.setattr(compaction, "compact", closer)
+    monkeypatch.setattr(compaction, "attempt_compaction", closer)
     out = compaction.run(routing, graph, OPTIONS, Deadline(5))
     assert out.routing is routing
     assert out.note == "compaction undone: it moved a label nearer another edge"

@@ -5,8 +5,12 @@ track is ``layer_spacing`` = 60 high and centres its track, so the track lies
 
 from __future__ import annotations
 
+import pytest
+
 from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered import fans
 from layouts.layered.contracts import check_layout, check_shared_stretches, check_slots
+from layouts.layered.model import Routing
 from layouts.layered.pipeline import run_layout
 from layouts.options import Direction, LayoutOptions
 from layouts.result import EdgeEnd, EdgeRoute, NodeBox, Point, Side
@@ -88,3 +92,33 @@ def test_fan_edges_may_share_their_trunk_but_other_edges_still_may_not() -> None
     # an edge from elsewhere along the same trunk line is still a shared stretch
     e3 = EdgeRoute("e3", "b", "c", (Point(120, 45), Point(120, 65)))
     assert [v.edge for v in check_shared_stretches([e1, e2, e3])] == ["e1", "e2"]
+
+
+def test_a_fan_is_weighed_on_the_segments_it_changes_only() -> None:
+    # before: down from slot x 106.7 to y 70, across to x 50, down to 100; after: from the
+    # tip x 120 down to 70, across to 50, down to 100. The last segment is in both (it
+    # meets the other routes the same way), so only the first two of each are compared
+    before = [(Point(106.7, 33.3), Point(106.7, 70), Point(50, 70), Point(50, 100))]
+    after = [(Point(120, 40), Point(120, 70), Point(50, 70), Point(50, 100))]
+    old, new = fans._changed(before, after)
+    assert [(s.x1, s.y1, s.x2, s.y2) for s in old] == [(106.7, 33.3, 106.7, 70),
+                                                         (106.7, 70, 50, 70)]
+    assert [(s.x1, s.y1, s.x2, s.y2) for s in new] == [(120, 40, 120, 70),
+                                                         (120, 70, 50, 70)]
+    # a segment twice before and once after (two routes on one stretch) counts once
+    old, new = fans._changed([before[0], before[0]], before)
+    assert len(old) == 3 and new == []
+
+
+def test_a_drawing_without_diamonds_weighs_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    boxes = (NodeBox("a", 0, 0, 100, 40), NodeBox("b", 0, 100, 100, 40),
+             NodeBox("c", 140, 100, 100, 40))
+    routes = (EdgeRoute("e", "a", "b", (Point(33.3, 40), Point(33.3, 100))),
+              EdgeRoute("f", "a", "c", (Point(66.7, 40), Point(66.7, 70), Point(190, 70),
+                                        Point(190, 100))))
+    monkeypatch.setattr(fans, "_bounds", lambda points: pytest.fail("bounds taken"))
+    monkeypatch.setattr(fans.Grid, "for_items",
+                        classmethod(lambda cls, nodes, segments: pytest.fail("gridded")))
+    routing = Routing(boxes, routes, 240, 140)
+    assert fans.run(routing, 12) == routing
