@@ -139,8 +139,10 @@ class Watchdog:
             self._timer.cancel()
 
     def _fire(self, number: int) -> None:
-        self._out.write(f"\niteration {number} hung past {self._limit:g} s; giving up\n")
+        message = f"iteration {number} hung past {self._limit:g} s; giving up\n"
+        self._out.write("\n" + message)
         self._out.flush()
+        sys.__stderr__.write("stress.py: " + message)  # also when ``out`` is not a terminal
         os._exit(1)
 
 
