@@ -33,13 +33,9 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from layouts.graph import Graph
+from layouts.layered.contracts.angles import NORMALS, check_boundary_angles
 from layouts.layered.contracts.boxes import check_node_overlaps
-from layouts.layered.contracts.ends import (
-    NORMALS,
-    check_boundary_angles,
-    check_gateways,
-    check_routes_present,
-)
+from layouts.layered.contracts.ends import check_gateways, check_routes_present
 from layouts.layered.contracts.ports import PortFacts, check_port_ends
 from layouts.layered.contracts.segments import (
     check_flow,

@@ -19,27 +19,32 @@ Only routes with a defect are touched; with none the pass costs one grid sweep.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
+from layouts.graph import Graph
+from layouts.layered.contracts.angles import check_boundary_angles
+from layouts.layered.contracts.segments import check_flow, route_intrusions
+from layouts.layered.contracts.violations import ViolationKind, count_kinds
 from layouts.layered.model import Deadline
 from layouts.layered.routing.polylines import simplify
 from layouts.layered.routing.segment_index import SegmentIndex
-from layouts.options import LayoutOptions
-from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
+from layouts.options import Direction, LayoutOptions
+from layouts.quality_geometry import Segment, segment_relation
 from layouts.quality_grid import Grid
 from layouts.result import EdgeRoute, NodeBox, Point, Side
 
 ADJACENT = 8.0
+NO_GRAPH = Graph((), ())
+"""Flow is judged from the routes' own ``loop_back`` flags (routing marks them)."""
 NORMALS = {Side.TOP: (0.0, -1.0), Side.BOTTOM: (0.0, 1.0), Side.LEFT: (-1.0, 0.0),
            Side.RIGHT: (1.0, 0.0)}
 
 
 @dataclass(frozen=True, slots=True)
 class Defects:
-    """Defect counts of one route."""
+    """Defect counts of one route, by the defect model's kinds (:func:`route_defects`)."""
 
     angle: int
     under: int
@@ -60,45 +65,20 @@ def segments(points: Sequence[Point]) -> list[Segment]:
     return [Segment(a.x, a.y, b.x, b.y, 0, "", "") for a, b in pairwise(points) if a != b]
 
 
-def _angle_defects(route: EdgeRoute) -> int:
-    count = 0
-    for end, (a, b) in ((route.source_end, route.points[:2]),
-                        (route.target_end, route.points[-1:-3:-1])):
-        if end.side is None:
-            continue
-        nx, ny = NORMALS[end.side]
-        dx, dy = b.x - a.x, b.y - a.y
-        count += not (dx * ny == dy * nx and dx * nx + dy * ny > 0)
-    return count
-
-
-def _box_gap(bounds: tuple[float, float, float, float], box: NodeBox) -> float:
-    x0, y0, x1, y1 = bounds
-    dx = max(box.x - x1, 0.0, x0 - box.x - box.width)
-    dy = max(box.y - y1, 0.0, y0 - box.y - box.height)
-    return dx if not dy else dy if not dx else float(math.hypot(dx, dy))
-
-
 def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
                   clearance: float) -> Defects:
-    """Count the defects the repairs target, for one route (``grid`` files ``boxes``)."""
-    under = own = near = 0
-    limit = clearance - 0.5
-    for s in segments(route.points):
-        bounds = s.bounds()
-        for node_id in grid.nodes_near(s, clearance):
-            box = boxes[node_id]
-            if _box_gap(bounds, box) >= limit:
-                continue
-            mine = node_id in (route.source, route.target)
-            if intrudes(s, box):
-                own += mine
-                under += not mine
-            elif not mine and segment_box_distance(
-                    s, box.x, box.y, box.x + box.width, box.y + box.height) < limit:
-                near += 1
-    flow = 0 if route.loop_back else sum(b.y < a.y - 0.5 for a, b in pairwise(route.points))
-    return Defects(_angle_defects(route), under, own, near, flow)
+    """The defects the repairs target, for one route (``grid`` files ``boxes``), found by
+    the contract checkers (:mod:`layouts.layered.contracts`): ``boundary-angle`` ends,
+    ``intrusion`` and ``own-intrusion`` nodes, ``clearance`` nodes (each an edge-node
+    pair), and ``against-flow`` (the routing frame is top to bottom)."""
+    found = count_kinds([
+        *check_boundary_angles([route], boxes),
+        *route_intrusions(route, segments(route.points), boxes, grid, clearance),
+        *check_flow(NO_GRAPH, [route], Direction.TOP_TO_BOTTOM),
+    ])
+    return Defects(found[ViolationKind.BOUNDARY_ANGLE], found[ViolationKind.INTRUSION],
+                   found[ViolationKind.OWN_INTRUSION], found[ViolationKind.CLEARANCE],
+                   found[ViolationKind.AGAINST_FLOW])
 
 
 def crossings(points: Sequence[Point], others: Sequence[EdgeRoute]) -> tuple[int, int]:
