@@ -16,7 +16,6 @@ returns the list of violations, empty when the phase's post-condition holds.
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.graph import import_graph
 >>> from layouts.options import LayoutOptions
-from layouts.result import LayoutResult
 >>> g = Graph((Node("a", 9, 9), Node("b", 9, 9)), (Edge("1", "a", "b"), Edge("2", "b", "a")))
 >>> after_cycle_breaking(import_graph(g, LayoutOptions()))
 ['edges are not acyclic: a cycle runs through a, b', "entry node 'a' has incoming edges"]

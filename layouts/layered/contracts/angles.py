@@ -28,21 +28,34 @@ def check_boundary_angles(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeB
     diamond's tip are left to the gateway rules)."""
     out = []
     for route in routes:
-        pts = [p for i, p in enumerate(route.points) if i == 0 or p != route.points[i - 1]]
-        if len(pts) < 2:
+        if len(route.points) < 2:
+            continue
+        first, last = _end_segment(route.points, 1), _end_segment(route.points, -1)
+        if first is None or last is None:
             continue
         for role, node, side, (a, b) in (
-                ("source", route.source, route.source_end.side, pts[:2]),
-                ("target", route.target, route.target_end.side, (pts[-1], pts[-2]))):
-            if side is None or _at_side_tip(nodes[node], a):
+                ("source", route.source, route.source_end.side, first),
+                ("target", route.target, route.target_end.side, last)):
+            if side is None:
                 continue
             nx, ny = NORMALS[side]
             dx, dy = b.x - a.x, b.y - a.y
-            if abs(dx * ny - dy * nx) > 1e-6 or dx * nx + dy * ny <= 0:
+            if (abs(dx * ny - dy * nx) > 1e-6 or dx * nx + dy * ny <= 0) \
+                    and not _at_side_tip(nodes[node], a):
                 out.append(Violation(ViolationKind.BOUNDARY_ANGLE, route.id, None,
                                      f"{role} end of '{route.id}' does not run straight out "
                                      f"of its {side.value} face"))
     return out
+
+
+def _end_segment(points: Sequence[Point], step: int) -> tuple[Point, Point] | None:
+    """The end point (the first for ``step`` 1, the last for -1) and the nearest point
+    different from it (``None``: all the same)."""
+    end, after = (points[0], points[1]) if step > 0 else (points[-1], points[-2])
+    if after != end:
+        return end, after
+    indices = range(1, len(points)) if step > 0 else range(len(points) - 2, -1, -1)
+    return next(((end, points[i]) for i in indices if points[i] != end), None)
 
 
 def side_tips(node: NodeBox, direction: Direction) -> tuple[Point, Point]:

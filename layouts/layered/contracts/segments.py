@@ -142,12 +142,13 @@ def route_intrusions(route: EdgeRoute, segments: Sequence[Segment],
     or ``own-intrusion`` for its own source or target) or, for a foreign node, passes
     closer than ``clearance`` - :data:`TOLERANCE` to (``clearance``); a node passed
     through is an intrusion even when another segment only comes close. ``grid`` files
-    ``nodes``; nodes are taken in id order."""
+    ``nodes``; the violations come in node id order (a clearance message gives the
+    distance of the first segment too close)."""
     found: dict[str, Violation] = {}
     limit = clearance - TOLERANCE
     for s in segments:
         bounds = s.bounds()
-        for node_id in sorted(grid.nodes_near(s, clearance)):
+        for node_id in grid.nodes_near(s, clearance):
             prior = found.get(node_id)
             if prior is not None and prior.kind is not ViolationKind.CLEARANCE:
                 continue
@@ -175,7 +176,7 @@ def _bounds_gap(bounds: tuple[float, float, float, float], box: NodeBox) -> floa
     x0, y0, x1, y1 = bounds
     dx = max(box.x - x1, 0.0, x0 - box.x - box.width)
     dy = max(box.y - y1, 0.0, y0 - box.y - box.height)
-    return math.hypot(dx, dy)
+    return dx if not dy else dy if not dx else math.hypot(dx, dy)
 
 
 def check_flow(graph: Graph, routes: Sequence[EdgeRoute], direction: Direction,

@@ -26,7 +26,7 @@ from itertools import pairwise
 from layouts.graph import Graph
 from layouts.layered.contracts.angles import check_boundary_angles
 from layouts.layered.contracts.segments import check_flow, route_intrusions
-from layouts.layered.contracts.violations import ViolationKind, count_kinds
+from layouts.layered.contracts.violations import ViolationKind
 from layouts.layered.model import Deadline
 from layouts.layered.routing.polylines import simplify
 from layouts.layered.routing.segment_index import SegmentIndex
@@ -71,14 +71,12 @@ def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
     the contract checkers (:mod:`layouts.layered.contracts`): ``boundary-angle`` ends,
     ``intrusion`` and ``own-intrusion`` nodes, ``clearance`` nodes (each an edge-node
     pair), and ``against-flow`` (the routing frame is top to bottom)."""
-    found = count_kinds([
-        *check_boundary_angles([route], boxes),
-        *route_intrusions(route, segments(route.points), boxes, grid, clearance),
-        *check_flow(NO_GRAPH, [route], Direction.TOP_TO_BOTTOM),
-    ])
-    return Defects(found[ViolationKind.BOUNDARY_ANGLE], found[ViolationKind.INTRUSION],
-                   found[ViolationKind.OWN_INTRUSION], found[ViolationKind.CLEARANCE],
-                   found[ViolationKind.AGAINST_FLOW])
+    near = [v.kind for v in route_intrusions(route, segments(route.points), boxes, grid,
+                                             clearance)]
+    return Defects(len(check_boundary_angles([route], boxes)),
+                   near.count(ViolationKind.INTRUSION), near.count(ViolationKind.OWN_INTRUSION),
+                   near.count(ViolationKind.CLEARANCE),
+                   len(check_flow(NO_GRAPH, [route], Direction.TOP_TO_BOTTOM)))
 
 
 def crossings(points: Sequence[Point], others: Sequence[EdgeRoute]) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from layouts.layered.contracts import (
     check_layout,
     find_defects,
 )
+from layouts.layered.invariants import after_routing
 from layouts.layered.pipeline import run_layout
 from layouts.layered.routing.repair import route_defects, segments
 from layouts.options import LayoutOptions
@@ -244,3 +245,10 @@ def test_repair_counts_boundary_angles_as_the_contracts_do() -> None:
     sideways = EdgeRoute("e", "a", "c", pts((50, 40), (250, 40), (250, 100)), BOTTOM0, TOP0)
     assert _repair_angles(sideways, [A, C]) == len(check_boundary_angles([sideways],
                                                                          {"a": A, "c": C})) == 1
+
+
+def test_the_invariant_after_routing_asks_the_defect_model() -> None:
+    result = _cases()[K.CLEARANCE]
+    assert after_routing(graph_of(result), result, LayoutOptions()) == [
+        "'e' passes 5.0 px from node 'n' (clearance 12)"]   # n starts at x = 55, e at 50
+    assert after_routing(graph_of(_fan()), _fan(), LayoutOptions()) == []
