@@ -58,6 +58,30 @@ def _lines(routes: Sequence[EdgeRoute]) -> dict[bool, list[tuple[float, float, f
     return lines
 
 
+def on_one_line(a: Segment, b: Segment) -> bool:
+    """Whether two segments run along one line (within :data:`TOLERANCE`) over more than
+    :data:`TOLERANCE`: what a shared stretch is, for one pair of segments.
+
+    >>> on_one_line(Segment(0, 70, 100, 70, 0, "", ""), Segment(50, 70.4, 200, 70.4, 1, "", ""))
+    True
+    >>> on_one_line(Segment(0, 70, 100, 70, 0, "", ""), Segment(50, 71, 200, 71, 1, "", ""))
+    False
+    """
+    for vertical in (True, False):
+        if all(abs(s.x2 - s.x1) <= 1e-6 if vertical else abs(s.y2 - s.y1) <= 1e-6
+               for s in (a, b)):
+            line = a.x1 - b.x1 if vertical else a.y1 - b.y1
+            ax, bx = ((a.y1, a.y2), (b.y1, b.y2)) if vertical else ((a.x1, a.x2), (b.x1, b.x2))
+            overlap = min(max(ax), max(bx)) - max(min(ax), min(bx))
+            return abs(line) <= TOLERANCE and overlap > TOLERANCE
+    return _collinear_overlap(a, b) > TOLERANCE
+
+
+def fanned(a: EdgeRoute, b: EdgeRoute) -> bool:
+    """Two edges of one fan, which may share their trunk (see :func:`_fanned`)."""
+    return _fanned(a, b)
+
+
 def _fanned(a: EdgeRoute, b: EdgeRoute) -> bool:
     """Two edges of one fan: they leave one node at one point, or enter one at one point
     (a gateway's merged edges share their trunk, :mod:`layouts.layered.fans`)."""

@@ -3,7 +3,10 @@
 The construction already keeps every contract; these passes guard against what it
 missed. Each repair targets one defect of one route and is *accepted only when it
 reduces that defect without adding* a boundary-angle, under-node (foreign or own),
-against-flow, crossing or shared-stretch defect (the acceptance rule of the ElkSharp engine):
+against-flow, crossing or shared-stretch defect (the acceptance rule of the ElkSharp engine).
+The defects are the defect model's (:mod:`layouts.layered.contracts`): a route's are
+counted by the contract checkers themselves (:func:`route_defects`), and a shared
+stretch is the contracts' (fan trunks exempt).
 
 * **source departure / target approach** (the boundary-angle defect): an end whose
   first segment does not leave its face straight outwards gets a stub of ``clearance``
@@ -25,8 +28,13 @@ from itertools import pairwise
 
 from layouts.graph import Graph
 from layouts.layered.contracts.angles import check_boundary_angles
-from layouts.layered.contracts.segments import check_flow, route_intrusions
-from layouts.layered.contracts.violations import ViolationKind
+from layouts.layered.contracts.segments import (
+    check_flow,
+    fanned,
+    on_one_line,
+    route_intrusions,
+)
+from layouts.layered.contracts.violations import TOLERANCE, ViolationKind
 from layouts.layered.model import Deadline
 from layouts.layered.routing.polylines import simplify
 from layouts.layered.routing.segment_index import SegmentIndex
@@ -79,21 +87,31 @@ def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
                    len(check_flow(NO_GRAPH, [route], Direction.TOP_TO_BOTTOM)))
 
 
-def crossings(points: Sequence[Point], others: Sequence[EdgeRoute]) -> tuple[int, int]:
-    """(crossings, shared stretches) of a polyline with other routes."""
-    return indexed_crossings(points, SegmentIndex.of_routes([r.points for r in others]), None)
+def crossings(points: Sequence[Point], others: Sequence[EdgeRoute],
+              route: EdgeRoute | None = None) -> tuple[int, int]:
+    """(crossings, shared stretches) of a polyline (of ``route``) with other routes."""
+    return indexed_crossings(points, SegmentIndex.of_routes([r.points for r in others]), None,
+                             route, others)
 
 
-def indexed_crossings(points: Sequence[Point], index: SegmentIndex,
-                      skip: int | None) -> tuple[int, int]:
+def indexed_crossings(points: Sequence[Point], index: SegmentIndex, skip: int | None,
+                      route: EdgeRoute | None = None, filed: Sequence[EdgeRoute] = ()
+                      ) -> tuple[int, int]:
     """(crossings, shared stretches) of a polyline with the routes of ``index`` other
-    than ``skip``; only segments sharing a grid cell can meet, so only those are tested."""
+    than ``skip``; only segments sharing a grid cell can meet, so only those are tested.
+    A shared stretch is the defect model's (:func:`~layouts.layered.contracts.segments.
+    on_one_line`, looked for within :data:`TOLERANCE` of the segment): two segments on
+    one line, unless the polyline is ``route`` and the other route, ``filed`` under its
+    key, is of one fan with it (they may share a trunk)."""
     cross = shared = 0
     for s in segments(points):
         for _key, t in index.near(s, skip):
-            relation = segment_relation(s, t)
-            cross += relation == "cross"
-            shared += relation == "shared"
+            cross += segment_relation(s, t) == "cross"
+        x0, y0, x1, y1 = s.bounds()
+        reach = Segment(x0 - TOLERANCE, y0 - TOLERANCE, x1 + TOLERANCE, y1 + TOLERANCE, 0, "", "")
+        for key, t in index.near(reach, skip):
+            shared += on_one_line(s, t) and not (
+                route is not None and key < len(filed) and fanned(route, filed[key]))
     return cross, shared
 
 
@@ -109,10 +127,14 @@ class Scene:
     index: SegmentIndex | None = None
     key: int | None = None
 
-    def crossings(self, points: Sequence[Point]) -> tuple[int, int]:
+    filed: Sequence[EdgeRoute] = ()
+    """With ``index``: the routes filed there, by key (for their ends, which repairs keep)."""
+
+    def crossings(self, points: Sequence[Point], route: EdgeRoute | None = None
+                  ) -> tuple[int, int]:
         if self.index is None:
-            return crossings(points, self.others)
-        return indexed_crossings(points, self.index, self.key)
+            return crossings(points, self.others, route)
+        return indexed_crossings(points, self.index, self.key, route, self.filed)
 
 
 def accepted(before: EdgeRoute, after: EdgeRoute, target: Callable[[Defects], int],
@@ -124,8 +146,8 @@ def accepted(before: EdgeRoute, after: EdgeRoute, target: Callable[[Defects], in
     new = route_defects(after, scene.boxes, scene.grid, scene.clearance)
     if target(new) >= target(old) or new.worse_than(old):
         return False
-    old_cross, old_shared = scene.crossings(before.points)
-    new_cross, new_shared = scene.crossings(after.points)
+    old_cross, old_shared = scene.crossings(before.points, before)
+    new_cross, new_shared = scene.crossings(after.points, after)
     return new_cross <= old_cross and new_shared <= old_shared
 
 
@@ -237,7 +259,7 @@ def repair_routes(routes: Sequence[EdgeRoute], boxes: Mapping[str, NodeBox],
         if route_defects(route, boxes, grid, clearance).none:
             continue
         index = index or SegmentIndex.of_routes([r.points for r in routes])
-        scene = Scene(boxes, grid, (), clearance, index, position)
+        scene = Scene(boxes, grid, (), clearance, index, position, routes)
         out[position] = nudge_segments(repair_ends(route, scene), scene)
         index.replace(position, out[position].points)
     return out
