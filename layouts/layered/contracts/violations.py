@@ -7,7 +7,10 @@ grandalf's) and are what :mod:`layouts.quality` counts; ``LAYERED`` kinds are ru
 the layered engine's boundary-slot drawings (ends on the slot lattice of a face, leaving
 it along the face's normal, the gateway tip rules, which edges it drew as loop-backs,
 the placed ports of its own result): another engine's drawing is not built on that
-lattice, so those rules do not apply to it.
+lattice, so those rules do not apply to it. ``COMPOUND`` kinds are the hierarchy's
+(:mod:`.hierarchy`: a child inside its parent's padding, an edge crossing each border it
+must cross once); :func:`.hierarchy.check_parents` holds for every engine's compound
+drawing, but :mod:`layouts.quality` reads drawings flat and does not count them.
 
 >>> Violation(ViolationKind.CLEARANCE, "e", "n", "too close").kind.value
 'clearance'
@@ -45,6 +48,8 @@ class ViolationKind(StrEnum):
     PORT_ORDER = "port-order"
     OFF_OUTLINE = "off-outline"
     LABEL_ASTRAY = "label-astray"
+    OUTSIDE_PARENT = "outside-parent"
+    BORDER_CROSSING = "border-crossing"
 
 
 class Scope(Enum):
@@ -52,6 +57,7 @@ class Scope(Enum):
 
     EVERY_ENGINE = "every engine"
     LAYERED = "layered"
+    COMPOUND = "compound"
 
 
 SCOPE: Mapping[ViolationKind, Scope] = {
@@ -64,6 +70,8 @@ SCOPE: Mapping[ViolationKind, Scope] = {
         ViolationKind.GATEWAY_TIP_ENTRY, ViolationKind.AGAINST_FLOW,
         ViolationKind.MISSING_ROUTE, ViolationKind.OFF_PORT, ViolationKind.PORT_SIDE,
         ViolationKind.PORT_ORDER)},
+    ViolationKind.OUTSIDE_PARENT: Scope.COMPOUND,
+    ViolationKind.BORDER_CROSSING: Scope.COMPOUND,
 }
 """The scope of every kind."""
 

@@ -22,6 +22,7 @@ from layouts.layered.contracts import (
     check_layout,
     find_defects,
 )
+from layouts.layered.contracts.hierarchy import check_compound_layout
 from layouts.layered.invariants import after_routing
 from layouts.layered.pipeline import run_layout
 from layouts.layered.routing.repair import route_defects, segments
@@ -134,7 +135,28 @@ def _cases() -> dict[ViolationKind, LayoutResult]:
     }
 
 
-@pytest.mark.parametrize("kind", list(ViolationKind))
+def _compound_kinds(a_x: float, points: tuple[Point, ...]) -> set[ViolationKind]:
+    # compound g (0..200 x 0..200) holds a (100 x 40 at (a_x, 50)); b lies below g
+    graph = Graph((Node("g", 9, 9, children=(Node("a", 100, 40),)), Node("b", 100, 40)),
+                  (Edge("e", "a", "b"),))
+    boxes = (NodeBox("g", 0, 0, 200, 200), NodeBox("a", a_x, 50, 100, 40, parent="g"),
+             NodeBox("b", 50, 300, 100, 40))
+    route = EdgeRoute("e", "a", "b", points, BOTTOM0, TOP0)
+    result = LayoutResult(boxes, (route,), 400, 400, Diagnostics("layered", "draft", ""))
+    return {v.kind for v in check_compound_layout(graph, result, LayoutOptions())}
+
+
+def test_the_compound_kinds_are_found_by_the_compound_checker() -> None:
+    assert _compound_kinds(50, pts((100, 90), (100, 300))) == set()
+    # a at x = 5 is closer to g's left border than the padding
+    assert K.OUTSIDE_PARENT in _compound_kinds(5, pts((55, 90), (55, 150), (100, 150),
+                                                      (100, 300)))
+    # out through g's bottom, back in, and out again: three border crossings, not one
+    assert K.BORDER_CROSSING in _compound_kinds(50, pts(
+        (100, 90), (100, 250), (175, 250), (175, 150), (240, 150), (240, 300), (120, 300)))
+
+
+@pytest.mark.parametrize("kind", [k for k in ViolationKind if SCOPE[k] is not Scope.COMPOUND])
 def test_each_kind_is_found_by_the_one_checker(kind: ViolationKind) -> None:
     ports = _port_cases()
     if kind in ports:
@@ -170,8 +192,8 @@ def test_slot_rules_do_not_apply_to_another_engines_drawing() -> None:
 def test_every_kind_has_a_scope_and_quality_counts_the_every_engine_ones() -> None:
     assert set(SCOPE) == set(ViolationKind)
     assert set(DEFECT_FIELDS.values()) == EVERY_ENGINE_KINDS
-    assert {k for k, s in SCOPE.items() if s is Scope.LAYERED} == set(ViolationKind) - \
-        EVERY_ENGINE_KINDS
+    assert {k for k, s in SCOPE.items() if s is not Scope.EVERY_ENGINE} == \
+        set(ViolationKind) - EVERY_ENGINE_KINDS
 
 
 def test_a_slanted_shared_stretch_is_found() -> None:
