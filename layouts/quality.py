@@ -7,8 +7,13 @@ contracts of PRODUCT.md: crossings, collinear shared stretches, node overlaps, e
 passing under nodes, endpoints off the outline, non-orthogonal segments, bends, length,
 area and the clearance between edges and nodes.
 
-Pairs are pruned with a uniform grid (:mod:`layouts.quality_grid`), so a layout of
-1000 nodes and ~1300 edges measures in about a second in pure Python.
+The defect counts are those of the one defect model, the route contracts' engine-neutral
+checker :func:`layouts.layered.contracts.check_drawing` (its ``EVERY_ENGINE`` kinds, the
+same for every engine's drawing): ``shared_segments`` counts ``shared-stretch``
+violations, ``node_overlaps`` ``node-overlap``, and so on (:data:`DEFECT_FIELDS`). The
+aesthetic measures (crossings, bends, length, area, the smallest clearance) are
+computed here. Pairs are pruned with a uniform grid (:mod:`layouts.quality_grid`), so a
+layout of 1000 nodes and ~1300 edges measures in about a second in pure Python.
 
 >>> from layouts.graph import Shape
 >>> from layouts.result import Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
@@ -30,13 +35,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from layouts.errors import LayoutError
-from layouts.geometry import on_outline
+from layouts.layered.contracts import ViolationKind, check_drawing, count_kinds
 from layouts.options import camel_case
 from layouts.quality_geometry import (
     Segment,
     bend_count,
-    intrudes,
-    is_orthogonal,
     route_segments,
     segment_box_distance,
     segment_relation,
@@ -45,6 +48,19 @@ from layouts.quality_geometry import (
 from layouts.quality_grid import Grid
 from layouts.result import LayoutResult, NodeBox
 
+DEFECT_FIELDS: dict[str, ViolationKind] = {
+    "shared_segments": ViolationKind.SHARED_STRETCH,
+    "node_overlaps": ViolationKind.NODE_OVERLAP,
+    "edge_node_intrusions": ViolationKind.INTRUSION,
+    "own_end_intrusions": ViolationKind.OWN_INTRUSION,
+    "endpoints_off_outline": ViolationKind.OFF_OUTLINE,
+    "non_orthogonal_segments": ViolationKind.NOT_ORTHOGONAL,
+    "clearance_violations": ViolationKind.CLEARANCE,
+    "label_overlaps": ViolationKind.LABEL_OVERLAP,
+    "labels_astray": ViolationKind.LABEL_ASTRAY,
+}
+"""Each defect count of :class:`QualityReport` and the kind of violation it counts."""
+
 
 class InvalidLayoutResultError(LayoutError, ValueError):
     """A result cannot be measured (unknown node, short route, non-finite number)."""
@@ -52,11 +68,16 @@ class InvalidLayoutResultError(LayoutError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class QualityReport:
-    """Metrics of one layout. Counts are of pairs (crossings, shared segments, node
-    overlaps, clearance violations: segment-node pairs), of edge-node pairs
-    (intrusions), of edge ends (off outline), of segments (non-orthogonal) and of
-    interior route vertices where the direction changes (bends). Segments are those of
-    the routes without repeated points and straight pass-through vertices.
+    """Metrics of one layout. Crossings are counted over pairs of segments of different
+    edges, bends over interior route vertices where the direction changes; segments are
+    those of the routes without repeated points and straight pass-through vertices. The
+    defect counts are the defect model's violations (:data:`DEFECT_FIELDS`): pairs of
+    edges sharing a stretch of line (a fan's trunk, two edges leaving or entering a node
+    at one point, is exempt), pairs of nodes overlapping by more than 0.5 px, edge-node
+    pairs for intrusions (through a foreign node, or back through an own end) and for
+    clearance violations (a foreign node closer than ``clearance`` - 0.5 px, and not
+    passed through), edge ends off the outline, slanted segments, labels overlapping a
+    node or label, and labels astray (nearer another route than their own).
     ``min_clearance`` is ``inf`` when no edge segment has a foreign node to keep clear
     of."""
 
@@ -73,6 +94,8 @@ class QualityReport:
     min_clearance: float
     clearance_violations: int
     clearance: float
+    label_overlaps: int = 0
+    labels_astray: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready values (camelCase keys; an infinite clearance becomes ``None``).
@@ -108,23 +131,15 @@ def measure(result: LayoutResult, *, clearance: float = 12.0) -> QualityReport:
     nodes = _checked_nodes(result)
     segments = _checked_segments(result, nodes)
     grid = Grid.for_items(nodes.values(), segments)
-    crossings, shared = _segment_pairs(segments, grid)
-    foreign, own = _intrusions(nodes, segments, grid)
-    minimum, violations = _clearances(nodes, segments, grid, float(clearance))
+    found = count_kinds(check_drawing(result, float(clearance)))
     return QualityReport(
-        crossings=crossings,
-        shared_segments=shared,
-        node_overlaps=_node_overlaps(list(nodes.values()), grid),
-        edge_node_intrusions=foreign,
-        own_end_intrusions=own,
-        endpoints_off_outline=_endpoints_off_outline(result, nodes),
-        non_orthogonal_segments=sum(1 for s in segments if not is_orthogonal(s)),
+        crossings=_crossings(segments, grid),
         bends=sum(bend_count(e.points) for e in result.edges),
         total_edge_length=sum(s.length for s in segments),
         area=float(result.width) * float(result.height),
-        min_clearance=minimum,
-        clearance_violations=violations,
+        min_clearance=_min_clearance(nodes, segments, grid, float(clearance)),
         clearance=float(clearance),
+        **{name: found[kind] for name, kind in DEFECT_FIELDS.items()},
     )
 
 
@@ -157,11 +172,11 @@ def _checked_segments(result: LayoutResult, nodes: dict[str, NodeBox]) -> list[S
     return segments
 
 
-def _segment_pairs(segments: list[Segment], grid: Grid) -> tuple[int, int]:
-    """(crossings, collinear overlapping stretches) over pairs of segments of different
-    edges. A crossing is a point interior to both segments, or a vertex of one route
-    inside the other's segment where the route passes from one side to the other."""
-    crossings = shared = 0
+def _crossings(segments: list[Segment], grid: Grid) -> int:
+    """Crossings over pairs of segments of different edges: a point interior to both
+    segments, or a vertex of one route inside the other's segment where the route passes
+    from one side to the other."""
+    crossings = 0
     for i, j in grid.segment_pairs(segments):
         a, b = segments[i], segments[j]
         if a.edge == b.edge:
@@ -170,44 +185,14 @@ def _segment_pairs(segments: list[Segment], grid: Grid) -> tuple[int, int]:
         if relation == "none":
             crossings += vertex_crossings(a, b)
         crossings += relation == "cross"
-        shared += relation == "shared"
-    return crossings, shared
+    return crossings
 
 
-def _node_overlaps(nodes: list[NodeBox], grid: Grid) -> int:
-    """Pairs of node boxes whose interiors intersect (a positive-area overlap)."""
-    count = 0
-    for i, j in grid.node_pairs(nodes):
-        a, b = nodes[i], nodes[j]
-        dx = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
-        dy = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
-        count += dx > 1e-9 and dy > 1e-9
-    return count
-
-
-def _intrusions(nodes: dict[str, NodeBox], segments: list[Segment],
-                grid: Grid) -> tuple[int, int]:
-    """(edge-foreign-node pairs, edge-own-end pairs) where a segment of the edge
-    passes through the node's interior (its true outline shrunk by 0.5 px)."""
-    foreign: set[tuple[int, str]] = set()
-    own: set[tuple[int, str]] = set()
-    for s in segments:
-        for node_id in grid.nodes_near(s, 0.0) - {s.source, s.target}:
-            if (s.edge, node_id) not in foreign and intrudes(s, nodes[node_id]):
-                foreign.add((s.edge, node_id))
-        for node_id in (s.source, s.target):
-            if (s.edge, node_id) not in own and intrudes(s, nodes[node_id]):
-                own.add((s.edge, node_id))
-    return len(foreign), len(own)
-
-
-def _clearances(nodes: dict[str, NodeBox], segments: list[Segment], grid: Grid,
-                clearance: float) -> tuple[float, int]:
-    """(smallest segment-to-foreign-box distance, segment-node pairs closer than
-    ``clearance``). The search radius doubles until the nearest pair is inside it."""
-    violations = 0
+def _min_clearance(nodes: dict[str, NodeBox], segments: list[Segment], grid: Grid,
+                   clearance: float) -> float:
+    """The smallest segment-to-foreign-box distance. The search radius doubles until the
+    nearest pair is inside it."""
     radius = max(clearance, 1.0)
-    first = True
     while True:
         minimum = math.inf
         for s in segments:
@@ -215,20 +200,8 @@ def _clearances(nodes: dict[str, NodeBox], segments: list[Segment], grid: Grid,
                 if node_id in (s.source, s.target):
                     continue
                 n = nodes[node_id]
-                d = segment_box_distance(s, n.x, n.y, n.x + n.width, n.y + n.height)
-                minimum = min(minimum, d)
-                violations += first and d < clearance
-        first = False
+                minimum = min(minimum, segment_box_distance(
+                    s, n.x, n.y, n.x + n.width, n.y + n.height))
         if minimum <= radius or radius > grid.diagonal:
-            return minimum, violations
+            return minimum
         radius *= 2
-
-
-def _endpoints_off_outline(result: LayoutResult, nodes: dict[str, NodeBox]) -> int:
-    """Edge ends (first point on the source, last on the target) farther than the
-    outline tolerance from their node's true outline."""
-    count = 0
-    for e in result.edges:
-        count += not on_outline(nodes[e.source], e.points[0])
-        count += not on_outline(nodes[e.target], e.points[-1])
-    return count

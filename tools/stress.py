@@ -208,7 +208,8 @@ def print_report(label: str, args: argparse.Namespace, summary: dict[str, Any],
     out.write("quality of the last layout:\n")
     for key in ("crossings", "bends", "edgeNodeIntrusions", "ownEndIntrusions", "minClearance",
                 "clearanceViolations", "area", "totalEdgeLength", "nodeOverlaps",
-                "sharedSegments", "nonOrthogonalSegments", "endpointsOffOutline"):
+                "sharedSegments", "nonOrthogonalSegments", "endpointsOffOutline",
+                "labelOverlaps", "labelsAstray"):
         out.write(f"  {key:<24} {quality.get(key)}\n")
 
 

@@ -8,7 +8,10 @@ returns the list of violations, empty when the phase's post-condition holds.
 - after dummy chains: every segment spans exactly one layer;
 - after ordering: every layer is a permutation of the nodes of that rank;
 - after placement: no two nodes of a layer overlap, neighbours keep their spacing, every
-  node is centred on its layer's axis and layers are stacked ``layer_spacing`` apart.
+  node is centred on its layer's axis and layers are stacked ``layer_spacing`` apart;
+- after routing (on the finished result): no defect of any kind of the one defect model
+  (:func:`layouts.layered.contracts.find_defects`: the route contracts, ends on the true
+  outline and labels on their own edge).
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.graph import import_graph
@@ -23,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
-from layouts.graph import RankKind
+from layouts.graph import Graph, RankKind
+from layouts.layered.contracts import find_defects
 from layouts.layered.cycles.feedback import strongly_connected_components
 from layouts.layered.graph import LayeredGraph, ProperGraph
 from layouts.layered.layering import components
@@ -31,6 +35,7 @@ from layouts.layered.model import Placement
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.placement import separation_for
 from layouts.options import LayoutOptions
+from layouts.result import LayoutResult
 
 TOLERANCE = 1e-6
 
@@ -119,3 +124,8 @@ def after_placement(graph: ProperGraph, placement: Placement,
             problems.append(f"layer {i} is not {options.layer_spacing:g} px below layer {i - 1}")
         previous_bottom = max(n.y + n.height for n in boxes)
     return problems
+
+
+def after_routing(graph: Graph, result: LayoutResult, options: LayoutOptions) -> list[str]:
+    """The finished layout has no defect (:func:`~layouts.layered.contracts.find_defects`)."""
+    return [v.message for v in find_defects(graph, result, options)]

@@ -177,7 +177,8 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
     parts = packing.split(graph)
     if len(parts) <= 1:
         routing, crossings = _connected(graph, options, run, check_invariants)
-        return run("export", export, graph, routing, options, run, crossings)
+        return routed_check(run("export", export, graph, routing, options, run, crossings),
+                            graph, options, check_invariants)
     sizes = [len(part.nodes) + len(part.edges) for part in parts]
     left = sum(sizes)
     drawings: list[Routing] = []
@@ -196,7 +197,8 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
     gap = max(options.node_spacing, 2 * options.clearance)
     packed = run("packing", packing.merge, drawings, options.aspect_ratio, gap)
     run.notes.append(f"{len(parts)} components packed")
-    return run("export", export, graph, packed, options, run, sum(counts) if counts else None)
+    return routed_check(run("export", export, graph, packed, options, run,
+                            sum(counts) if counts else None), graph, options, check_invariants)
 
 
 def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
@@ -260,6 +262,15 @@ def check(stages: Stages, options: LayoutOptions) -> None:
     for phase, problems in checks:
         if problems:
             raise InvariantViolationError(f"after {phase}: {'; '.join(problems)}")
+
+
+def routed_check(result: LayoutResult, graph: Graph, options: LayoutOptions,
+                 check_invariants: bool) -> LayoutResult:
+    """``result``, after the invariant check after routing when ``check_invariants``."""
+    problems = invariants.after_routing(graph, result, options) if check_invariants else []
+    if problems:
+        raise InvariantViolationError(f"after routing: {'; '.join(problems[:5])}")
+    return result
 
 
 def export(graph: Graph, routing: Routing, options: LayoutOptions, run: StepRunner,

@@ -31,9 +31,23 @@ list means the layout keeps every contract:
 * ``node-overlap``: two node boxes overlapping; ``missing-route``: an edge without a
   route of at least two points.
 
-The checkers live in :mod:`.ends` (routes present, slots, boundary angles, gateways),
-:mod:`.segments` (orthogonality, shared stretches, intrusions and clearance, flow) and
-:mod:`.boxes` (node and label overlaps).
+* ``off-outline``: an end off its node's true outline; ``label-astray``: a label box not
+  strictly nearer its own route than every other route (:mod:`.labels`).
+
+This is the one defect model (:mod:`.violations`: the kinds and the scope of each).
+:func:`find_defects` checks every kind and is what the invariant check after routing
+asks (:func:`layouts.layered.invariants.after_routing`); :func:`check_layout` checks the
+kinds compaction keeps (all but ``off-outline``, ``label-astray``, which compaction
+judges its own way, and ``port-side``/``port-order``, which need the result in its own
+direction, not the canonical frame compaction works in);
+:func:`check_drawing` checks the kinds any engine's drawing can be given, and is what
+:mod:`layouts.quality` counts; the routing repairs count a route's defects with the same
+checkers (:func:`layouts.layered.routing.repair.route_defects`).
+
+The checkers live in :mod:`.ends` (routes present, slots, boundary angles, gateways,
+outline), :mod:`.segments` (orthogonality, shared stretches, intrusions and clearance,
+flow), :mod:`.boxes` (node and label overlaps), :mod:`.labels` (labels on their own
+edge) and :mod:`.drawing` (the engine-neutral set).
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.options import LayoutOptions
@@ -51,13 +65,16 @@ The checkers live in :mod:`.ends` (routes present, slots, boundary angles, gatew
 from __future__ import annotations
 
 from layouts.graph import Graph
+from layouts.layered.contracts.angles import check_boundary_angles
 from layouts.layered.contracts.boxes import check_label_overlaps, check_node_overlaps
+from layouts.layered.contracts.drawing import check_drawing
 from layouts.layered.contracts.ends import (
-    check_boundary_angles,
     check_gateways,
+    check_outline_ends,
     check_routes_present,
     check_slots,
 )
+from layouts.layered.contracts.labels import check_labels_nearest, misplaced_labels
 from layouts.layered.contracts.ports import (
     PortFacts,
     check_port_ends,
@@ -68,29 +85,48 @@ from layouts.layered.contracts.segments import (
     check_intrusions,
     check_orthogonal,
     check_shared_stretches,
+    route_intrusions,
     segments_of,
 )
-from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
+from layouts.layered.contracts.violations import (
+    EVERY_ENGINE_KINDS,
+    SCOPE,
+    TOLERANCE,
+    Scope,
+    Violation,
+    ViolationKind,
+    count_kinds,
+)
 from layouts.options import LayoutOptions
 from layouts.result import LayoutResult
 
 __all__ = [
+    "EVERY_ENGINE_KINDS",
+    "SCOPE",
     "TOLERANCE",
+    "Scope",
     "Violation",
     "ViolationKind",
     "check_boundary_angles",
+    "check_drawing",
     "check_flow",
     "check_gateways",
     "check_intrusions",
     "check_label_overlaps",
+    "check_labels_nearest",
     "check_layout",
     "check_node_overlaps",
     "check_orthogonal",
+    "check_outline_ends",
     "check_port_ends",
     "check_port_sides_and_order",
     "check_routes_present",
     "check_shared_stretches",
     "check_slots",
+    "count_kinds",
+    "find_defects",
+    "misplaced_labels",
+    "route_intrusions",
     "segments_of",
 ]
 
@@ -114,3 +150,15 @@ def check_layout(graph: Graph, result: LayoutResult, options: LayoutOptions) -> 
         *check_node_overlaps(result.nodes),
         *check_label_overlaps(result),
     ]
+
+
+def find_defects(graph: Graph, result: LayoutResult, options: LayoutOptions
+                 ) -> list[Violation]:
+    """Every defect of ``result`` (a layered layout of ``graph``, in ``options``'s own
+    direction) of every kind: those of :func:`check_layout`, then ends off the true
+    outline, labels astray, and declared port sides and orders."""
+    nodes = {n.id: n for n in result.nodes}
+    routes = [r for r in result.edges if len(r.points) >= 2 and r.source in nodes
+              and r.target in nodes]
+    return [*check_layout(graph, result, options), *check_outline_ends(routes, nodes),
+            *check_labels_nearest(routes), *check_port_sides_and_order(graph, result)]

@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
+from layouts.geometry import on_outline
 from layouts.graph import Graph, Shape
+from layouts.layered.contracts.angles import (
+    near,
+    side_tips,
+)
 from layouts.layered.contracts.violations import TOLERANCE, Violation, ViolationKind
 from layouts.layered.routing.slots import slot_point
 from layouts.options import Direction
@@ -65,49 +70,6 @@ def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
     return out
 
 
-NORMALS = {Side.TOP: (0.0, -1.0), Side.BOTTOM: (0.0, 1.0), Side.LEFT: (-1.0, 0.0),
-           Side.RIGHT: (1.0, 0.0)}
-
-
-def _at_side_tip(node: NodeBox, p: Point) -> bool:
-    return node.shape is Shape.DIAMOND and any(
-        _near(p, tip) for direction in Direction for tip in _side_tips(node, direction))
-
-
-def check_boundary_angles(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]
-                          ) -> list[Violation]:
-    """The first and last segments run along their face's outward normal (ends on a
-    diamond's tip are left to the gateway rules)."""
-    out = []
-    for route in routes:
-        pts = [p for i, p in enumerate(route.points) if i == 0 or p != route.points[i - 1]]
-        if len(pts) < 2:
-            continue
-        for role, node, side, (a, b) in (
-                ("source", route.source, route.source_end.side, pts[:2]),
-                ("target", route.target, route.target_end.side, (pts[-1], pts[-2]))):
-            if side is None or _at_side_tip(nodes[node], a):
-                continue
-            nx, ny = NORMALS[side]
-            dx, dy = b.x - a.x, b.y - a.y
-            if abs(dx * ny - dy * nx) > 1e-6 or dx * nx + dy * ny <= 0:
-                out.append(Violation(ViolationKind.BOUNDARY_ANGLE, route.id, None,
-                                     f"{role} end of '{route.id}' does not run straight out "
-                                     f"of its {side.value} face"))
-    return out
-
-
-def _side_tips(node: NodeBox, direction: Direction) -> tuple[Point, Point]:
-    c = node.center
-    if direction is Direction.LEFT_TO_RIGHT:
-        return Point(c.x, node.y), Point(c.x, node.y + node.height)
-    return Point(node.x, c.y), Point(node.x + node.width, c.y)
-
-
-def _near(a: Point, b: Point) -> bool:
-    return abs(a.x - b.x) <= TOLERANCE and abs(a.y - b.y) <= TOLERANCE
-
-
 def _tip_entry_ok(tip: Point, node: NodeBox, before: Point) -> bool:
     c = node.center
     if abs(tip.y - c.y) <= TOLERANCE:   # left or right tip: horizontal approach from outside
@@ -126,14 +88,29 @@ def check_gateways(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
     for route in routes:
         source, target = nodes[route.source], nodes[route.target]
         if (route.id, "source") not in at_ports and source.shape is Shape.DIAMOND and any(
-                _near(route.points[0], tip) for tip in _side_tips(source, direction)):
+                near(route.points[0], tip) for tip in side_tips(source, direction)):
             out.append(Violation(ViolationKind.GATEWAY_SOURCE_TIP, route.id, source.id,
                                  f"'{route.id}' leaves gateway '{source.id}' at a side tip"))
         if target.shape is Shape.DIAMOND and (route.id, "target") not in at_ports:
-            for tip in _side_tips(target, direction):
-                if _near(route.points[-1], tip) and not _tip_entry_ok(
+            for tip in side_tips(target, direction):
+                if near(route.points[-1], tip) and not _tip_entry_ok(
                         tip, target, route.points[-2]):
                     out.append(Violation(
                         ViolationKind.GATEWAY_TIP_ENTRY, route.id, target.id,
                         f"'{route.id}' enters gateway '{target.id}' at a side tip off its axis"))
+    return out
+
+
+def check_outline_ends(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox]
+                       ) -> list[Violation]:
+    """Each route starts on its source's true outline and ends on its target's (rect,
+    diamond, circle or ellipse, within :data:`layouts.geometry.OUTLINE_TOLERANCE`)."""
+    out = []
+    for route in routes:
+        for role, node, point in (("source", route.source, route.points[0]),
+                                  ("target", route.target, route.points[-1])):
+            if not on_outline(nodes[node], point):
+                out.append(Violation(ViolationKind.OFF_OUTLINE, route.id, node,
+                                     f"{role} end of '{route.id}' at ({point.x:g}, "
+                                     f"{point.y:g}) is off the outline of '{node}'"))
     return out

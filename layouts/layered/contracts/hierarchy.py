@@ -11,10 +11,11 @@ The flat contracts, read for a hierarchy:
 * only siblings can overlap (``node-overlap``); an edge label may lie inside the boxes
   holding its edge (``label-overlap`` otherwise);
 
-and the new ones:
+and the new ones (their own kinds, scope ``compound``):
 
-* ``outside-parent``: a node not inside its parent's box shrunk by the padding;
-* ``border-crossings``: an edge that does not cross the border of each compound holding
+* ``outside-parent``: a node not inside its parent's box shrunk by the padding (or
+  naming another parent than the graph's);
+* ``border-crossing``: an edge that does not cross the border of each compound holding
   exactly one of its ends exactly once, or crosses the border of one holding both.
 
 >>> from layouts.graph import Edge, Graph, Node
@@ -33,13 +34,9 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from layouts.graph import Graph
+from layouts.layered.contracts.angles import NORMALS, check_boundary_angles
 from layouts.layered.contracts.boxes import check_node_overlaps
-from layouts.layered.contracts.ends import (
-    NORMALS,
-    check_boundary_angles,
-    check_gateways,
-    check_routes_present,
-)
+from layouts.layered.contracts.ends import check_gateways, check_routes_present
 from layouts.layered.contracts.ports import PortFacts, check_port_ends
 from layouts.layered.contracts.segments import (
     check_flow,
@@ -107,7 +104,7 @@ def check_parents(result: LayoutResult, parents: Mapping[str, str | None]) -> li
     for n in result.nodes:
         parent = parents[n.id]
         if n.parent != parent:
-            out.append(Violation(ViolationKind.NODE_OVERLAP, None, n.id,
+            out.append(Violation(ViolationKind.OUTSIDE_PARENT, None, n.id,
                                  f"node '{n.id}' names parent {n.parent!r}, not {parent!r}"))
             continue
         if parent is None:
@@ -117,7 +114,7 @@ def check_parents(result: LayoutResult, parents: Mapping[str, str | None]) -> li
                   and n.x + n.width <= p.x + p.width - PADDING + TOLERANCE
                   and n.y + n.height <= p.y + p.height - PADDING + TOLERANCE)
         if not inside:
-            out.append(Violation(ViolationKind.NODE_OVERLAP, None, n.id,
+            out.append(Violation(ViolationKind.OUTSIDE_PARENT, None, n.id,
                                  f"{OUTSIDE_PARENT}: node '{n.id}' is not inside its parent "
                                  f"'{parent}' with {PADDING:g} px padding"))
     return out
@@ -170,7 +167,7 @@ def border_crossings(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
             states = [s for s in (_state(box, p) for p in route.points) if s != 0]
             changes = [i for i, (x, y) in enumerate(pairwise(states)) if x != y]
             if len(changes) != want:
-                out.append(Violation(ViolationKind.INTRUSION, route.id, compound,
+                out.append(Violation(ViolationKind.BORDER_CROSSING, route.id, compound,
                                      f"{BORDER_CROSSINGS}: '{route.id}' crosses the border "
                                      f"of '{compound}' {len(changes)} times, not {want}"))
                 continue

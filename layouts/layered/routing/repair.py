@@ -3,7 +3,10 @@
 The construction already keeps every contract; these passes guard against what it
 missed. Each repair targets one defect of one route and is *accepted only when it
 reduces that defect without adding* a boundary-angle, under-node (foreign or own),
-against-flow, crossing or shared-stretch defect (the acceptance rule of the ElkSharp engine):
+against-flow, crossing or shared-stretch defect (the acceptance rule of the ElkSharp engine).
+The defects are the defect model's (:mod:`layouts.layered.contracts`): a route's are
+counted by the contract checkers themselves (:func:`route_defects`), and a shared
+stretch is the contracts' (fan trunks exempt).
 
 * **source departure / target approach** (the boundary-angle defect): an end whose
   first segment does not leave its face straight outwards gets a stub of ``clearance``
@@ -19,27 +22,37 @@ Only routes with a defect are touched; with none the pass costs one grid sweep.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
+from layouts.graph import Graph
+from layouts.layered.contracts.angles import check_boundary_angles
+from layouts.layered.contracts.segments import (
+    check_flow,
+    fanned,
+    on_one_line,
+    route_intrusions,
+)
+from layouts.layered.contracts.violations import TOLERANCE, ViolationKind
 from layouts.layered.model import Deadline
 from layouts.layered.routing.polylines import simplify
 from layouts.layered.routing.segment_index import SegmentIndex
-from layouts.options import LayoutOptions
-from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
+from layouts.options import Direction, LayoutOptions
+from layouts.quality_geometry import Segment, segment_relation
 from layouts.quality_grid import Grid
 from layouts.result import EdgeRoute, NodeBox, Point, Side
 
 ADJACENT = 8.0
+NO_GRAPH = Graph((), ())
+"""Flow is judged from the routes' own ``loop_back`` flags (routing marks them)."""
 NORMALS = {Side.TOP: (0.0, -1.0), Side.BOTTOM: (0.0, 1.0), Side.LEFT: (-1.0, 0.0),
            Side.RIGHT: (1.0, 0.0)}
 
 
 @dataclass(frozen=True, slots=True)
 class Defects:
-    """Defect counts of one route."""
+    """Defect counts of one route, by the defect model's kinds (:func:`route_defects`)."""
 
     angle: int
     under: int
@@ -60,62 +73,45 @@ def segments(points: Sequence[Point]) -> list[Segment]:
     return [Segment(a.x, a.y, b.x, b.y, 0, "", "") for a, b in pairwise(points) if a != b]
 
 
-def _angle_defects(route: EdgeRoute) -> int:
-    count = 0
-    for end, (a, b) in ((route.source_end, route.points[:2]),
-                        (route.target_end, route.points[-1:-3:-1])):
-        if end.side is None:
-            continue
-        nx, ny = NORMALS[end.side]
-        dx, dy = b.x - a.x, b.y - a.y
-        count += not (dx * ny == dy * nx and dx * nx + dy * ny > 0)
-    return count
-
-
-def _box_gap(bounds: tuple[float, float, float, float], box: NodeBox) -> float:
-    x0, y0, x1, y1 = bounds
-    dx = max(box.x - x1, 0.0, x0 - box.x - box.width)
-    dy = max(box.y - y1, 0.0, y0 - box.y - box.height)
-    return dx if not dy else dy if not dx else float(math.hypot(dx, dy))
-
-
 def route_defects(route: EdgeRoute, boxes: Mapping[str, NodeBox], grid: Grid,
                   clearance: float) -> Defects:
-    """Count the defects the repairs target, for one route (``grid`` files ``boxes``)."""
-    under = own = near = 0
-    limit = clearance - 0.5
-    for s in segments(route.points):
-        bounds = s.bounds()
-        for node_id in grid.nodes_near(s, clearance):
-            box = boxes[node_id]
-            if _box_gap(bounds, box) >= limit:
-                continue
-            mine = node_id in (route.source, route.target)
-            if intrudes(s, box):
-                own += mine
-                under += not mine
-            elif not mine and segment_box_distance(
-                    s, box.x, box.y, box.x + box.width, box.y + box.height) < limit:
-                near += 1
-    flow = 0 if route.loop_back else sum(b.y < a.y - 0.5 for a, b in pairwise(route.points))
-    return Defects(_angle_defects(route), under, own, near, flow)
+    """The defects the repairs target, for one route (``grid`` files ``boxes``), found by
+    the contract checkers (:mod:`layouts.layered.contracts`): ``boundary-angle`` ends,
+    ``intrusion`` and ``own-intrusion`` nodes, ``clearance`` nodes (each an edge-node
+    pair), and ``against-flow`` (the routing frame is top to bottom)."""
+    near = [v.kind for v in route_intrusions(route, segments(route.points), boxes, grid,
+                                             clearance)]
+    return Defects(len(check_boundary_angles([route], boxes)),
+                   near.count(ViolationKind.INTRUSION), near.count(ViolationKind.OWN_INTRUSION),
+                   near.count(ViolationKind.CLEARANCE),
+                   len(check_flow(NO_GRAPH, [route], Direction.TOP_TO_BOTTOM)))
 
 
-def crossings(points: Sequence[Point], others: Sequence[EdgeRoute]) -> tuple[int, int]:
-    """(crossings, shared stretches) of a polyline with other routes."""
-    return indexed_crossings(points, SegmentIndex.of_routes([r.points for r in others]), None)
+def crossings(points: Sequence[Point], others: Sequence[EdgeRoute],
+              route: EdgeRoute | None = None) -> tuple[int, int]:
+    """(crossings, shared stretches) of a polyline (of ``route``) with other routes."""
+    return indexed_crossings(points, SegmentIndex.of_routes([r.points for r in others]), None,
+                             route, others)
 
 
-def indexed_crossings(points: Sequence[Point], index: SegmentIndex,
-                      skip: int | None) -> tuple[int, int]:
+def indexed_crossings(points: Sequence[Point], index: SegmentIndex, skip: int | None,
+                      route: EdgeRoute | None = None, filed: Sequence[EdgeRoute] = ()
+                      ) -> tuple[int, int]:
     """(crossings, shared stretches) of a polyline with the routes of ``index`` other
-    than ``skip``; only segments sharing a grid cell can meet, so only those are tested."""
+    than ``skip``; only segments sharing a grid cell can meet, so only those are tested.
+    A shared stretch is the defect model's (:func:`~layouts.layered.contracts.segments.
+    on_one_line`, looked for within :data:`TOLERANCE` of the segment): two segments on
+    one line, unless the polyline is ``route`` and the other route, ``filed`` under its
+    key, is of one fan with it (they may share a trunk)."""
     cross = shared = 0
     for s in segments(points):
         for _key, t in index.near(s, skip):
-            relation = segment_relation(s, t)
-            cross += relation == "cross"
-            shared += relation == "shared"
+            cross += segment_relation(s, t) == "cross"
+        x0, y0, x1, y1 = s.bounds()
+        reach = Segment(x0 - TOLERANCE, y0 - TOLERANCE, x1 + TOLERANCE, y1 + TOLERANCE, 0, "", "")
+        for key, t in index.near(reach, skip):
+            shared += on_one_line(s, t) and not (
+                route is not None and key < len(filed) and fanned(route, filed[key]))
     return cross, shared
 
 
@@ -131,10 +127,14 @@ class Scene:
     index: SegmentIndex | None = None
     key: int | None = None
 
-    def crossings(self, points: Sequence[Point]) -> tuple[int, int]:
+    filed: Sequence[EdgeRoute] = ()
+    """With ``index``: the routes filed there, by key (for their ends, which repairs keep)."""
+
+    def crossings(self, points: Sequence[Point], route: EdgeRoute | None = None
+                  ) -> tuple[int, int]:
         if self.index is None:
-            return crossings(points, self.others)
-        return indexed_crossings(points, self.index, self.key)
+            return crossings(points, self.others, route)
+        return indexed_crossings(points, self.index, self.key, route, self.filed)
 
 
 def accepted(before: EdgeRoute, after: EdgeRoute, target: Callable[[Defects], int],
@@ -146,8 +146,8 @@ def accepted(before: EdgeRoute, after: EdgeRoute, target: Callable[[Defects], in
     new = route_defects(after, scene.boxes, scene.grid, scene.clearance)
     if target(new) >= target(old) or new.worse_than(old):
         return False
-    old_cross, old_shared = scene.crossings(before.points)
-    new_cross, new_shared = scene.crossings(after.points)
+    old_cross, old_shared = scene.crossings(before.points, before)
+    new_cross, new_shared = scene.crossings(after.points, after)
     return new_cross <= old_cross and new_shared <= old_shared
 
 
@@ -259,7 +259,7 @@ def repair_routes(routes: Sequence[EdgeRoute], boxes: Mapping[str, NodeBox],
         if route_defects(route, boxes, grid, clearance).none:
             continue
         index = index or SegmentIndex.of_routes([r.points for r in routes])
-        scene = Scene(boxes, grid, (), clearance, index, position)
+        scene = Scene(boxes, grid, (), clearance, index, position, routes)
         out[position] = nudge_segments(repair_ends(route, scene), scene)
         index.replace(position, out[position].points)
     return out

@@ -8,12 +8,13 @@ from itertools import combinations, pairwise
 import pytest
 
 from layouts.graph import Graph
+from layouts.layered.contracts import check_labels_nearest
 from layouts.layered.labels import LabelRequest, LabelRows, arrange_labels, label_box
 from layouts.layered.pipeline import run_layout
 from layouts.mirror import BASE_DIRECTIONS
-from layouts.options import Direction, LayoutOptions
+from layouts.options import Direction, Effort, LayoutOptions
 from layouts.quality_geometry import Segment, segment_box_distance
-from layouts.result import Box, LayoutResult, Point
+from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, Point
 from renderer import corpus
 
 
@@ -102,14 +103,82 @@ def misplaced_labels(result: LayoutResult) -> list[str]:
     return wrong
 
 
-LABEL_GRAPHS = [(path.stem, corpus.file_graph(path)) for path in corpus.fixture_paths()] + [
-    (f"generated-{n}-seed{seed}", corpus.generated_graph(n, seed))
-    for n in (20, 60, 150) for seed in (1, 2, 3, 4, 5)]
+FIXTURE_GRAPHS = [(path.stem, corpus.file_graph(path)) for path in corpus.fixture_paths()]
+SIZES, SEEDS = (20, 60, 150, 200), (1, 2, 3, 4, 5)
+EFFORTS = list(Effort)
 
 
-@pytest.mark.parametrize("direction", BASE_DIRECTIONS)  # the provider mirrors the other two
-@pytest.mark.parametrize(("name", "graph"), LABEL_GRAPHS, ids=[n for n, _ in LABEL_GRAPHS])
-def test_every_label_is_nearer_its_own_route_than_any_other(name: str, graph: Graph,
-                                                            direction: Direction) -> None:
-    result = run_layout(graph, LayoutOptions(direction=direction))
+KNOWN_ASTRAY = {(200, 3, Direction.TOP_TO_BOTTOM): (
+    "gateway decide-100 fans out to three labelled branches 39 px apart; the middle "
+    "label (132 px wide) crosses a neighbour's vertical in every zone label_zones tries, "
+    "and the fallback keeps the first, on decide-100->agent-101")}
+"""Drawings where a label is known to sit on another edge (a defect of label placement,
+not of the check): strict expected failures, so a fix shows up."""
+
+
+def _generated(n: int, seed: int, direction: Direction, request: pytest.FixtureRequest
+               ) -> Graph:
+    reason = KNOWN_ASTRAY.get((n, seed, direction))
+    if reason is not None:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+    return corpus.generated_graph(n, seed)
+
+
+def assert_labels_on_their_own_edges(graph: Graph, options: LayoutOptions) -> None:
+    """The brute-force reading above and the defect model's ``label-astray`` check both
+    find no label nearer another route than its own."""
+    result = run_layout(graph, options)
     assert misplaced_labels(result) == []
+    assert check_labels_nearest(result.edges) == []
+
+
+@pytest.mark.parametrize("effort", EFFORTS)
+@pytest.mark.parametrize("direction", BASE_DIRECTIONS)  # the provider mirrors the other two
+@pytest.mark.parametrize(("name", "graph"), FIXTURE_GRAPHS, ids=[n for n, _ in FIXTURE_GRAPHS])
+def test_every_fixture_label_is_nearer_its_own_route_than_any_other(
+        name: str, graph: Graph, direction: Direction, effort: Effort) -> None:
+    assert_labels_on_their_own_edges(graph, LayoutOptions(direction=direction, effort=effort))
+
+
+@pytest.mark.parametrize("direction", BASE_DIRECTIONS)
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n", SIZES)
+def test_every_generated_label_is_nearer_its_own_route_than_any_other(
+        n: int, seed: int, direction: Direction, request: pytest.FixtureRequest) -> None:
+    # each size at every effort, the effort turning with the seed (the explicit sweep
+    # below runs every combination)
+    effort = EFFORTS[seed % len(EFFORTS)]
+    assert_labels_on_their_own_edges(_generated(n, seed, direction, request),
+                                     LayoutOptions(direction=direction, effort=effort))
+
+
+@pytest.mark.explicit
+@pytest.mark.parametrize("effort", EFFORTS)
+@pytest.mark.parametrize("direction", BASE_DIRECTIONS)
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n", SIZES)
+def test_every_generated_label_at_every_effort(n: int, seed: int, direction: Direction,
+                                               effort: Effort,
+                                               request: pytest.FixtureRequest) -> None:
+    assert_labels_on_their_own_edges(_generated(n, seed, direction, request),
+                                     LayoutOptions(direction=direction, effort=effort))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_indexed_check_finds_what_brute_force_finds(seed: int) -> None:
+    # random orthogonal routes on a 5 px lattice, a label beside each third one: the
+    # checker (which measures only routes near a label) and the all-pairs reading agree
+    rng = random.Random(seed)
+    routes = []
+    for i in range(30):
+        points = [Point(rng.randrange(0, 400, 5), rng.randrange(0, 400, 5))]
+        for _ in range(rng.randint(1, 4)):
+            last = points[-1]
+            points.append(Point(last.x, rng.randrange(0, 400, 5)) if len(points) % 2
+                          else Point(rng.randrange(0, 400, 5), last.y))
+        box = Box(points[0].x + rng.choice((-30, 3)), points[0].y + rng.choice((-15, 3)),
+                  rng.choice((10, 25)), 12) if i % 3 == 0 else None
+        routes.append(EdgeRoute(f"e{i}", "s", "t", tuple(points), label_box=box))
+    result = LayoutResult((), tuple(routes), 400, 400, Diagnostics("test", "draft", "TopToBottom"))
+    expected = {line.split(":")[0] for line in misplaced_labels(result)}
+    assert {v.edge for v in check_labels_nearest(routes)} == expected

@@ -3,10 +3,13 @@ another defect is refused. Clearance 12 px throughout."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from layouts.layered.model import Deadline
 from layouts.layered.routing.repair import (
     Scene,
     accepted,
+    crossings,
     repair_routes,
     route_defects,
     segments,
@@ -84,3 +87,17 @@ def test_clean_routes_are_left_exactly_as_they_are() -> None:
     clean = EdgeRoute("e", "a", "b", pts((50, 40), (50, 70), (250, 70), (250, 200)),
                       BOTTOM0, TOP0)
     assert repair_routes([clean], boxes, LayoutOptions(), Deadline(5)) == [clean]
+
+
+def test_acceptance_counts_shared_stretches_as_the_contracts_do() -> None:
+    # f runs down x = 100.3; a polyline down x = 100 is 0.3 px from it, within the
+    # contracts' 0.5 px: one shared stretch (the old exact-collinearity test saw none)
+    f = EdgeRoute("f", "c", "d", pts((100.3, 0), (100.3, 200)), BOTTOM0, TOP0)
+    assert crossings(pts((100, 50), (100, 150)), [f]) == (0, 1)
+    # two edges leaving g at one point share their trunk as a fan may: not counted
+    left = EdgeRoute("gl", "g", "l", pts((100, 40), (100, 60), (30, 60), (30, 100)), BOTTOM0,
+                     TOP0)
+    right = EdgeRoute("gr", "g", "r", pts((100, 40), (100, 60), (170, 60), (170, 100)),
+                      BOTTOM0, TOP0)
+    assert crossings(left.points, [right], left) == (0, 0)
+    assert crossings(left.points, [replace(right, source="h")], left) == (0, 1)
