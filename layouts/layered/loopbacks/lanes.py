@@ -67,6 +67,7 @@ from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks.costs import CorridorCosts
 from layouts.layered.loopbacks.lane_drawing import Drawn, loop_bound, measure
+from layouts.layered.loopbacks.lane_start import lane_start
 from layouts.layered.model import Deadline, Placement
 from layouts.layered.ordering import OrderingResult
 from layouts.options import LayoutOptions, LoopBackRoute
@@ -129,7 +130,8 @@ def choose(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
             if not more:
                 continue
             candidate = chains.run(graph, rank, lanes | more)
-            reordered = ordering.run(candidate, options, deadline)
+            reordered = _reorder(proper, order, candidate, options, deadline,
+                                 inside_first=False)
             if _total(reordered) < _total(order):
                 lanes, proper, order, improved = lanes | more, candidate, reordered, True
                 break
@@ -160,7 +162,7 @@ def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
         if loop_bound(proper, lanes | more, options) >= drawn.loops:
             continue
         candidate = chains.run(graph, rank, lanes | more)
-        reordered = ordering.run(candidate, options, deadline)
+        reordered = _reorder(proper, order, candidate, options, deadline, inside_first=True)
         if _total(reordered) > _total(order) or _expired(deadline):
             continue
         placed = placement.run(candidate, reordered, options)
@@ -169,6 +171,16 @@ def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
                 and lane.every <= drawn.every:
             return LaneChoice(candidate, reordered, placed)
     return given
+
+
+def _reorder(proper: ProperGraph, order: OrderingResult, candidate: ProperGraph,
+             options: LayoutOptions, deadline: Deadline | None, *, inside_first: bool
+             ) -> OrderingResult:
+    """The ordering of ``candidate`` (``proper`` with more lanes), from ``order`` with its
+    new lanes beside their columns (:func:`.lane_start.lane_start`; ``inside_first`` for
+    the tries of short lanes, where a lane outermost is no shorter than its corridor)."""
+    start = lane_start(proper, order, candidate, inside_first=inside_first)
+    return ordering.refine(candidate, start, options, deadline)
 
 
 def _expired(deadline: Deadline | None) -> bool:

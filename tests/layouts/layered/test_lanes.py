@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -257,17 +257,19 @@ def test_the_lanes_step_keeps_to_the_time_budget() -> None:
     assert check_layout(graph, result, LayoutOptions(effort=Effort.DRAFT)) == []
 
 
-def count_orderings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Patch ordering's entry point to count its calls (the pipeline's own and the lane
-    trial's), returning the list that grows by one per call."""
-    calls: list[int] = []
-    real = ordering.run
+def count_orderings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Patch ordering's entry points (``run`` for the pipeline's ordering, ``refine`` for
+    the lane trial's) to count their calls, returning the list of the names called."""
+    calls: list[str] = []
+    for name in ("run", "refine"):
+        real = getattr(ordering, name)
 
-    def counted(*args: Any, **kwargs: Any) -> ordering.OrderingResult:
-        calls.append(1)
-        return real(*args, **kwargs)
+        def counted(*args: Any, real: Any = real, name: str = name,
+                    **kwargs: Any) -> ordering.OrderingResult:
+            calls.append(name)
+            return cast(ordering.OrderingResult, real(*args, **kwargs))
 
-    monkeypatch.setattr(ordering, "run", counted)
+        monkeypatch.setattr(ordering, name, counted)
     return calls
 
 
@@ -287,7 +289,7 @@ def test_a_loop_whose_column_is_outermost_skips_the_lane_trial(
     # shorter, so the trial neither orders nor places it.
     calls = count_orderings(monkeypatch)
     stages = prepare(outermost_loop(), ROUTED)
-    assert len(calls) == 1                               # the ordering step's own
+    assert calls == ["run"]                              # the ordering step's own
     assert [e.id for e in stages.proper.chain_edges if e.lane] == []
 
 
@@ -296,7 +298,7 @@ def test_a_loop_beside_wider_nodes_tries_its_lane(monkeypatch: pytest.MonkeyPatc
     # is longer than the lane's bound of 112, so the trial orders the lane (and keeps it).
     calls = count_orderings(monkeypatch)
     stages = prepare(one_column_loop(), ROUTED)
-    assert len(calls) == 2
+    assert calls == ["run", "refine"]
     assert [e.id for e in stages.proper.chain_edges if e.lane] == ["back"]
 
 
