@@ -13,8 +13,10 @@ This step moves the costly corridors inside first: when ordering reports corrido
 crossings, the corridors behind them
 (:meth:`~layouts.layered.loopbacks.costs.CorridorCosts.crossing_edges`) get a *lane*, a
 dummy chain from the upper node's layer to the lower node's (:mod:`.layering.chains`);
-ordering runs again with the lanes among the columns, and the order with fewer crossings
-in total wins, the all-outside one on ties. The first try moves one corridor of each
+ordering refines the order in hand with the new lanes put beside their loops' columns
+(:mod:`.lane_start`, :func:`layouts.layered.ordering.refine`: a change this local does
+not pay for the whole search again), and the order with fewer crossings in total wins,
+the all-outside one on ties. The first try moves one corridor of each
 crossing pair (the shorter), the second both. Up to :data:`ROUNDS` rounds, each adding
 lanes for the corridors still costing crossings.
 
@@ -83,6 +85,12 @@ moves columns by a few pixels either way, which is noise beside the loop-backs' 
 
 SHORT_SPAN = 8
 """Layers a loop spans at most to take part in the second, local try of short lanes."""
+
+FULL_ORDER_NODES = 1_000
+"""Proper graph nodes (real and dummy) up to which a try whose refined order still
+crosses also orders from scratch (:func:`layouts.layered.ordering.run`) and keeps that
+when it crosses less: a whole new search can find what refining the order in hand
+misses, and on graphs this small it is cheap beside placement."""
 
 SHORT_ROOM = 64
 """Lane dummies the short loop-backs may take however small the graph (on a small graph
@@ -178,9 +186,15 @@ def _reorder(proper: ProperGraph, order: OrderingResult, candidate: ProperGraph,
              ) -> OrderingResult:
     """The ordering of ``candidate`` (``proper`` with more lanes), from ``order`` with its
     new lanes beside their columns (:func:`.lane_start.lane_start`; ``inside_first`` for
-    the tries of short lanes, where a lane outermost is no shorter than its corridor)."""
+    the tries of short lanes, where a lane outermost is no shorter than its corridor).
+    On a graph of at most :data:`FULL_ORDER_NODES` nodes where that still crosses, the
+    ordering from scratch too, if it crosses less."""
     start = lane_start(proper, order, candidate, inside_first=inside_first)
-    return ordering.refine(candidate, start, options, deadline)
+    refined = ordering.refine(candidate, start, options, deadline)
+    if not _total(refined) or len(candidate.nodes) > FULL_ORDER_NODES or _expired(deadline):
+        return refined
+    full = ordering.run(candidate, options, deadline)
+    return full if _total(full) < _total(refined) else refined
 
 
 def _expired(deadline: Deadline | None) -> bool:

@@ -329,3 +329,28 @@ def test_the_placement_step_takes_the_trials_placement_unchanged(graph: Graph) -
     options = LayoutOptions()
     stages = prepare(graph, options)
     assert stages.placement == placement.run(stages.proper, stages.order, options)
+
+
+@pytest.mark.parametrize("limit,expected", [(10_000, ["refine", "run"]), (1, ["refine"])])
+def test_a_try_still_crossing_after_refining_orders_from_scratch_on_small_graphs(
+        monkeypatch: pytest.MonkeyPatch, limit: int, expected: list[str]) -> None:
+    # Refining is made to report 5 crossings: on a graph within FULL_ORDER_NODES the try
+    # then orders from scratch as well and keeps that order (it crosses 0 times here,
+    # fewer); above the limit it keeps the refined order.
+    from layouts.layered.loopbacks import lanes
+    graph = two_branches(INTERLEAVED)
+    stages = prepare(graph, LayoutOptions(loop_back_route=OUTSIDE))
+    candidate = chains.run(stages.acyclic, stages.rank, frozenset(
+        i for i, e in enumerate(stages.proper.chain_edges) if e.reversed))
+    calls = count_orderings(monkeypatch)
+    real_refine = ordering.refine
+
+    def crossing_refine(*args: Any, **kwargs: Any) -> ordering.OrderingResult:
+        return replace(real_refine(*args, **kwargs), crossings=5)
+
+    monkeypatch.setattr(ordering, "refine", crossing_refine)
+    monkeypatch.setattr(lanes, "FULL_ORDER_NODES", limit)
+    result = lanes._reorder(stages.proper, stages.order, candidate, LayoutOptions(), None,
+                            inside_first=True)
+    assert [c for c in calls if c == "run"] == expected[1:]
+    assert result.crossings == (0 if len(expected) == 2 else 5)
