@@ -52,7 +52,6 @@ from layouts.layered import (
     layering,
     ordering,
     packing,
-    placement,
 )
 from layouts.layered.budget import COSTS, OutOfTimeError, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
@@ -148,17 +147,16 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     order = run("ordering", ordering.run, proper, options, deadline)
     if layered.ports is not None:
         order = run("port order", port_order.run, proper, order, layered.ports, deadline)
-    proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
-                        deadline)
+    lane = run("loop-back lanes", lanes.choose, acyclic, rank, proper, order, options, deadline)
+    proper, order = lane.proper, lane.order
     proper_items = len(proper.nodes) + len(proper.segments)
     plan = Plan.for_remaining(deadline.remaining(), COSTS, items, proper_items, speed)
     if plan is Plan.STAIRCASE:
         raise OutOfTimeError(f"{proper_items} items left to place and route")
-    if plan is not Plan.FULL:
+    if plan is not Plan.FULL and lane.placement is None:
         deadline.exhausted = True
         run.notes.append("time budget short: layers packed instead of Brandes-Koepf")
-    placed = run("placement", placement.run, proper, order, options,
-                 quick=plan is not Plan.FULL)
+    placed = run("placement", lane.place, options, quick=plan is not Plan.FULL)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:
         check(stages, options)

@@ -13,8 +13,10 @@ This step moves the costly corridors inside first: when ordering reports corrido
 crossings, the corridors behind them
 (:meth:`~layouts.layered.loopbacks.costs.CorridorCosts.crossing_edges`) get a *lane*, a
 dummy chain from the upper node's layer to the lower node's (:mod:`.layering.chains`);
-ordering runs again with the lanes among the columns, and the order with fewer crossings
-in total wins, the all-outside one on ties. The first try moves one corridor of each
+ordering refines the order in hand with the new lanes put beside their loops' columns
+(:mod:`.lane_start`, :func:`layouts.layered.ordering.refine`: a change this local does
+not pay for the whole search again), and the order with fewer crossings in total wins,
+the all-outside one on ties. The first try moves one corridor of each
 crossing pair (the shorter), the second both. Up to :data:`ROUNDS` rounds, each adding
 lanes for the corridors still costing crossings.
 
@@ -24,7 +26,10 @@ a lane and keeps that when its ordering crosses no more, and placement of it (co
 included, spaced as routing spaces them) is no wider and makes the loop-backs' runs
 shorter. Loops nested in one column then nest in lanes beside it. Corridors stay where
 the lanes would widen the drawing: a loop whose column is already outermost, or lanes
-that must squeeze between columns.
+that must squeeze between columns. A try whose lanes cannot be shorter whatever the order
+(:func:`.lane_drawing.loop_bound`) is skipped, and the placement the try made of the
+drawing it keeps is handed on (:class:`LaneChoice`), so the placement step does not
+place it again.
 
 With the option ``loop_back_route=outside`` (or once the time budget has run out) the step
 does nothing.
@@ -56,19 +61,20 @@ A lane between the branches for the shorter one crosses nothing:
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from layouts.layered import ordering, placement
 from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
 from layouts.layered.layering import chains
-from layouts.layered.loopbacks.corridors import assign_corridors, corridor_lines
 from layouts.layered.loopbacks.costs import CorridorCosts
-from layouts.layered.model import Deadline, PlacedNode
+from layouts.layered.loopbacks.lane_drawing import Drawn, loop_bound, measure
+from layouts.layered.loopbacks.lane_start import lane_start
+from layouts.layered.model import Deadline, Placement
 from layouts.layered.ordering import OrderingResult
 from layouts.options import LayoutOptions, LoopBackRoute
 
-__all__ = ["ROUNDS", "run"]
+__all__ = ["ROUNDS", "LaneChoice", "choose", "run"]
 
 ROUNDS = 2
 """Orderings with lanes tried at most, each after the previous one improved."""
@@ -80,17 +86,48 @@ moves columns by a few pixels either way, which is noise beside the loop-backs' 
 SHORT_SPAN = 8
 """Layers a loop spans at most to take part in the second, local try of short lanes."""
 
+FULL_ORDER_NODES = 1_000
+"""Proper graph nodes (real and dummy) up to which a try whose refined order still
+crosses also orders from scratch (:func:`layouts.layered.ordering.run`) and keeps that
+when it crosses less: a whole new search can find what refining the order in hand
+misses, and on graphs this small it is cheap beside placement."""
+
 SHORT_ROOM = 64
 """Lane dummies the short loop-backs may take however small the graph (on a small graph
 the bound of :func:`_lane_room` would leave nested loops half in corridors)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LaneChoice:
+    """The proper graph and ordering chosen, and the placement the trial of short lanes
+    made of them, if it made one: Brandes-Koepf's, as :func:`placement.run` makes it
+    (without ``quick``), so the placement step can take it instead of placing again."""
+
+    proper: ProperGraph
+    order: OrderingResult
+    placement: Placement | None = None
+
+    def place(self, options: LayoutOptions, *, quick: bool = False) -> Placement:
+        """The placement kept from the trial, else :func:`placement.run`'s."""
+        if self.placement is not None:
+            return self.placement
+        return placement.run(self.proper, self.order, options, quick=quick)
 
 
 def run(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
         order: OrderingResult, options: LayoutOptions, deadline: Deadline | None = None
         ) -> tuple[ProperGraph, OrderingResult]:
     """The proper graph and ordering with the fewest crossings; see the module docstring."""
+    choice = choose(graph, rank, proper, order, options, deadline)
+    return choice.proper, choice.order
+
+
+def choose(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
+           order: OrderingResult, options: LayoutOptions, deadline: Deadline | None = None
+           ) -> LaneChoice:
+    """:func:`run`, with the placement the trial made of its choice, if any."""
     if options.loop_back_route is LoopBackRoute.OUTSIDE:
-        return proper, order
+        return LaneChoice(proper, order)
     lanes: frozenset[int] = frozenset()
     for _ in range(ROUNDS):
         improved = False
@@ -101,7 +138,8 @@ def run(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
             if not more:
                 continue
             candidate = chains.run(graph, rank, lanes | more)
-            reordered = ordering.run(candidate, options, deadline)
+            reordered = _reorder(proper, order, candidate, options, deadline,
+                                 inside_first=False)
             if _total(reordered) < _total(order):
                 lanes, proper, order, improved = lanes | more, candidate, reordered, True
                 break
@@ -112,27 +150,51 @@ def run(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
 
 def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
              order: OrderingResult, lanes: frozenset[int], options: LayoutOptions,
-             deadline: Deadline | None) -> tuple[ProperGraph, OrderingResult]:
+             deadline: Deadline | None) -> LaneChoice:
     """The drawing with a lane for every loop-back still in a corridor as well, when its
     ordering crosses no more, its placement (corridors included) is no wider, its
     loop-backs are shorter and its edges no longer in all; failing that, the same with
-    lanes for the loops of at most :data:`SHORT_SPAN` layers only; else the one given."""
+    lanes for the loops of at most :data:`SHORT_SPAN` layers only; else the one given.
+    A set of lanes whose :func:`.lane_drawing.loop_bound` is no shorter than the given
+    drawing's loop-backs is not tried."""
     corridors = _corridors(proper, max(_lane_room(proper, lanes), SHORT_ROOM))
     short = frozenset(i for i in corridors if _span(proper, i) <= SHORT_SPAN)
-    drawn: tuple[float, float, float] | None = None
+    given = LaneChoice(proper, order)
+    drawn: Drawn | None = None
     for more in dict.fromkeys((corridors, short)):
         if not more or _expired(deadline):
             break
+        if drawn is None:
+            given = LaneChoice(proper, order, placement.run(proper, order, options))
+            drawn = measure(proper, given.place(options), options)
+        if loop_bound(proper, lanes | more, options) >= drawn.loops:
+            continue
         candidate = chains.run(graph, rank, lanes | more)
-        reordered = ordering.run(candidate, options, deadline)
+        reordered = _reorder(proper, order, candidate, options, deadline, inside_first=True)
         if _total(reordered) > _total(order) or _expired(deadline):
             continue
-        width, loops, every = drawn = drawn or _drawn(proper, order, options)
-        lane_width, lane_loops, lane_every = _drawn(candidate, reordered, options)
-        if lane_width <= width * (1 + WIDTH_SLACK) and lane_loops < loops \
-                and lane_every <= every:
-            return candidate, reordered
-    return proper, order
+        placed = placement.run(candidate, reordered, options)
+        lane = measure(candidate, placed, options)
+        if lane.width <= drawn.width * (1 + WIDTH_SLACK) and lane.loops < drawn.loops \
+                and lane.every <= drawn.every:
+            return LaneChoice(candidate, reordered, placed)
+    return given
+
+
+def _reorder(proper: ProperGraph, order: OrderingResult, candidate: ProperGraph,
+             options: LayoutOptions, deadline: Deadline | None, *, inside_first: bool
+             ) -> OrderingResult:
+    """The ordering of ``candidate`` (``proper`` with more lanes), from ``order`` with its
+    new lanes beside their columns (:func:`.lane_start.lane_start`; ``inside_first`` for
+    the tries of short lanes, where a lane outermost is no shorter than its corridor).
+    On a graph of at most :data:`FULL_ORDER_NODES` nodes where that still crosses, the
+    ordering from scratch too, if it crosses less."""
+    start = lane_start(proper, order, candidate, inside_first=inside_first)
+    refined = ordering.refine(candidate, start, options, deadline)
+    if not _total(refined) or len(candidate.nodes) > FULL_ORDER_NODES or _expired(deadline):
+        return refined
+    full = ordering.run(candidate, options, deadline)
+    return full if _total(full) < _total(refined) else refined
 
 
 def _expired(deadline: Deadline | None) -> bool:
@@ -179,41 +241,6 @@ def _shortest_within(proper: ProperGraph, candidates: Iterable[int], room: int
             break
         chosen.add(i)
     return frozenset(chosen)
-
-
-def _drawn(proper: ProperGraph, order: OrderingResult, options: LayoutOptions
-           ) -> tuple[float, float, float]:
-    """Of the drawing placement makes of ``order``: its width, corridors included; the
-    horizontal length of its loop-backs (out of the lower node to the corridor or lane,
-    along the lane's columns, back into the upper node; the vertical length is the same
-    either way); and that of every edge (node centre to node centre per segment)."""
-    placed = placement.run(proper, order, options)
-    nodes = placed.nodes
-    low = min(n.x for n in nodes.values())
-    high = max(n.x + n.width for n in nodes.values())
-    margin = max(options.clearance, options.edge_spacing)   # as routing spaces corridors
-    lines = corridor_lines(assign_corridors(placed), (low, high), margin, options.edge_spacing)
-    centre = [_centre(nodes[n.id]) for n in proper.nodes]
-    every = sum(abs(centre[a] - centre[b]) for a, b in proper.segments)
-    loops = 0.0
-    for i, edge in enumerate(placed.edges):
-        if not edge.reversed or edge.upper == edge.lower:
-            continue
-        lower, upper = _centre(nodes[edge.lower]), _centre(nodes[edge.upper])
-        if edge.lane:
-            columns = [_centre(nodes[d]) for d in edge.chain]
-            runs = abs(columns[-1] - lower) + abs(columns[0] - upper)
-            loops += runs + sum(abs(b - a) for a, b in itertools.pairwise(columns))
-        else:
-            runs = abs(lines[i] - lower) + abs(lines[i] - upper)
-            loops += runs
-        every += runs
-    width = max([high, *lines.values()]) - min([low, *lines.values()])
-    return width, loops, every
-
-
-def _centre(node: PlacedNode) -> float:
-    return node.x + node.width / 2
 
 
 def _span(proper: ProperGraph, i: int) -> int:

@@ -390,3 +390,75 @@ def _set_positions(layers: Sequence[Sequence[int]], pos: list[int]) -> None:
 
 def _expired(deadline: Deadline | None) -> bool:
     return deadline is not None and deadline.expired()
+
+
+REFINE_PLANS: dict[Effort, OrderingPlan] = {
+    Effort.DRAFT: OrderingPlan(restarts=1, sweeps=2, transpose=False, sifting_rounds=0),
+    Effort.BALANCED: OrderingPlan(restarts=1, sweeps=4, transpose=True, sifting_rounds=0),
+    Effort.BEST: OrderingPlan(restarts=1, sweeps=4, transpose=True, sifting_rounds=0),
+}
+"""The sweeps :func:`refine` runs from the order it is given, per effort."""
+
+
+def refine(graph: ProperGraph, start: Sequence[Sequence[int]], options: LayoutOptions,
+           deadline: Deadline | None = None) -> OrderingResult:
+    """Order ``graph`` from ``start`` (every node of ``graph``, per layer) instead of the
+    effort's searches from scratch: per component, for each corridor side to try, one run
+    of :data:`REFINE_PLANS` sweeps from ``start`` (anchors pinned, lane anchors at their
+    nodes' slot), the side with fewer crossings kept, then lane shifts. For the lane step
+    (:mod:`layouts.layered.loopbacks.lanes`), whose tries change an ordered graph in a few
+    places; the result crosses no more than ``start`` does with its component's side.
+
+    >>> from layouts.graph import Edge, Graph, Node
+    >>> from layouts.layered.graph import import_graph
+    >>> from layouts.layered.layering import chains
+    >>> g = Graph(tuple(Node(n, 9, 9) for n in "abcd"),
+    ...           (Edge("1", "a", "d"), Edge("2", "b", "c")))
+    >>> proper = chains.run(import_graph(g, LayoutOptions()), (0, 0, 1, 1))
+    >>> result = refine(proper, [[0, 1], [2, 3]], LayoutOptions())
+    >>> result.layers, result.crossings
+    (((0, 1), (3, 2)), 0)
+    """
+    anchors = corridor_anchors(graph)
+    work = _work_graph(graph, anchors)
+    slot = layer_positions_of(start, len(work.rank))
+    for a in range(len(graph.nodes), len(work.rank)):    # an anchor: at its node's slot
+        slot[a] = slot[(work.up[a] or work.down[a])[0]]
+    plan = REFINE_PLANS[options.effort]
+    layers: list[list[int]] = [[] for _ in range(graph.layer_count)]
+    sides: dict[int, int] = {}
+    pos = [0] * len(work.rank)
+    members: dict[int, list[int]] = {}
+    for v, c in enumerate((*graph.component, *anchors.component)):
+        members.setdefault(c, []).append(v)
+    for c, nodes in members.items():
+        ordered: list[list[int]] = [[] for _ in range(graph.layer_count)]
+        for v in sorted(nodes, key=lambda v: (slot[v], v >= len(graph.nodes), v)):
+            ordered[work.rank[v]].append(v)
+        searches = [_Search(nodes, c, side, work, pos, random.Random(0), deadline)
+                    for side in _sides(c, len(members), any(work.side_anchor[v] for v in nodes))]
+        for search in searches:
+            search.start([list(layer) for layer in ordered])
+            search.sweeps(plan, first=False)
+        chosen = min(searches, key=lambda search: search.best_count)
+        chosen.shift_lanes()
+        sides[c] = chosen.side
+        for i, layer in enumerate(chosen.best):
+            layers[i].extend(v for v in layer if v < len(graph.nodes))
+    _set_positions(layers, pos)
+    exact = total_crossings(layers, pos, work.real_down)
+    chosen_sides, corridor = work.costs.assign(pos, lambda c: sides.get(c, 0))
+    edge_sides = [0] * len(graph.chain_edges)
+    for i, side in chosen_sides:
+        edge_sides[i] = side
+    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, corridor,
+                          tuple(edge_sides))
+
+
+def layer_positions_of(layers: Sequence[Sequence[int]], count: int) -> list[float]:
+    """Slot of every node in ``layers`` (as a float, so others can sit between)."""
+    slot = [0.0] * count
+    for layer in layers:
+        for p, v in enumerate(layer):
+            slot[v] = float(p)
+    return slot

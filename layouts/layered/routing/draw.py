@@ -5,6 +5,7 @@ left corridors (nothing left of x = 0).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -87,7 +88,16 @@ def shift_right(boxes: Sequence[NodeBox], routes: Sequence[EdgeRoute],
     >>> b, r = shift_right([NodeBox("a", 0, 0, 10, 10)], [], 5.0)
     >>> b[0].x
     5.0
+
+    A shift by ``-0.0`` (nothing left of x = 0 to make room for) returns the inputs:
+    ``x + -0.0`` is ``x`` for every float, ``-0.0`` included, so nothing would change.
+
+    >>> boxes = [NodeBox("a", -0.0, 0, 10, 10)]
+    >>> shift_right(boxes, [], -0.0)[0][0] is boxes[0]
+    True
     """
+    if dx == 0 and math.copysign(1.0, dx) < 0:
+        return tuple(boxes), tuple(routes)
     moved_boxes = tuple(NodeBox(b.id, b.x + dx, b.y, b.width, b.height, b.shape) for b in boxes)
     moved_routes = []
     for r in routes:

@@ -13,11 +13,15 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from layouts.graph import Edge, Graph, Node
+from layouts.layered import ordering, placement
 from layouts.layered.contracts import check_layout
+from layouts.layered.layering import chains
+from layouts.layered.loopbacks import lane_drawing
 from layouts.layered.loopbacks.anchors import corridor_anchors
 from layouts.layered.pipeline import prepare, run_layout
 from layouts.mirror import BASE_DIRECTIONS
@@ -251,3 +255,102 @@ def test_the_lanes_step_keeps_to_the_time_budget() -> None:
     assert time.perf_counter() - started < 10
     assert result.diagnostics.budget_exhausted
     assert check_layout(graph, result, LayoutOptions(effort=Effort.DRAFT)) == []
+
+
+def count_orderings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Patch ordering's entry points (``run`` for the pipeline's ordering, ``refine`` for
+    the lane trial's) to count their calls, returning the list of the names called."""
+    calls: list[str] = []
+    for name in ("run", "refine"):
+        real = getattr(ordering, name)
+
+        def counted(*args: Any, real: Any = real, name: str = name,
+                    **kwargs: Any) -> ordering.OrderingResult:
+            calls.append(name)
+            return cast(ordering.OrderingResult, real(*args, **kwargs))
+
+        monkeypatch.setattr(ordering, name, counted)
+    return calls
+
+
+def outermost_loop() -> Graph:
+    """a -> b -> c in one column of equal widths, and the loop c -> a: the column is the
+    whole drawing, so its corridor runs just beside it."""
+    nodes = tuple(Node(n, 60, 30) for n in "abc")
+    edges = (Edge("ab", "a", "b"), Edge("bc", "b", "c"), Edge("back", "c", "a", loop_back=True))
+    return Graph(nodes, edges)
+
+
+def test_a_loop_whose_column_is_outermost_skips_the_lane_trial(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The corridor is 12 px (the corridor margin) beyond the column: its two runs are
+    # 2 * (60 / 2 + 12) = 84 long. A lane's end dummies stand one dummy-to-node
+    # separation from its nodes' centres, 2 * (30 + 26) = 112 > 84: the lane cannot be
+    # shorter, so the trial neither orders nor places it.
+    calls = count_orderings(monkeypatch)
+    stages = prepare(outermost_loop(), ROUTED)
+    assert calls == ["run"]                              # the ordering step's own
+    assert [e.id for e in stages.proper.chain_edges if e.lane] == []
+
+
+def test_a_loop_beside_wider_nodes_tries_its_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one_column_loop: the corridor runs beyond s and t, 300 wide: 2 * (150 + 12) = 324
+    # is longer than the lane's bound of 112, so the trial orders the lane (and keeps it).
+    calls = count_orderings(monkeypatch)
+    stages = prepare(one_column_loop(), ROUTED)
+    assert calls == ["run", "refine"]
+    assert [e.id for e in stages.proper.chain_edges if e.lane] == ["back"]
+
+
+@pytest.mark.parametrize("graph", [one_column_loop(), outermost_loop(), two_branches(NESTED),
+                                   generated_graph(50, 1), generated_graph(100, 2)],
+                         ids=["one-column", "outermost", "nested", "generated-50",
+                              "generated-100"])
+def test_the_loop_bound_is_below_every_placement_with_those_lanes(graph: Graph) -> None:
+    # Give every loop-back a lane, order and place that: the loop-backs it draws are no
+    # shorter than loop_bound, and with no lanes neither are the corridors'.
+    options = LayoutOptions()
+    stages = prepare(graph, replace(options, loop_back_route=OUTSIDE))
+    every = frozenset(i for i, e in enumerate(stages.proper.chain_edges)
+                      if e.reversed and e.upper != e.lower)
+    assert every
+    for lanes in (frozenset(), every):
+        proper = chains.run(stages.acyclic, stages.rank, lanes)
+        placed = placement.run(proper, ordering.run(proper, options), options)
+        drawn = lane_drawing.measure(proper, placed, options)
+        assert drawn.loops >= lane_drawing.loop_bound(proper, lanes, options)
+
+
+@pytest.mark.parametrize("graph", [one_column_loop(), read_diagram_file(
+    FIXTURES / "document-processing.yaml").graph], ids=["lane-kept", "lane-rejected"])
+def test_the_placement_step_takes_the_trials_placement_unchanged(graph: Graph) -> None:
+    # The trial places the drawing it keeps; the placement step hands that on rather
+    # than placing again, and it is what placing the final ordering gives.
+    options = LayoutOptions()
+    stages = prepare(graph, options)
+    assert stages.placement == placement.run(stages.proper, stages.order, options)
+
+
+@pytest.mark.parametrize("limit,expected", [(10_000, ["refine", "run"]), (1, ["refine"])])
+def test_a_try_still_crossing_after_refining_orders_from_scratch_on_small_graphs(
+        monkeypatch: pytest.MonkeyPatch, limit: int, expected: list[str]) -> None:
+    # Refining is made to report 5 crossings: on a graph within FULL_ORDER_NODES the try
+    # then orders from scratch as well and keeps that order (it crosses 0 times here,
+    # fewer); above the limit it keeps the refined order.
+    from layouts.layered.loopbacks import lanes
+    graph = two_branches(INTERLEAVED)
+    stages = prepare(graph, LayoutOptions(loop_back_route=OUTSIDE))
+    candidate = chains.run(stages.acyclic, stages.rank, frozenset(
+        i for i, e in enumerate(stages.proper.chain_edges) if e.reversed))
+    calls = count_orderings(monkeypatch)
+    real_refine = ordering.refine
+
+    def crossing_refine(*args: Any, **kwargs: Any) -> ordering.OrderingResult:
+        return replace(real_refine(*args, **kwargs), crossings=5)
+
+    monkeypatch.setattr(ordering, "refine", crossing_refine)
+    monkeypatch.setattr(lanes, "FULL_ORDER_NODES", limit)
+    result = lanes._reorder(stages.proper, stages.order, candidate, LayoutOptions(), None,
+                            inside_first=True)
+    assert [c for c in calls if c == "run"] == expected[1:]
+    assert result.crossings == (0 if len(expected) == 2 else 5)
