@@ -30,6 +30,7 @@ from layouts.graph import Graph
 from layouts.layered import cycles, layering, ordering, placement
 from layouts.layered.budget import COSTS, Plan
 from layouts.layered.graph import LayeredGraph, import_graph
+from layouts.layered.hierarchy.border_order import BorderOrder, pin_border_order
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Routing
@@ -85,9 +86,12 @@ def pin_borders(graph: LayeredGraph, rank: tuple[int, ...], entering: frozenset[
 
 def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str],
                   options: LayoutOptions, run: StepRunner, *,
-                  check_invariants: bool = False) -> LaidOutLevel:
+                  check_invariants: bool = False,
+                  border: BorderOrder | None = None) -> LaidOutLevel:
     """Lay out one level (``options.direction`` must be TopToBottom: the caller works in
-    the canonical frame); ``run`` times the steps and carries the level's deadline."""
+    the canonical frame); ``run`` times the steps and carries the level's deadline.
+    With a ``border`` order (the top-down pass, :mod:`.border_order`) the border dummies
+    take that order and the interior is re-ordered around them."""
     deadline = run.deadline
     layered = run("import", import_graph, graph, options)
     acyclic = run("cycle breaking", cycles.run, layered)
@@ -97,8 +101,14 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     proper_items = len(proper.nodes) + len(proper.segments)
     deadline.keep(COSTS.after_ordering(2 * proper_items))
     order = run("ordering", ordering.run, proper, options, deadline)
+    fixed: frozenset[int] = frozenset()
+    if border is not None:
+        order = run("border order", pin_border_order, proper, order, border, options.effort,
+                    deadline)
+        fixed = frozenset(proper.index[d] for d in (*border.entering, *border.leaving))
     if layered.ports is not None:
-        order = run("port order", port_order.run, proper, order, layered.ports, deadline)
+        order = run("port order", port_order.run, proper, order, layered.ports, deadline,
+                    fixed=fixed)
     reserve = COSTS.after_ordering(2 * proper_items)
     lanes_time = Deadline(max(0.001, LANES_SHARE * (deadline.remaining() - reserve)))
     proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,

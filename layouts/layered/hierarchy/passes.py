@@ -1,0 +1,213 @@
+"""Steps 2-3 of the hierarchical layout: every level laid out (:mod:`.level`) and framed
+(:mod:`.frames`), in up to three passes so that a compound's interior is ordered knowing
+where its parent's edges meet its border.
+
+1. *bottom-up*: each level, children's levels first, with no knowledge of the outside;
+   each compound's frame is then known;
+2. *top-down*: the levels that hold compound nodes, the root first, each with its
+   compounds at their pass-1 frames and its own border dummies in the order its
+   parent's routes of this pass meet its faces (:func:`.border_order.border_orders`):
+   so every compound gets the border order of a parent that was itself ordered
+   knowing the outside (ELK's hierarchical sweep, one level at a time);
+3. *bottom-up again*, every compound's border dummies pinned in the order pass 2 found
+   (:func:`.border_order.pin_border_order`), so the frames fit what is drawn.
+
+Ordering does not look at node sizes, so in pass 3 a parent orders its layers as in
+pass 2 and its routes meet each compound's faces in the order that compound was given,
+unless a changed frame size moves a slot past another. The pass drawn is the one of
+fewer crossings after ordering plus jog pairs that swap in a border strip
+(:func:`.border_order.jog_inversions`); pass 1 on ties, and pass 1 alone when no edge
+crosses a border or the budget ran out. The time budget is shared among the levels of
+all passes by size (:func:`share`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered.budget import COSTS
+from layouts.layered.hierarchy.border_order import (
+    BorderOrder,
+    border_orders,
+    jog_inversions,
+    parent_border,
+)
+from layouts.layered.hierarchy.frames import Frame, Interior, frame_for
+from layouts.layered.hierarchy.level import LaidOutLevel, lay_out_level
+from layouts.layered.hierarchy.plan import Level, Plan
+from layouts.layered.model import Deadline, Routing
+from layouts.layered.pipeline import StepRunner
+from layouts.layered.portmap import transpose_port
+from layouts.options import Direction, LayoutOptions
+
+__all__ = ["DUMMY_SIZE", "Pass", "lay_out_levels", "share"]
+
+DUMMY_SIZE = 1.0
+"""Width and height of a border dummy, in px."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """A bottom-up pass: every level's routing, every compound's frame, the sum of the
+    levels' crossings after ordering and the jog pairs that swap in border strips."""
+
+    routings: dict[str | None, Routing]
+    frames: dict[str, Frame]
+    crossings: int
+    inversions: int
+
+    @property
+    def score(self) -> int:
+        """The crossings the drawing will show, as far as the orders tell."""
+        return self.crossings + self.inversions
+
+
+@dataclass(slots=True)
+class _Context:
+    """What every level layout of one hierarchical layout shares; ``later`` counts the
+    items (nodes and edges) of the level layouts still to come, for :func:`share`."""
+
+    graph: Graph
+    plan: Plan
+    options: LayoutOptions
+    run: StepRunner
+    check_invariants: bool
+    later: int = 0
+    canonical: LayoutOptions = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.canonical = self.options.with_changes(direction=Direction.TOP_TO_BOTTOM)
+
+    @property
+    def transposed(self) -> bool:
+        return self.options.direction is Direction.LEFT_TO_RIGHT
+
+    def lay_out(self, level: Level, frames: Mapping[str, Frame],
+                border: BorderOrder | None) -> LaidOutLevel:
+        """One level with its compound children at their ``frames``' sizes."""
+        overall = self.run.deadline
+        items = _items(level)
+        self.later -= items
+        level_run = StepRunner(Deadline(share(overall.remaining(), items, self.later)))
+        level_graph = _level_graph(level, frames, self.transposed)
+        level_graph = replace(level_graph, rank_groups=self.graph.rank_groups_among(
+            {n.id for n in level_graph.nodes}))
+        laid = lay_out_level(level_graph, frozenset(c.dummy for c in level.entering),
+                             frozenset(c.dummy for c in level.leaving), self.canonical,
+                             level_run, check_invariants=self.check_invariants,
+                             border=border)
+        self.run.timings.extend(level_run.timings)
+        overall.exhausted = overall.exhausted or level_run.deadline.exhausted
+        return laid
+
+    def frame(self, level: Level, routing: Routing) -> Frame:
+        """The frame of the compound that owns ``level``, around its ``routing``."""
+        assert level.owner is not None
+        return frame_for(self.graph.node(level.owner), Interior.of(routing),
+                         entering=len(level.entering), leaving=len(level.leaving),
+                         edge_spacing=self.options.edge_spacing, transposed=self.transposed)
+
+
+def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRunner,
+                   check_invariants: bool = False) -> Pass:
+    """Every level laid out and framed, in the passes of the module docstring; the pass
+    to draw."""
+    context = _Context(graph, plan, options, run, check_invariants)
+    crossing = any(level.entering or level.leaving for level in plan.levels)
+    holders = [level for level in plan.levels if _holds_compounds(level)]
+    all_items = sum(_items(level) for level in plan.levels)
+    context.later = all_items * (2 if crossing else 1) + \
+        (sum(_items(level) for level in holders) if crossing else 0)
+    first = _bottom_up(context, {})
+    if not crossing or not first.inversions or run.deadline.exhausted:
+        return first
+    borders = _top_down(context, holders, first.frames)
+    if run.deadline.exhausted:
+        return first
+    third = _bottom_up(context, borders)
+    return third if third.score < first.score else first
+
+
+def _bottom_up(context: _Context, borders: Mapping[str, BorderOrder]) -> Pass:
+    """Passes 1 and 3: every level, children first, each compound's border dummies in
+    its ``borders`` order when it has one."""
+    frames: dict[str, Frame] = {}
+    routings: dict[str | None, Routing] = {}
+    crossings = 0
+    for level in context.plan.levels:
+        laid = context.lay_out(level, frames, borders.get(level.owner or ""))
+        crossings += laid.crossings
+        routings[level.owner] = laid.routing
+        if level.owner is not None:
+            frames[level.owner] = context.frame(level, laid.routing)
+    return Pass(routings, frames, crossings, jog_inversions(context.plan, routings))
+
+
+def _top_down(context: _Context, holders: list[Level], frames: Mapping[str, Frame]
+              ) -> dict[str, BorderOrder]:
+    """Pass 2: the levels that hold compounds, parents first, each in the border order
+    its parent's routing of this pass gives; every compound's border order."""
+    plan = context.plan
+    routings: dict[str | None, Routing] = {}
+    borders: dict[str, BorderOrder] = {}
+    for level in reversed(holders):
+        if level.owner is not None:
+            border = parent_border(plan, level, routings)
+            if border is not None:
+                borders[level.owner] = border
+        routings[level.owner] = context.lay_out(level, frames,
+                                                borders.get(level.owner or "")).routing
+    return border_orders(plan, routings)
+
+
+def _holds_compounds(level: Level) -> bool:
+    return any(n.children for n in level.children)
+
+
+def _level_graph(level: Level, frames: Mapping[str, Frame], transposed: bool) -> Graph:
+    """The level as a flat graph in the canonical frame: entering dummies, children
+    (compounds at their frame's size), leaving dummies."""
+    def child(n: Node) -> Node:
+        ports = tuple(transpose_port(p) for p in n.ports) if transposed else n.ports
+        if n.id in frames:
+            f = frames[n.id]
+            return Node(n.id, f.width, f.height, Shape.RECT, ports=ports,
+                        port_constraints=n.port_constraints)
+        if transposed:
+            return Node(n.id, n.height, n.width, n.shape, ports=ports,
+                        port_constraints=n.port_constraints)
+        return Node(n.id, n.width, n.height, n.shape, ports=ports,
+                    port_constraints=n.port_constraints)
+
+    def edge(e: Edge) -> Edge:
+        if transposed:
+            return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_height,
+                        e.label_width, e.source_port, e.target_port)
+        return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_width,
+                    e.label_height, e.source_port, e.target_port)
+
+    nodes = (*(Node(c.dummy, DUMMY_SIZE, DUMMY_SIZE) for c in level.entering),
+             *(child(n) for n in level.children),
+             *(Node(c.dummy, DUMMY_SIZE, DUMMY_SIZE) for c in level.leaving))
+    return Graph(nodes, tuple(edge(e) for e in level.edges))
+
+
+def share(remaining: float, items: int, later_items: int) -> float:
+    """Seconds for a level of ``items`` with ``later_items`` still to lay out after it:
+    its part, by size, of what is left once the later levels' least work is held back
+    (time a level does not use passes on to the next).
+
+    >>> share(10.0, 100, 0), round(share(10.0, 100, 300), 3)
+    (10.0, 2.494)
+    """
+    reserve = min(remaining / 2, COSTS.pipeline(later_items))
+    return max(0.001, (remaining - reserve) * items / (items + later_items))
+
+
+def _items(level: Level) -> int:
+    """Nodes and edges of a level's flat graph (what the cost model counts)."""
+    return len(level.children) + len(level.entering) + len(level.leaving) + len(level.edges)
+
+
