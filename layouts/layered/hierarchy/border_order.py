@@ -39,7 +39,7 @@ from layouts.layered.ordering.sweep import sweep
 from layouts.options import Effort
 
 __all__ = ["BorderOrder", "border_orders", "jog_inversions", "jog_inversions_of",
-           "parent_border", "pin_border_order"]
+           "own_border", "parent_border", "pin_border_order"]
 
 SWEEPS = {Effort.DRAFT: 4, Effort.BALANCED: 8, Effort.BEST: 12}
 """Sweeps of the interior after pinning its borders, per effort."""
@@ -81,6 +81,24 @@ def parent_border(plan: Plan, level: Level, routings: Mapping[str | None, Routin
         return None
     return BorderOrder(_ends(level.entering, parent, True),
                        _ends(level.leaving, parent, False))
+
+
+def own_border(level: Level, routing: Routing) -> BorderOrder:
+    """The order ``level``'s own routing draws its border dummies in (by the columns
+    where their pieces start or end inside)."""
+    routes = {route.id: route for route in routing.edges}
+
+    def ordered(crossings: Sequence[Crossing], entering: bool) -> tuple[str, ...]:
+        def column(item: tuple[int, Crossing]) -> tuple[float, int]:
+            index, crossing = item
+            route = routes.get(crossing.edge)
+            if route is None:
+                return (0.0, index)
+            return (route.points[0].x if entering else route.points[-1].x, index)
+
+        return tuple(c.dummy for _, c in sorted(enumerate(crossings), key=column))
+
+    return BorderOrder(ordered(level.entering, True), ordered(level.leaving, False))
 
 
 def border_orders(plan: Plan, routings: Mapping[str | None, Routing]

@@ -16,9 +16,12 @@ Ordering does not look at node sizes, so in pass 3 a parent orders its layers as
 pass 2 and its routes meet each compound's faces in the order that compound was given,
 unless a changed frame size moves a slot past another. The pass drawn is the one of
 fewer crossings after ordering plus jog pairs that swap in a border strip
-(:func:`.border_order.jog_inversions`); pass 1 on ties, and pass 1 alone when no edge
-crosses a border or the budget ran out. The time budget is shared among the levels of
-all passes by size (:func:`share`).
+(:func:`.border_order.jog_inversions`); pass 1 on ties, and pass 1 alone when no jog
+swaps or the time left cannot pay for the least work of passes 2 and 3
+(:meth:`.budget.CostModel.pipeline`). Passes 2 and 3 start each level from its pass-1
+crossing minimisation (ordering does not look at sizes, so it is the same), which
+makes them cheaper (:data:`LATER_PASS_COST`); the time budget is shared among the
+levels of all passes by that cost (:func:`share`).
 """
 
 from __future__ import annotations
@@ -32,20 +35,25 @@ from layouts.layered.hierarchy.border_order import (
     BorderOrder,
     border_orders,
     jog_inversions,
+    own_border,
     parent_border,
 )
 from layouts.layered.hierarchy.frames import Frame, Interior, frame_for
-from layouts.layered.hierarchy.level import LaidOutLevel, lay_out_level
+from layouts.layered.hierarchy.level import LaidOutLevel, Minimised, lay_out_level
 from layouts.layered.hierarchy.plan import Level, Plan
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import StepRunner
 from layouts.layered.portmap import transpose_port
 from layouts.options import Direction, LayoutOptions
 
-__all__ = ["DUMMY_SIZE", "Pass", "lay_out_levels", "share"]
+__all__ = ["DUMMY_SIZE", "LATER_PASS_COST", "Pass", "lay_out_levels", "share"]
 
 DUMMY_SIZE = 1.0
 """Width and height of a border dummy, in px."""
+
+LATER_PASS_COST = 0.5
+"""A level's layout in passes 2 and 3, as a part of its first: they reuse the first
+pass's crossing minimisation (re-sweeping only around the pinned borders)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +61,15 @@ class Pass:
     """A bottom-up pass: every level's routing, every compound's frame, the sum of the
     levels' crossings after ordering and the jog pairs that swap in border strips."""
 
-    routings: dict[str | None, Routing]
+    laid: dict[str | None, LaidOutLevel]
     frames: dict[str, Frame]
     crossings: int
     inversions: int
+
+    @property
+    def routings(self) -> dict[str | None, Routing]:
+        """Every level's routing, by owner."""
+        return {owner: laid.routing for owner, laid in self.laid.items()}
 
     @property
     def score(self) -> int:
@@ -74,7 +87,10 @@ class _Context:
     options: LayoutOptions
     run: StepRunner
     check_invariants: bool
-    later: int = 0
+    later: float = 0.0
+    weight: float = 1.0
+    """The part of a level's full cost its layouts in this pass take."""
+    first: Pass | None = None
     canonical: LayoutOptions = field(init=False)
 
     def __post_init__(self) -> None:
@@ -84,11 +100,15 @@ class _Context:
     def transposed(self) -> bool:
         return self.options.direction is Direction.LEFT_TO_RIGHT
 
+    minimised: dict[str | None, Minimised] = field(default_factory=dict)
+    """Per level owner, the first pass's crossing minimisation (later passes start
+    from it instead of minimising again)."""
+
     def lay_out(self, level: Level, frames: Mapping[str, Frame],
                 border: BorderOrder | None) -> LaidOutLevel:
         """One level with its compound children at their ``frames``' sizes."""
         overall = self.run.deadline
-        items = _items(level)
+        items = _items(level) * self.weight
         self.later -= items
         level_run = StepRunner(Deadline(share(overall.remaining(), items, self.later)))
         level_graph = _level_graph(level, frames, self.transposed)
@@ -97,10 +117,27 @@ class _Context:
         laid = lay_out_level(level_graph, frozenset(c.dummy for c in level.entering),
                              frozenset(c.dummy for c in level.leaving), self.canonical,
                              level_run, check_invariants=self.check_invariants,
-                             border=border)
+                             border=border, minimised=self.minimised.get(level.owner))
+        if laid.minimised is not None:
+            self.minimised.setdefault(level.owner, laid.minimised)
         self.run.timings.extend(level_run.timings)
         overall.exhausted = overall.exhausted or level_run.deadline.exhausted
         return laid
+
+    def lay_out_again(self, level: Level, frames: Mapping[str, Frame],
+                      border: BorderOrder | None) -> LaidOutLevel:
+        """:meth:`lay_out` in passes 2 and 3, or the first pass's layout of the level
+        when its compounds have the same frames and it drew ``border`` already (the
+        layout would come out the same)."""
+        first = self.first
+        if first is not None and level.owner in first.laid:
+            before = first.laid[level.owner]
+            same = all(frames.get(n.id) == first.frames.get(n.id)
+                       for n in level.children if n.children)
+            if same and (border is None or border == own_border(level, before.routing)):
+                self.later -= _items(level) * self.weight
+                return before
+        return self.lay_out(level, frames, border)
 
     def frame(self, level: Level, routing: Routing) -> Frame:
         """The frame of the compound that owns ``level``, around its ``routing``."""
@@ -117,14 +154,14 @@ def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRu
     context = _Context(graph, plan, options, run, check_invariants)
     crossing = any(level.entering or level.leaving for level in plan.levels)
     holders = [level for level in plan.levels if _holds_compounds(level)]
-    all_items = sum(_items(level) for level in plan.levels)
-    context.later = all_items * (2 if crossing else 1) + \
-        (sum(_items(level) for level in holders) if crossing else 0)
+    extra = sum(_items(level) for level in (*plan.levels, *holders)) if crossing else 0
+    context.later = sum(_items(level) for level in plan.levels) + LATER_PASS_COST * extra
     first = _bottom_up(context, {})
-    if not crossing or not first.inversions or run.deadline.exhausted:
+    context.weight, context.first = LATER_PASS_COST, first
+    if not first.inversions or run.deadline.remaining() < COSTS.pipeline(extra):
         return first
     borders = _top_down(context, holders, first.frames)
-    if run.deadline.exhausted:
+    if run.deadline.remaining() < COSTS.pipeline(extra // 2):
         return first
     third = _bottom_up(context, borders)
     return third if third.score < first.score else first
@@ -134,15 +171,15 @@ def _bottom_up(context: _Context, borders: Mapping[str, BorderOrder]) -> Pass:
     """Passes 1 and 3: every level, children first, each compound's border dummies in
     its ``borders`` order when it has one."""
     frames: dict[str, Frame] = {}
-    routings: dict[str | None, Routing] = {}
-    crossings = 0
+    done: dict[str | None, LaidOutLevel] = {}
     for level in context.plan.levels:
-        laid = context.lay_out(level, frames, borders.get(level.owner or ""))
-        crossings += laid.crossings
-        routings[level.owner] = laid.routing
+        laid = done[level.owner] = context.lay_out_again(level, frames,
+                                                         borders.get(level.owner or ""))
         if level.owner is not None:
             frames[level.owner] = context.frame(level, laid.routing)
-    return Pass(routings, frames, crossings, jog_inversions(context.plan, routings))
+    routings = {owner: laid.routing for owner, laid in done.items()}
+    return Pass(done, frames, sum(laid.crossings for laid in done.values()),
+                jog_inversions(context.plan, routings))
 
 
 def _top_down(context: _Context, holders: list[Level], frames: Mapping[str, Frame]
@@ -157,8 +194,8 @@ def _top_down(context: _Context, holders: list[Level], frames: Mapping[str, Fram
             border = parent_border(plan, level, routings)
             if border is not None:
                 borders[level.owner] = border
-        routings[level.owner] = context.lay_out(level, frames,
-                                                borders.get(level.owner or "")).routing
+        routings[level.owner] = context.lay_out_again(
+            level, frames, borders.get(level.owner or "")).routing
     return border_orders(plan, routings)
 
 
@@ -194,7 +231,7 @@ def _level_graph(level: Level, frames: Mapping[str, Frame], transposed: bool) ->
     return Graph(nodes, tuple(edge(e) for e in level.edges))
 
 
-def share(remaining: float, items: int, later_items: int) -> float:
+def share(remaining: float, items: float, later_items: float) -> float:
     """Seconds for a level of ``items`` with ``later_items`` still to lay out after it:
     its part, by size, of what is left once the later levels' least work is held back
     (time a level does not use passes on to the next).
@@ -202,7 +239,7 @@ def share(remaining: float, items: int, later_items: int) -> float:
     >>> share(10.0, 100, 0), round(share(10.0, 100, 300), 3)
     (10.0, 2.494)
     """
-    reserve = min(remaining / 2, COSTS.pipeline(later_items))
+    reserve = min(remaining / 2, COSTS.pipeline(round(later_items)))
     return max(0.001, (remaining - reserve) * items / (items + later_items))
 
 
