@@ -37,6 +37,7 @@ from layouts.layered.model import Deadline, Routing
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.ordering import ports as port_order
 from layouts.layered.pipeline import Stages, StepRunner, check
+from layouts.layered.placement import port_pass
 from layouts.layered.routing import route_edges
 from layouts.options import LayoutOptions
 from layouts.result import Point
@@ -146,6 +147,9 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
         deadline.exhausted = True
     placed = run("placement", placement.run, proper, order, options,
                  quick=plan is not Plan.FULL)
+    if layered.ports is not None:
+        placed = run("port placement", port_pass.run, proper, order, options, placed,
+                     layered.ports, quick=plan is not Plan.FULL)
     if check_invariants:
         check(Stages(layered, acyclic, rank, proper, order, placed), options)
     deadline.keep(COSTS.routing_per_item * proper_items / 4)
