@@ -19,6 +19,7 @@ from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
+from layouts.layered.port_fit import fit_ports
 from layouts.layered.portmap import mirror_ports
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import LayoutOptions
@@ -48,12 +49,24 @@ class LayeredProvider:
         (:mod:`layouts.collapse`); ports on nodes and on compound nodes' borders are laid
         out as :mod:`layouts.layered.portmap` says. BottomToTop and RightToLeft are
         mirror images of TopToBottom and LeftToRight (:mod:`layouts.mirror`), their ports
-        reflected before the layout (:func:`mirror_ports`)."""
+        reflected before the layout (:func:`mirror_ports`). A node whose ports would
+        overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`)."""
         graph.validate()
         graph = collapse(graph)
         require_features(graph, self.name, self)
         features = graph.features()
+        graph, grown = fit_ports(graph, options.direction)
         graph = mirror_ports(graph, options.direction)
         base = replace(options, direction=base_direction(options.direction))
         engine = run_hierarchy if GraphFeature.COMPOUND in features else run_layout
-        return mirror_result(engine(graph, base), options.direction)
+        result = mirror_result(engine(graph, base), options.direction)
+        return _warned(result, grown)
+
+
+def _warned(result: LayoutResult, warnings: tuple[str, ...]) -> LayoutResult:
+    """``result`` with ``warnings`` added to its diagnostics' warnings."""
+    if not warnings:
+        return result
+    diagnostics = result.diagnostics
+    return replace(result, diagnostics=replace(diagnostics,
+                                               warnings=diagnostics.warnings + warnings))
