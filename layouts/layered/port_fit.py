@@ -1,5 +1,5 @@
-"""Room for every port: a node whose ports would overlap on a face is grown until they
-fit, and the layout says so.
+"""Room for every port: a node whose ports (or their labels) would overlap on a face is
+grown until they fit, and the layout says so.
 
 Ports are points of their face's boundary-slot lattice (:mod:`.routing.port_ends`):
 ``k`` points on a face of length ``L`` stand ``L / (k + 1)`` apart, the face's ports
@@ -10,7 +10,12 @@ height) do not overlap, and keep :data:`PORT_GAP` px between them, when
 ``L / (k + 1) >= w + PORT_GAP``; with the face's widest port for ``w`` that holds for
 every pair. A face that is shorter gets the node grown to ``(k + 1) * (w + PORT_GAP)``
 along it (its width for north and south faces, its height for east and west ones), and
-a warning names the node, the face and both sizes.
+a warning names the node, the face and both sizes. A labelled port counts its label's
+extent along the face too (labels sit inside the node by their port,
+:mod:`.routing.port_labels`), and between two opposite faces the node must hold both
+faces' deepest labels and its own label: ``depth(north) + label + depth(south) + 2 *
+PORT_GAP``, a port's depth being half its size across the face, the label gap and the
+label.
 
 Left alone: ``fixed_pos`` ports (the caller placed them), compound nodes (their boxes
 are sized by their children) and round shapes (circles, ellipses, diamonds: their faces
@@ -35,6 +40,7 @@ from collections import Counter
 from dataclasses import replace
 
 from layouts.graph import Graph, Node, PortConstraints, PortSide, Shape
+from layouts.layered.routing.port_labels import LABEL_GAP
 from layouts.options import Direction
 
 __all__ = ["PORT_GAP", "fit_ports"]
@@ -96,13 +102,19 @@ def _fit(n: Node, ends: Counter[tuple[str, PortSide]], roles: dict[str, list[Por
     if not n.ports or n.shape in _ROUND or constraints is PortConstraints.FIXED_POS:
         return n
     faces: dict[PortSide, list[float]] = {}
+    depths: dict[PortSide, float] = {}
     for p in n.ports:
-        if constraints is PortConstraints.FREE:
-            face = _face_of(PortSide.FREE, roles.get(f"{n.id}\0{p.id}", []), flow)
-        else:
-            face = _face_of(p.side, roles.get(f"{n.id}\0{p.id}", []), flow)
+        side = PortSide.FREE if constraints is PortConstraints.FREE else p.side
+        face = _face_of(side, roles.get(f"{n.id}\0{p.id}", []), flow)
         across = face in (PortSide.NORTH, PortSide.SOUTH)
-        faces.setdefault(face, []).append(p.width if across else p.height)
+        labelled = p.label_width > 0 and p.label_height > 0
+        along = max(p.width, p.label_width if labelled else 0.0) if across else \
+            max(p.height, p.label_height if labelled else 0.0)
+        faces.setdefault(face, []).append(along)
+        if labelled:
+            inward = (p.height / 2 + LABEL_GAP + p.label_height) if across else \
+                (p.width / 2 + LABEL_GAP + p.label_width)
+            depths[face] = max(depths.get(face, 0.0), inward)
     width, height = n.width, n.height
     for face in (PortSide.NORTH, PortSide.EAST, PortSide.SOUTH, PortSide.WEST):
         extents = faces.get(face)
@@ -119,9 +131,32 @@ def _fit(n: Node, ends: Counter[tuple[str, PortSide]], roles: dict[str, list[Por
                         f"{face.value} face so its {len(extents)} ports there do not "
                         "overlap")
         width, height = (grown, height) if across else (width, grown)
+    width, height = _fit_depth(n, depths, width, height, warnings)
     if (width, height) == (n.width, n.height):
         return n
     return replace(n, width=width, height=height)
+
+
+def _fit_depth(n: Node, depths: dict[PortSide, float], width: float, height: float,
+               warnings: list[str]) -> tuple[float, float]:
+    """``(width, height)`` grown so the labels of two opposite faces and the node's own
+    label (centred) fit between those faces, :data:`PORT_GAP` apart."""
+    for first, second, across in ((PortSide.NORTH, PortSide.SOUTH, False),
+                                  (PortSide.WEST, PortSide.EAST, True)):
+        inward = depths.get(first, 0.0) + depths.get(second, 0.0)
+        if not inward:
+            continue
+        own = n.label_width if across else n.label_height
+        needed = inward + own + 2 * PORT_GAP
+        have = width if across else height
+        if needed <= have + 1e-9:
+            continue
+        grown = math.ceil(needed)
+        warnings.append(f"node '{n.id}' grown from {_px(have)} to {grown} px "
+                        f"{'wide' if across else 'tall'} so its {first.value} and "
+                        f"{second.value} port labels fit inside it")
+        width, height = (grown, height) if across else (width, grown)
+    return width, height
 
 
 def _px(value: float) -> str:

@@ -101,7 +101,8 @@ def _restore(drawing: Drawing, direction: Direction) -> Drawing:
                             _transpose_box(e.label_box), e.loop_back)
                   for e in drawing.edges)
     ports = tuple(PortBox(p.id, p.node, p.y, p.x, p.height, p.width,
-                          None if p.side is None else TRANSPOSED_SIDE[p.side], None, p.slot)
+                          None if p.side is None else TRANSPOSED_SIDE[p.side],
+                          _transpose_box(p.label_box), p.slot)
                   for p in drawing.ports)
     return Drawing(nodes, edges, drawing.height, drawing.width, ports)
 

@@ -208,9 +208,10 @@ def _level_graph(level: Level, frames: Mapping[str, Frame], transposed: bool) ->
     (compounds at their frame's size), leaving dummies."""
     def child(n: Node) -> Node:
         ports = tuple(transpose_port(p) for p in n.ports) if transposed else n.ports
-        if n.id in frames:
-            f = frames[n.id]
-            return Node(n.id, f.width, f.height, Shape.RECT, ports=ports,
+        if n.id in frames:   # no port labels on a compound's border: they would
+            f = frames[n.id]   # stand inside it, over its children
+            unlabelled = tuple(replace(p, label_width=0.0, label_height=0.0) for p in ports)
+            return Node(n.id, f.width, f.height, Shape.RECT, ports=unlabelled,
                         port_constraints=n.port_constraints)
         if transposed:
             return Node(n.id, n.height, n.width, n.shape, ports=ports,
