@@ -43,14 +43,14 @@ from layouts.graph import Graph, Node, PortConstraints, PortSide, Shape
 from layouts.layered.routing.port_labels import LABEL_GAP
 from layouts.options import Direction
 
-__all__ = ["PORT_GAP", "fit_ports"]
+__all__ = ["FLOW_FACES", "PORT_GAP", "face_of", "fit_ports"]
 
 PORT_GAP = 4.0
 """Least gap, in px, between two neighbouring ports of one face."""
 
 _ROUND = frozenset({Shape.CIRCLE, Shape.ELLIPSE, Shape.DIAMOND})
 
-_FLOW_FACES = {   # (the face edges leave by, the face they enter by)
+FLOW_FACES = {   # (the face edges leave by, the face they enter by)
     Direction.TOP_TO_BOTTOM: (PortSide.SOUTH, PortSide.NORTH),
     Direction.BOTTOM_TO_TOP: (PortSide.NORTH, PortSide.SOUTH),
     Direction.LEFT_TO_RIGHT: (PortSide.EAST, PortSide.WEST),
@@ -61,7 +61,7 @@ _FLOW_FACES = {   # (the face edges leave by, the face they enter by)
 def fit_ports(graph: Graph, direction: Direction) -> tuple[Graph, tuple[str, ...]]:
     """``graph`` with every node whose ports would overlap grown (see the module
     docstring), and one warning per grown face; ``graph`` itself when none is."""
-    leave, enter = _FLOW_FACES[direction]
+    leave, enter = FLOW_FACES[direction]
     ends: Counter[tuple[str, PortSide]] = Counter()
     roles: dict[str, list[PortSide]] = {}
     for e in graph.edges:
@@ -85,7 +85,7 @@ def fit_ports(graph: Graph, direction: Direction) -> tuple[Graph, tuple[str, ...
     return replace(graph, nodes=roots), tuple(warnings)
 
 
-def _face_of(side: PortSide, uses: list[PortSide], flow: tuple[PortSide, PortSide]
+def face_of(side: PortSide, uses: list[PortSide], flow: tuple[PortSide, PortSide]
              ) -> PortSide:
     """The face a port takes: its declared one, else the flow face it is used on most
     (as :mod:`.portmap` puts free ports)."""
@@ -105,7 +105,7 @@ def _fit(n: Node, ends: Counter[tuple[str, PortSide]], roles: dict[str, list[Por
     depths: dict[PortSide, float] = {}
     for p in n.ports:
         side = PortSide.FREE if constraints is PortConstraints.FREE else p.side
-        face = _face_of(side, roles.get(f"{n.id}\0{p.id}", []), flow)
+        face = face_of(side, roles.get(f"{n.id}\0{p.id}", []), flow)
         across = face in (PortSide.NORTH, PortSide.SOUTH)
         labelled = p.label_width > 0 and p.label_height > 0
         along = max(p.width, p.label_width if labelled else 0.0) if across else \

@@ -20,6 +20,7 @@ from layouts.graph import Graph, GraphFeature
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
 from layouts.layered.port_fit import fit_ports
+from layouts.layered.port_sides import choose_free_sides
 from layouts.layered.portmap import mirror_ports
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import LayoutOptions
@@ -50,17 +51,23 @@ class LayeredProvider:
         out as :mod:`layouts.layered.portmap` says. BottomToTop and RightToLeft are
         mirror images of TopToBottom and LeftToRight (:mod:`layouts.mirror`), their ports
         reflected before the layout (:func:`mirror_ports`). A node whose ports would
-        overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`)."""
+        overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`); free
+        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`)."""
         graph.validate()
         graph = collapse(graph)
         require_features(graph, self.name, self)
         features = graph.features()
-        graph, grown = fit_ports(graph, options.direction)
-        graph = mirror_ports(graph, options.direction)
         base = replace(options, direction=base_direction(options.direction))
         engine = run_hierarchy if GraphFeature.COMPOUND in features else run_layout
-        result = mirror_result(engine(graph, base), options.direction)
-        return _warned(result, grown)
+
+        def lay_out(chosen: Graph) -> LayoutResult:
+            fitted, grown = fit_ports(chosen, options.direction)
+            mirrored = mirror_ports(fitted, options.direction)
+            return _warned(mirror_result(engine(mirrored, base), options.direction), grown)
+
+        if GraphFeature.PORTS not in features:
+            return lay_out(graph)
+        return choose_free_sides(graph, options, lay_out)
 
 
 def _warned(result: LayoutResult, warnings: tuple[str, ...]) -> LayoutResult:
