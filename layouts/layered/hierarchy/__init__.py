@@ -63,11 +63,12 @@ import time
 from layouts.graph import Graph
 from layouts.layered.frame import TRANSPOSED_SIDE
 from layouts.layered.hierarchy.assemble import Drawing, assemble
-from layouts.layered.hierarchy.passes import DUMMY_SIZE, lay_out_levels
+from layouts.layered.hierarchy.passes import DUMMY_SIZE, Pass, lay_out_levels
 from layouts.layered.hierarchy.plan import split
 from layouts.layered.model import Deadline
 from layouts.layered.pipeline import ENGINE_NAME, StepRunner
-from layouts.options import Direction, LayoutOptions
+from layouts.options import Direction, Effort, LayoutOptions
+from layouts.quality import measure
 from layouts.result import (
     Box,
     Diagnostics,
@@ -79,7 +80,7 @@ from layouts.result import (
     PortBox,
 )
 
-__all__ = ["DUMMY_SIZE", "run_hierarchy"]
+__all__ = ["CORRIDOR_TRIAL_ITEMS", "DUMMY_SIZE", "run_hierarchy"]
 
 
 def _transpose_box(b: Box | None) -> Box | None:
@@ -117,6 +118,12 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
     plan = run("split levels", split, graph)
     chosen = lay_out_levels(graph, plan, options, run, check_invariants)
     drawing = run("assemble", assemble, graph, plan, chosen.routings, chosen.frames)
+    if _corridor_trial(chosen, options, graph, overall, started):
+        other = lay_out_levels(graph, plan, options, run, check_invariants,
+                               corridors_by_geometry=True)
+        other_drawing = run("assemble", assemble, graph, plan, other.routings, other.frames)
+        if _drawn_crossings(other_drawing) < _drawn_crossings(drawing):
+            chosen, drawing = other, other_drawing
     final = run("frame restore", _restore, drawing, options.direction)
     notes = [f"compound layout: {len(plan.levels)} levels",
              f"crossings after ordering: {chosen.crossings} (sum over levels)"]
@@ -129,6 +136,32 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
             direction=options.direction.value, seconds=time.perf_counter() - started,
             budget_exhausted=overall.exhausted, phases=_phases(run.timings),
             notes=tuple(notes)), ports=final.ports)
+
+
+CORRIDOR_TRIAL_ITEMS = 300
+"""Compound graphs of up to this many nodes and edges (at balanced and best effort)
+are laid out a second time with every loop-back corridor on the side of its ends'
+mean column rather than the side each level's ordering planned, and the drawing of
+fewer crossings is kept: a level plans its corridors knowing only its own nodes, and a
+corridor that enters a compound may be better off on the side its target is."""
+
+
+def _corridor_trial(chosen: Pass, options: LayoutOptions, graph: Graph,
+                    overall: Deadline, started: float) -> bool:
+    """Whether to try the corridors by geometry (see :data:`CORRIDOR_TRIAL_ITEMS`)."""
+    if options.effort is Effort.DRAFT or overall.exhausted:
+        return False
+    items = sum(1 for _ in graph.all_nodes()) + len(graph.edges)
+    spent = time.perf_counter() - started
+    return items <= CORRIDOR_TRIAL_ITEMS and overall.remaining() > 2 * spent and any(
+        route.loop_back for routing in chosen.routings.values() for route in routing.edges)
+
+
+def _drawn_crossings(drawing: Drawing) -> int:
+    """The crossings of ``drawing``'s routes (:func:`layouts.quality.measure`)."""
+    result = LayoutResult(drawing.nodes, drawing.edges, drawing.width, drawing.height,
+                          Diagnostics(ENGINE_NAME, "", ""))
+    return measure(result).crossings
 
 
 def _phases(timings: list[tuple[str, float]]) -> tuple[tuple[str, float], ...]:

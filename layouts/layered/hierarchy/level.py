@@ -110,12 +110,16 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
                   options: LayoutOptions, run: StepRunner, *,
                   check_invariants: bool = False,
                   border: BorderOrder | None = None,
-                  minimised: Minimised | None = None) -> LaidOutLevel:
+                  minimised: Minimised | None = None,
+                  corridors_by_geometry: bool = False) -> LaidOutLevel:
     """Lay out one level (``options.direction`` must be TopToBottom: the caller works in
     the canonical frame); ``run`` times the steps and carries the level's deadline.
     With a ``border`` order (the top-down pass, :mod:`.border_order`) the border dummies
     take that order and the interior is re-ordered around them; an earlier pass's
-    ``minimised`` order of the same level stands in for crossing minimisation."""
+    ``minimised`` order of the same level stands in for crossing minimisation. With
+    ``corridors_by_geometry`` the router puts each loop-back corridor on the side of
+    its ends' mean column (:func:`~layouts.layered.loopbacks.corridors.assign_corridors`)
+    instead of the side the ordering planned."""
     deadline = run.deadline
     layered = run("import", import_graph, graph, options)
     acyclic = run("cycle breaking", cycles.run, layered)
@@ -140,6 +144,8 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     lanes_time = Deadline(max(0.001, LANES_SHARE * (deadline.remaining() - reserve)))
     proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
                         lanes_time)
+    if corridors_by_geometry:
+        order = replace(order, corridor_sides=())
     proper_items = len(proper.nodes) + len(proper.segments)
     items = len(graph.nodes) + len(graph.edges)
     plan = Plan.for_remaining(deadline.remaining(), COSTS, items, proper_items)

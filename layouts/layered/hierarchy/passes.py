@@ -91,6 +91,7 @@ class _Context:
     weight: float = 1.0
     """The part of a level's full cost its layouts in this pass take."""
     first: Pass | None = None
+    corridors_by_geometry: bool = False
     canonical: LayoutOptions = field(init=False)
 
     def __post_init__(self) -> None:
@@ -117,7 +118,8 @@ class _Context:
         laid = lay_out_level(level_graph, frozenset(c.dummy for c in level.entering),
                              frozenset(c.dummy for c in level.leaving), self.canonical,
                              level_run, check_invariants=self.check_invariants,
-                             border=border, minimised=self.minimised.get(level.owner))
+                             border=border, minimised=self.minimised.get(level.owner),
+                             corridors_by_geometry=self.corridors_by_geometry)
         if laid.minimised is not None:
             self.minimised.setdefault(level.owner, laid.minimised)
         self.run.timings.extend(level_run.timings)
@@ -148,10 +150,12 @@ class _Context:
 
 
 def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRunner,
-                   check_invariants: bool = False) -> Pass:
+                   check_invariants: bool = False, *,
+                   corridors_by_geometry: bool = False) -> Pass:
     """Every level laid out and framed, in the passes of the module docstring; the pass
-    to draw."""
-    context = _Context(graph, plan, options, run, check_invariants)
+    to draw (``corridors_by_geometry``: see :func:`.level.lay_out_level`)."""
+    context = _Context(graph, plan, options, run, check_invariants,
+                       corridors_by_geometry=corridors_by_geometry)
     crossing = any(level.entering or level.leaving for level in plan.levels)
     holders = [level for level in plan.levels if _holds_compounds(level)]
     extra = sum(_items(level) for level in (*plan.levels, *holders)) if crossing else 0

@@ -110,14 +110,16 @@ def test_jog_inversions_count_pairs_in_opposite_orders() -> None:
     assert jog_inversions_of([(0, 5), (10, 5)]) == 0                # a tie is no swap
 
 
-def test_a_generated_nested_graph_crosses_no_more_than_elkjs() -> None:
-    """Issue 14's target on the compound graph of 60 leaves in 8 groups."""
+@pytest.mark.parametrize("name", ["three-levels", "generated-60"])
+def test_compound_graphs_cross_no_more_than_elkjs(name: str) -> None:
+    """Issue 14's target: three levels of nesting with edges into and out of every
+    level, and 60 leaves in 8 groups."""
     from pg_testing import skip_or_fail
 
     status = get_provider("elkjs").availability()
     if not status.available:
         skip_or_fail(f"elkjs unavailable: {status.reason}")
-    graph = SAMPLES["generated-60"]()
+    graph = SAMPLES[name]()
     ours = measure(layout(graph, engine="layered")).crossings
     theirs = measure(layout(graph, engine="elkjs")).crossings
     assert ours <= theirs
