@@ -127,6 +127,7 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
     final = run("frame restore", _restore, drawing, options.direction)
     notes = [f"compound layout: {len(plan.levels)} levels",
              f"crossings after ordering: {chosen.crossings} (sum over levels)"]
+    notes += run.notes
     if overall.exhausted:
         notes.append("time budget ran out; the layout is the best found so far")
     return LayoutResult(

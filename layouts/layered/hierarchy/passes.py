@@ -17,15 +17,18 @@ pass 2 and its routes meet each compound's faces in the order that compound was 
 unless a changed frame size moves a slot past another. The pass drawn is the one of
 fewer crossings after ordering plus jog pairs that swap in a border strip
 (:func:`.border_order.jog_inversions`); pass 1 on ties, and pass 1 alone when no jog
-swaps or the time left cannot pay for the least work of passes 2 and 3
-(:meth:`.budget.CostModel.pipeline`). Passes 2 and 3 start each level from its pass-1
-crossing minimisation (ordering does not look at sizes, so it is the same), which
-makes them cheaper (:data:`LATER_PASS_COST`); the time budget is shared among the
-levels of all passes by that cost (:func:`share`).
+swaps or the time left cannot pay for passes 2 and 3 (estimated from pass 1's own
+speed, and at least :meth:`.budget.CostModel.pipeline`'s least work; a note says so).
+Passes 2 and 3 start each level from its pass-1 crossing minimisation (ordering does
+not look at sizes, so it is the same), which makes them cheaper
+(:data:`LATER_PASS_COST`). Pass 1 shares the time budget among its levels as if it
+were the only pass (:func:`share`), so the optional passes never starve it; passes 2
+and 3 share what is left by that cost.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -44,16 +47,17 @@ from layouts.layered.hierarchy.plan import Level, Plan
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import StepRunner
 from layouts.layered.portmap import transpose_port
-from layouts.options import Direction, LayoutOptions
+from layouts.options import Direction, Effort, LayoutOptions
 
 __all__ = ["DUMMY_SIZE", "LATER_PASS_COST", "Pass", "lay_out_levels", "share"]
 
 DUMMY_SIZE = 1.0
 """Width and height of a border dummy, in px."""
 
-LATER_PASS_COST = 0.5
-"""A level's layout in passes 2 and 3, as a part of its first: they reuse the first
-pass's crossing minimisation (re-sweeping only around the pinned borders)."""
+LATER_PASS_COST = {Effort.DRAFT: 1.0, Effort.BALANCED: 0.5, Effort.BEST: 0.4}
+"""A level's layout in passes 2 and 3, as a part of its first, per effort: they reuse
+the first pass's crossing minimisation (re-sweeping only around the pinned borders),
+which is most of a level's time at balanced and best effort and little at draft."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,16 +163,31 @@ def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRu
     crossing = any(level.entering or level.leaving for level in plan.levels)
     holders = [level for level in plan.levels if _holds_compounds(level)]
     extra = sum(_items(level) for level in (*plan.levels, *holders)) if crossing else 0
-    context.later = sum(_items(level) for level in plan.levels) + LATER_PASS_COST * extra
+    all_items = sum(_items(level) for level in plan.levels)
+    cost = LATER_PASS_COST[options.effort]
+    context.later = all_items   # passes 2 and 3 are optional: pass 1 gets its full share
+    started = time.perf_counter()
     first = _bottom_up(context, {})
-    context.weight, context.first = LATER_PASS_COST, first
-    if not first.inversions or run.deadline.remaining() < COSTS.pipeline(extra):
+    # what passes 2 and 3 will take, from what pass 1 took here and now
+    per_item = (time.perf_counter() - started) * cost / max(1, all_items)
+    context.weight, context.first, context.later = cost, first, cost * extra
+    if not first.inversions:
+        return first
+    if not _affordable(run, per_item * extra, COSTS.pipeline(extra)):
+        run.notes.append("compound top-down passes skipped: not enough time left")
         return first
     borders = _top_down(context, holders, first.frames)
-    if run.deadline.remaining() < COSTS.pipeline(extra // 2):
+    if not _affordable(run, per_item * all_items, COSTS.pipeline(all_items // 2)):
+        run.notes.append("compound top-down passes skipped: not enough time left")
         return first
     third = _bottom_up(context, borders)
     return third if third.score < first.score else first
+
+
+def _affordable(run: StepRunner, measured: float, least: float) -> bool:
+    """Whether the time left pays for work estimated at ``measured`` seconds (from the
+    first pass's speed, with as much again in reserve) and at least ``least``."""
+    return run.deadline.remaining() >= max(2 * measured, least)
 
 
 def _bottom_up(context: _Context, borders: Mapping[str, BorderOrder]) -> Pass:
