@@ -139,7 +139,7 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
             notes=tuple(notes)), ports=final.ports)
 
 
-CORRIDOR_TRIAL_ITEMS = 300
+CORRIDOR_TRIAL_ITEMS = 100
 """Compound graphs of up to this many nodes and edges (at balanced and best effort)
 are laid out a second time with every loop-back corridor on the side of its ends'
 mean column rather than the side each level's ordering planned, and the drawing of
