@@ -161,7 +161,7 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
                  quick=plan is not Plan.FULL)
     if layered.ports is not None:
         placed = run("port placement", port_pass.run, proper, order, options, placed,
-                     layered.ports, quick=plan is not Plan.FULL)
+                     layered.ports, quick=plan is not Plan.FULL, deadline=deadline)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:
         check(stages, options)

@@ -155,7 +155,7 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
                  quick=plan is not Plan.FULL)
     if layered.ports is not None:
         placed = run("port placement", port_pass.run, proper, order, options, placed,
-                     layered.ports, quick=plan is not Plan.FULL)
+                     layered.ports, quick=plan is not Plan.FULL, deadline=deadline)
     if check_invariants:
         check(Stages(layered, acyclic, rank, proper, order, placed), options)
     deadline.keep(COSTS.routing_per_item * proper_items / 4)

@@ -34,8 +34,9 @@ the step never adds doglegs by that count.
 from __future__ import annotations
 
 from layouts.layered import placement
+from layouts.layered.budget import COSTS
 from layouts.layered.graph import ProperGraph
-from layouts.layered.model import Placement
+from layouts.layered.model import Deadline, Placement
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.placement.ports import Ports, declared_port_offsets
 from layouts.layered.portmap import PortTable
@@ -74,11 +75,16 @@ def dogleg_count(graph: ProperGraph, placed: Placement, offsets: Ports) -> int:
 
 
 def run(graph: ProperGraph, order: OrderingResult, options: LayoutOptions,
-        placed: Placement, ports: PortTable | None, *, quick: bool = False) -> Placement:
+        placed: Placement, ports: PortTable | None, *, quick: bool = False,
+        deadline: Deadline | None = None) -> Placement:
     """``placed`` again with the ends at ports where routing puts them, when that
-    draws fewer doglegs (see the module docstring); ``placed`` itself without ports or
-    when the placement was ``quick``."""
-    if ports is None or quick:
+    draws fewer doglegs (see the module docstring); ``placed`` itself without ports,
+    when the placement was ``quick``, or when the ``deadline`` has not the time for
+    another placement as well as the routing still to come (:data:`.budget.COSTS`)."""
+    items = len(graph.nodes) + len(graph.segments)
+    if ports is None or quick or (deadline is not None and deadline.remaining() <
+                                  COSTS.after_ordering(items) + COSTS.placement_per_item
+                                  * items):
         return placed
     offsets = declared_port_offsets(graph, placed, order.corridor_sides, ports)
     again = placement.run(graph, order, options, offsets=offsets)
