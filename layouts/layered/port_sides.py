@@ -115,8 +115,10 @@ def choose_free_sides(graph: Graph, options: LayoutOptions,
     current = graph
     for node_id, port, natural in candidates:
         for face in (f for f in _FACES if f is not natural):
-            if count == 0 or trials == left or time.perf_counter() - started > allowed:
+            if count == 0 or trials == left:
                 return _noted(best, started, trials, moved)
+            if time.perf_counter() - started > allowed:   # the budget cut the trials short
+                return _noted(best, started, trials, moved, exhausted=True)
             trials += 1
             trial_node = _fixed(nodes[node_id], port, face, sides)
             trial = _with_node(current, trial_node)
@@ -130,9 +132,12 @@ def choose_free_sides(graph: Graph, options: LayoutOptions,
     return _noted(best, started, trials, moved)
 
 
-def _noted(result: LayoutResult, started: float, trials: int, moved: int) -> LayoutResult:
-    """``result`` with the whole time spent and a note on the trials."""
+def _noted(result: LayoutResult, started: float, trials: int, moved: int, *,
+           exhausted: bool = False) -> LayoutResult:
+    """``result`` with the whole time spent and a note on the trials (and flagged
+    budget-exhausted when the time budget cut them short)."""
     note = f"free port sides: {trials} trial layouts, {moved} ports moved off the flow face"
     diagnostics = replace(result.diagnostics, seconds=time.perf_counter() - started,
-                          notes=(*result.diagnostics.notes, note))
+                          notes=(*result.diagnostics.notes, note),
+                          budget_exhausted=result.diagnostics.budget_exhausted or exhausted)
     return replace(result, diagnostics=diagnostics)

@@ -149,13 +149,18 @@ corridor that enters a compound may be better off on the side its target is."""
 
 def _corridor_trial(chosen: Pass, options: LayoutOptions, graph: Graph,
                     overall: Deadline, started: float) -> bool:
-    """Whether to try the corridors by geometry (see :data:`CORRIDOR_TRIAL_ITEMS`)."""
+    """Whether to try the corridors by geometry (see :data:`CORRIDOR_TRIAL_ITEMS`); a
+    trial the time left cannot pay for marks the deadline exhausted."""
     if options.effort is Effort.DRAFT or overall.exhausted:
         return False
     items = sum(1 for _ in graph.all_nodes()) + len(graph.edges)
-    spent = time.perf_counter() - started
-    return items <= CORRIDOR_TRIAL_ITEMS and overall.remaining() > 2 * spent and any(
-        route.loop_back for routing in chosen.routings.values() for route in routing.edges)
+    if items > CORRIDOR_TRIAL_ITEMS or not any(
+            route.loop_back for routing in chosen.routings.values() for route in routing.edges):
+        return False
+    if overall.remaining() > 2 * (time.perf_counter() - started):
+        return True
+    overall.exhausted = True   # the budget cut the layout short: the diagnostics say so
+    return False
 
 
 def _drawn_crossings(drawing: Drawing) -> int:

@@ -174,11 +174,9 @@ def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRu
     if not first.inversions:
         return first
     if not _affordable(run, per_item * extra, COSTS.pipeline(extra)):
-        run.notes.append("compound top-down passes skipped: not enough time left")
         return first
     borders = _top_down(context, holders, first.frames)
     if not _affordable(run, per_item * all_items, COSTS.pipeline(all_items // 2)):
-        run.notes.append("compound top-down passes skipped: not enough time left")
         return first
     third = _bottom_up(context, borders)
     return third if third.score < first.score else first
@@ -186,8 +184,14 @@ def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRu
 
 def _affordable(run: StepRunner, measured: float, least: float) -> bool:
     """Whether the time left pays for work estimated at ``measured`` seconds (from the
-    first pass's speed, with as much again in reserve) and at least ``least``."""
-    return run.deadline.remaining() >= max(2 * measured, least)
+    first pass's speed, with a quarter more in reserve) and at least ``least``; when
+    not, the deadline is marked exhausted (the drawing is not the one a longer budget
+    gives, and the diagnostics must say so) with a note."""
+    if run.deadline.remaining() >= max(1.25 * measured, least):
+        return True
+    run.deadline.exhausted = True   # the budget cut the layout short: say so
+    run.notes.append("compound top-down passes skipped: not enough time left")
+    return False
 
 
 def _bottom_up(context: _Context, borders: Mapping[str, BorderOrder]) -> Pass:
