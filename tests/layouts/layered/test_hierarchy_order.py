@@ -123,3 +123,18 @@ def test_compound_graphs_cross_no_more_than_elkjs(name: str) -> None:
     ours = measure(layout(graph, engine="layered")).crossings
     theirs = measure(layout(graph, engine="elkjs")).crossings
     assert ours <= theirs
+
+
+def test_passes_the_budget_cannot_pay_for_are_skipped_and_the_layout_says_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skipping the top-down passes changes the drawing, so it must be flagged like any
+    other cut the time budget makes (else two runs differ with no flag)."""
+    from dataclasses import replace as with_costs
+
+    from layouts.layered.hierarchy import passes
+
+    slow = with_costs(passes.COSTS, front_per_item=1e3)   # no pass 2 is ever affordable
+    monkeypatch.setattr(passes, "COSTS", slow)
+    result = layout(_crossed_group(), engine="layered")
+    assert result.diagnostics.budget_exhausted
+    assert "compound top-down passes skipped: not enough time left" in result.diagnostics.notes
