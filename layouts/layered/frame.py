@@ -45,8 +45,11 @@ def restore(routing: Routing, direction: Direction) -> Routing:
 
 
 def _port(p: PortBox) -> PortBox:
+    label = p.label_box
     return PortBox(p.id, p.node, p.y, p.x, p.height, p.width,
-                   None if p.side is None else TRANSPOSED_SIDE[p.side], None, p.slot)
+                   None if p.side is None else TRANSPOSED_SIDE[p.side],
+                   None if label is None else Box(label.y, label.x, label.height, label.width),
+                   p.slot)
 
 
 def _node(n: NodeBox) -> NodeBox:

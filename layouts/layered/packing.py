@@ -148,7 +148,14 @@ def translate(result: Routing, dx: float, dy: float
 
 def translate_ports(result: Routing, dx: float, dy: float) -> list[PortBox]:
     """The ports of ``result`` moved by ``(dx, dy)``."""
-    return [replace(p, x=p.x + dx, y=p.y + dy) for p in result.ports]
+    return [moved_port(p, dx, dy) for p in result.ports]
+
+
+def moved_port(p: PortBox, dx: float, dy: float) -> PortBox:
+    """``p`` (and its label) moved by ``(dx, dy)``."""
+    label = p.label_box
+    return replace(p, x=p.x + dx, y=p.y + dy, label_box=None if label is None else
+                   replace(label, x=label.x + dx, y=label.y + dy))
 
 
 def merge(parts: Sequence[Routing], aspect_ratio: float, gap: float) -> Routing:

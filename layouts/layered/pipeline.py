@@ -60,6 +60,7 @@ from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.ordering import ports as port_order
 from layouts.layered.ordering.drawn_check import Drawing, fewer_crossings
+from layouts.layered.placement import port_pass
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
 from layouts.layered.staircase_ports import staircase_ports
@@ -157,6 +158,9 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
         deadline.exhausted = True
         run.notes.append("time budget short: layers packed instead of Brandes-Koepf")
     placed = run("placement", lane.place, options, quick=plan is not Plan.FULL)
+    if layered.ports is not None:
+        placed = run("port placement", port_pass.run, proper, order, options, placed,
+                     layered.ports, quick=plan is not Plan.FULL, deadline=deadline)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:
         check(stages, options)

@@ -111,6 +111,9 @@ class CanonicalPort:
     fixed: float | None = None
     corner: tuple[float, float] | None = None
     roles: frozenset[Role] = frozenset()
+    label_width: float = 0.0
+    label_height: float = 0.0
+    """The port's label size (canonical frame: swapped for LeftToRight), 0 without one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +207,8 @@ def transpose_port(p: Port) -> Port:
     order = None if p.order is None else ORDER_MIRROR - p.order
     x, y = (None, None) if p.x is None or p.y is None else (p.y, p.x)
     return replace(p, side=_TRANSPOSED.get(p.side, p.side), order=order, x=x, y=y,
-                   width=p.height, height=p.width)
+                   width=p.height, height=p.width, label_width=p.label_height,
+                   label_height=p.label_width)
 
 
 def port_table(graph: Graph, options: LayoutOptions) -> PortTable | None:
@@ -272,8 +276,10 @@ def _canonical(p: Port, declared: int, n: Node, constraints: PortConstraints,
         # clockwise runs along the face on the drawing's north and east faces
         ascending = side in ((Side.LEFT, Side.BOTTOM) if swap else (Side.TOP, Side.RIGHT))
         rank = float(clockwise if ascending else -clockwise)
+    label_width, label_height = ((p.label_height, p.label_width) if swap
+                                 else (p.label_width, p.label_height))
     return CanonicalPort(p.id, side, declared, width, height, rank, fixed, corner,
-                         frozenset(used))
+                         frozenset(used), label_width, label_height)
 
 
 def _nearest(centre: tuple[float, float], width: float, height: float) -> Side:

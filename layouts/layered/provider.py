@@ -19,6 +19,8 @@ from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
+from layouts.layered.port_fit import fit_ports
+from layouts.layered.port_sides import choose_free_sides
 from layouts.layered.portmap import mirror_ports
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import LayoutOptions
@@ -48,12 +50,30 @@ class LayeredProvider:
         (:mod:`layouts.collapse`); ports on nodes and on compound nodes' borders are laid
         out as :mod:`layouts.layered.portmap` says. BottomToTop and RightToLeft are
         mirror images of TopToBottom and LeftToRight (:mod:`layouts.mirror`), their ports
-        reflected before the layout (:func:`mirror_ports`)."""
+        reflected before the layout (:func:`mirror_ports`). A node whose ports would
+        overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`); free
+        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`)."""
         graph.validate()
         graph = collapse(graph)
         require_features(graph, self.name, self)
         features = graph.features()
-        graph = mirror_ports(graph, options.direction)
         base = replace(options, direction=base_direction(options.direction))
         engine = run_hierarchy if GraphFeature.COMPOUND in features else run_layout
-        return mirror_result(engine(graph, base), options.direction)
+
+        def lay_out(chosen: Graph) -> LayoutResult:
+            fitted, grown = fit_ports(chosen, options.direction)
+            mirrored = mirror_ports(fitted, options.direction)
+            return _warned(mirror_result(engine(mirrored, base), options.direction), grown)
+
+        if GraphFeature.PORTS not in features:
+            return lay_out(graph)
+        return choose_free_sides(graph, options, lay_out)
+
+
+def _warned(result: LayoutResult, warnings: tuple[str, ...]) -> LayoutResult:
+    """``result`` with ``warnings`` added to its diagnostics' warnings."""
+    if not warnings:
+        return result
+    diagnostics = result.diagnostics
+    return replace(result, diagnostics=replace(diagnostics,
+                                               warnings=diagnostics.warnings + warnings))

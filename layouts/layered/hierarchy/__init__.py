@@ -11,7 +11,10 @@ one node of the size that results, to any depth. The steps, one module each:
 2. :mod:`.level`: each level through the layered pipeline, children's levels first, in
    the canonical top-to-bottom frame, with one more step: *pin borders* puts the
    entering dummies on a first layer and the leaving ones on a last layer of their own,
-   so between a dummy and its border there is nothing to cross;
+   so between a dummy and its border there is nothing to cross. :mod:`.passes` runs
+   that bottom-up pass, then a top-down one and a second bottom-up one in which every
+   compound's border dummies take the order its parent's routes meet its faces
+   (:mod:`.border_order`), and keeps the pass that crosses less;
 3. :mod:`.frames`: each compound's box around its laid-out interior: padding, label
    row, one track per crossing edge between the border and the interior;
 4. :mod:`.jogs`: the track order of the short jogs that join a piece ending at a
@@ -37,7 +40,9 @@ contracts would have to be re-proved for boxes that grow while the layers are pl
 Laid out bottom-up, every level is a plain flat layout, the budget and invariant checks
 apply per level, and the only new geometry is the jogs in each compound's border strip.
 The cost: the order of crossings at a border is decided by the parent's slots, not
-jointly with the interior, so a jog may cross another jog inside the strip.
+jointly with the interior; the top-down pass (:mod:`.passes`) carries that order into
+the interior, so jogs cross in the strip only where the parent's later frame sizes
+moved a slot.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.options import LayoutOptions
@@ -54,20 +59,16 @@ True
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import replace
 
-from layouts.graph import Edge, Graph, Node, Shape
-from layouts.layered.budget import COSTS
+from layouts.graph import Graph
 from layouts.layered.frame import TRANSPOSED_SIDE
 from layouts.layered.hierarchy.assemble import Drawing, assemble
-from layouts.layered.hierarchy.frames import Frame, Interior, frame_for
-from layouts.layered.hierarchy.level import lay_out_level
-from layouts.layered.hierarchy.plan import Level, split
-from layouts.layered.model import Deadline, Routing
+from layouts.layered.hierarchy.passes import DUMMY_SIZE, Pass, lay_out_levels
+from layouts.layered.hierarchy.plan import split
+from layouts.layered.model import Deadline
 from layouts.layered.pipeline import ENGINE_NAME, StepRunner
-from layouts.layered.portmap import transpose_port
-from layouts.options import Direction, LayoutOptions
+from layouts.options import Direction, Effort, LayoutOptions
+from layouts.quality import measure
 from layouts.result import (
     Box,
     Diagnostics,
@@ -79,38 +80,7 @@ from layouts.result import (
     PortBox,
 )
 
-__all__ = ["DUMMY_SIZE", "run_hierarchy"]
-
-DUMMY_SIZE = 1.0
-"""Width and height of a border dummy, in px."""
-
-
-def _level_graph(level: Level, frames: Mapping[str, Frame], transposed: bool) -> Graph:
-    """The level as a flat graph in the canonical frame: entering dummies, children
-    (compounds at their frame's size), leaving dummies."""
-    def child(n: Node) -> Node:
-        ports = tuple(transpose_port(p) for p in n.ports) if transposed else n.ports
-        if n.id in frames:
-            f = frames[n.id]
-            return Node(n.id, f.width, f.height, Shape.RECT, ports=ports,
-                        port_constraints=n.port_constraints)
-        if transposed:
-            return Node(n.id, n.height, n.width, n.shape, ports=ports,
-                        port_constraints=n.port_constraints)
-        return Node(n.id, n.width, n.height, n.shape, ports=ports,
-                    port_constraints=n.port_constraints)
-
-    def edge(e: Edge) -> Edge:
-        if transposed:
-            return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_height,
-                        e.label_width, e.source_port, e.target_port)
-        return Edge(e.id, e.source, e.target, e.label, e.loop_back, e.label_width,
-                    e.label_height, e.source_port, e.target_port)
-
-    nodes = (*(Node(c.dummy, DUMMY_SIZE, DUMMY_SIZE) for c in level.entering),
-             *(child(n) for n in level.children),
-             *(Node(c.dummy, DUMMY_SIZE, DUMMY_SIZE) for c in level.leaving))
-    return Graph(nodes, tuple(edge(e) for e in level.edges))
+__all__ = ["CORRIDOR_TRIAL_ITEMS", "DUMMY_SIZE", "run_hierarchy"]
 
 
 def _transpose_box(b: Box | None) -> Box | None:
@@ -132,7 +102,8 @@ def _restore(drawing: Drawing, direction: Direction) -> Drawing:
                             _transpose_box(e.label_box), e.loop_back)
                   for e in drawing.edges)
     ports = tuple(PortBox(p.id, p.node, p.y, p.x, p.height, p.width,
-                          None if p.side is None else TRANSPOSED_SIDE[p.side], None, p.slot)
+                          None if p.side is None else TRANSPOSED_SIDE[p.side],
+                          _transpose_box(p.label_box), p.slot)
                   for p in drawing.ports)
     return Drawing(nodes, edges, drawing.height, drawing.width, ports)
 
@@ -145,35 +116,18 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
     overall = Deadline(options.time_budget)
     run = StepRunner(overall)
     plan = run("split levels", split, graph)
-    transposed = options.direction is Direction.LEFT_TO_RIGHT
-    canonical = options.with_changes(direction=Direction.TOP_TO_BOTTOM)
-    frames: dict[str, Frame] = {}
-    routings: dict[str | None, Routing] = {}
-    crossings = 0
-    later = sum(_items(level) for level in plan.levels)
-    for level in plan.levels:
-        items = _items(level)
-        later -= items
-        level_run = StepRunner(Deadline(_share(overall.remaining(), items, later)))
-        level_graph = _level_graph(level, frames, transposed)
-        level_graph = replace(level_graph, rank_groups=graph.rank_groups_among(
-            {n.id for n in level_graph.nodes}))
-        laid = lay_out_level(level_graph, frozenset(c.dummy for c in level.entering),
-                             frozenset(c.dummy for c in level.leaving), canonical, level_run,
-                             check_invariants=check_invariants)
-        run.timings.extend(level_run.timings)
-        overall.exhausted = overall.exhausted or level_run.deadline.exhausted
-        crossings += laid.crossings
-        routings[level.owner] = laid.routing
-        if level.owner is not None:
-            frames[level.owner] = frame_for(
-                graph.node(level.owner), Interior.of(laid.routing),
-                entering=len(level.entering), leaving=len(level.leaving),
-                edge_spacing=options.edge_spacing, transposed=transposed)
-    drawing = run("assemble", assemble, graph, plan, routings, frames)
+    chosen = lay_out_levels(graph, plan, options, run, check_invariants)
+    drawing = run("assemble", assemble, graph, plan, chosen.routings, chosen.frames)
+    if _corridor_trial(chosen, options, graph, overall, started):
+        other = lay_out_levels(graph, plan, options, run, check_invariants,
+                               corridors_by_geometry=True)
+        other_drawing = run("assemble", assemble, graph, plan, other.routings, other.frames)
+        if _drawn_crossings(other_drawing) < _drawn_crossings(drawing):
+            chosen, drawing = other, other_drawing
     final = run("frame restore", _restore, drawing, options.direction)
     notes = [f"compound layout: {len(plan.levels)} levels",
-             f"crossings after ordering: {crossings} (sum over levels)"]
+             f"crossings after ordering: {chosen.crossings} (sum over levels)"]
+    notes += run.notes
     if overall.exhausted:
         notes.append("time budget ran out; the layout is the best found so far")
     return LayoutResult(
@@ -185,21 +139,35 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
             notes=tuple(notes)), ports=final.ports)
 
 
-def _share(remaining: float, items: int, later_items: int) -> float:
-    """Seconds for a level of ``items`` with ``later_items`` still to lay out after it:
-    its part, by size, of what is left once the later levels' least work is held back
-    (time a level does not use passes on to the next).
-
-    >>> _share(10.0, 100, 0), round(_share(10.0, 100, 300), 3)
-    (10.0, 2.494)
-    """
-    reserve = min(remaining / 2, COSTS.pipeline(later_items))
-    return max(0.001, (remaining - reserve) * items / (items + later_items))
+CORRIDOR_TRIAL_ITEMS = 100
+"""Compound graphs of up to this many nodes and edges (at balanced and best effort)
+are laid out a second time with every loop-back corridor on the side of its ends'
+mean column rather than the side each level's ordering planned, and the drawing of
+fewer crossings is kept: a level plans its corridors knowing only its own nodes, and a
+corridor that enters a compound may be better off on the side its target is."""
 
 
-def _items(level: Level) -> int:
-    """Nodes and edges of a level's flat graph (what the cost model counts)."""
-    return len(level.children) + len(level.entering) + len(level.leaving) + len(level.edges)
+def _corridor_trial(chosen: Pass, options: LayoutOptions, graph: Graph,
+                    overall: Deadline, started: float) -> bool:
+    """Whether to try the corridors by geometry (see :data:`CORRIDOR_TRIAL_ITEMS`); a
+    trial the time left cannot pay for marks the deadline exhausted."""
+    if options.effort is Effort.DRAFT or overall.exhausted:
+        return False
+    items = sum(1 for _ in graph.all_nodes()) + len(graph.edges)
+    if items > CORRIDOR_TRIAL_ITEMS or not any(
+            route.loop_back for routing in chosen.routings.values() for route in routing.edges):
+        return False
+    if overall.remaining() > 2 * (time.perf_counter() - started):
+        return True
+    overall.exhausted = True   # the budget cut the layout short: the diagnostics say so
+    return False
+
+
+def _drawn_crossings(drawing: Drawing) -> int:
+    """The crossings of ``drawing``'s routes (:func:`layouts.quality.measure`)."""
+    result = LayoutResult(drawing.nodes, drawing.edges, drawing.width, drawing.height,
+                          Diagnostics(ENGINE_NAME, "", ""))
+    return measure(result).crossings
 
 
 def _phases(timings: list[tuple[str, float]]) -> tuple[tuple[str, float], ...]:

@@ -19,6 +19,7 @@ from layouts.layered.hierarchy.frames import Frame, Interior
 from layouts.layered.hierarchy.jogs import tracks
 from layouts.layered.hierarchy.plan import Crossing, EdgePath, Plan
 from layouts.layered.model import Routing
+from layouts.layered.packing import moved_port
 from layouts.result import Box, EdgeRoute, NodeBox, Point, PortBox
 
 Key = tuple[str | None, str]
@@ -69,7 +70,7 @@ def place_levels(plan: Plan, routings: Mapping[str | None, Routing],
         for route in routing.edges:
             pieces[(owner, route.id)] = _moved_route(route, dx, dy)
         if ports is not None:
-            ports.extend(replace(p, x=p.x + dx, y=p.y + dy) for p in routing.ports)
+            ports.extend(moved_port(p, dx, dy) for p in routing.ports)
     return boxes, pieces
 
 

@@ -29,17 +29,21 @@ from dataclasses import dataclass, replace
 from layouts.graph import Graph
 from layouts.layered import cycles, layering, ordering, placement
 from layouts.layered.budget import COSTS, Plan
-from layouts.layered.graph import LayeredGraph, import_graph
+from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
+from layouts.layered.hierarchy.border_order import BorderOrder, pin_border_order
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Routing
+from layouts.layered.ordering import OrderingResult
 from layouts.layered.ordering import ports as port_order
 from layouts.layered.pipeline import Stages, StepRunner, check
+from layouts.layered.placement import port_pass
 from layouts.layered.routing import route_edges
 from layouts.options import LayoutOptions
 from layouts.result import Point
 
-__all__ = ["LANES_SHARE", "LaidOutLevel", "StepRunner", "lay_out_level", "pin_borders"]
+__all__ = ["LANES_SHARE", "LaidOutLevel", "Minimised", "StepRunner", "lay_out_level",
+           "pin_borders"]
 
 LANES_SHARE = 0.25
 """The part of a level's time left after ordering that loop-back lanes may take: on a
@@ -50,10 +54,29 @@ steps after them must not be starved."""
 
 @dataclass(frozen=True, slots=True)
 class LaidOutLevel:
-    """A level's routing (canonical frame) and its crossings after ordering."""
+    """A level's routing (canonical frame), its crossings after ordering, and its
+    crossing minimisation (before the border, port and lane steps), for a later pass
+    of the same level to start from."""
 
     routing: Routing
     crossings: int
+    minimised: Minimised | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Minimised:
+    """A level's crossing minimisation and the ids of the proper graph it orders: a
+    later pass of the level reuses it when its proper graph has the same nodes (a
+    level's layering does not depend on its compounds' sizes, so it does)."""
+
+    nodes: tuple[str, ...]
+    order: OrderingResult
+
+    def reuse(self, proper: ProperGraph) -> OrderingResult | None:
+        """The order, if ``proper`` has the same nodes in the same places."""
+        same = len(proper.nodes) == len(self.nodes) and all(
+            n.id == i for n, i in zip(proper.nodes, self.nodes, strict=True))
+        return self.order if same else None
 
 
 def pin_borders(graph: LayeredGraph, rank: tuple[int, ...], entering: frozenset[str],
@@ -85,9 +108,18 @@ def pin_borders(graph: LayeredGraph, rank: tuple[int, ...], entering: frozenset[
 
 def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str],
                   options: LayoutOptions, run: StepRunner, *,
-                  check_invariants: bool = False) -> LaidOutLevel:
+                  check_invariants: bool = False,
+                  border: BorderOrder | None = None,
+                  minimised: Minimised | None = None,
+                  corridors_by_geometry: bool = False) -> LaidOutLevel:
     """Lay out one level (``options.direction`` must be TopToBottom: the caller works in
-    the canonical frame); ``run`` times the steps and carries the level's deadline."""
+    the canonical frame); ``run`` times the steps and carries the level's deadline.
+    With a ``border`` order (the top-down pass, :mod:`.border_order`) the border dummies
+    take that order and the interior is re-ordered around them; an earlier pass's
+    ``minimised`` order of the same level stands in for crossing minimisation. With
+    ``corridors_by_geometry`` the router puts each loop-back corridor on the side of
+    its ends' mean column (:func:`~layouts.layered.loopbacks.corridors.assign_corridors`)
+    instead of the side the ordering planned."""
     deadline = run.deadline
     layered = run("import", import_graph, graph, options)
     acyclic = run("cycle breaking", cycles.run, layered)
@@ -96,13 +128,24 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     proper = run("dummy chains", chains.run, acyclic, rank)
     proper_items = len(proper.nodes) + len(proper.segments)
     deadline.keep(COSTS.after_ordering(2 * proper_items))
-    order = run("ordering", ordering.run, proper, options, deadline)
+    order = minimised.reuse(proper) if minimised is not None else None
+    if order is None:
+        order = run("ordering", ordering.run, proper, options, deadline)
+        minimised = Minimised(tuple(n.id for n in proper.nodes), order)
+    fixed: frozenset[int] = frozenset()
+    if border is not None:
+        order = run("border order", pin_border_order, proper, order, border, options.effort,
+                    deadline)
+        fixed = frozenset(proper.index[d] for d in (*border.entering, *border.leaving))
     if layered.ports is not None:
-        order = run("port order", port_order.run, proper, order, layered.ports, deadline)
+        order = run("port order", port_order.run, proper, order, layered.ports, deadline,
+                    fixed=fixed)
     reserve = COSTS.after_ordering(2 * proper_items)
     lanes_time = Deadline(max(0.001, LANES_SHARE * (deadline.remaining() - reserve)))
     proper, order = run("loop-back lanes", lanes.run, acyclic, rank, proper, order, options,
                         lanes_time)
+    if corridors_by_geometry:
+        order = replace(order, corridor_sides=())
     proper_items = len(proper.nodes) + len(proper.segments)
     items = len(graph.nodes) + len(graph.edges)
     plan = Plan.for_remaining(deadline.remaining(), COSTS, items, proper_items)
@@ -110,6 +153,9 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
         deadline.exhausted = True
     placed = run("placement", placement.run, proper, order, options,
                  quick=plan is not Plan.FULL)
+    if layered.ports is not None:
+        placed = run("port placement", port_pass.run, proper, order, options, placed,
+                     layered.ports, quick=plan is not Plan.FULL, deadline=deadline)
     if check_invariants:
         check(Stages(layered, acyclic, rank, proper, order, placed), options)
     deadline.keep(COSTS.routing_per_item * proper_items / 4)
@@ -117,7 +163,7 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     restored = run("undo cycle breaking", cycles.undo, routed, acyclic)
     compact = run("compact borders", compact_borders, restored, entering, leaving,
                   options.clearance)
-    return LaidOutLevel(compact, order.crossings)
+    return LaidOutLevel(compact, order.crossings, minimised)
 
 
 def compact_borders(routing: Routing, entering: frozenset[str], leaving: frozenset[str],

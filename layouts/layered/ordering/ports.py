@@ -114,7 +114,8 @@ def port_crossings(layers: Sequence[Sequence[int]], node_count: int,
 
 
 def _sweep(layers: list[list[int]], node_count: int, segs: Sequence[_Segment],
-           rank: Sequence[int], downward: bool) -> list[list[int]]:
+           rank: Sequence[int], downward: bool,
+           fixed: frozenset[int] = frozenset()) -> list[list[int]]:
     pos = layer_positions(layers, node_count)
     out = [list(layer) for layer in layers]
     pulls: list[list[tuple[int, float]]] = [[] for _ in range(node_count)]
@@ -126,7 +127,7 @@ def _sweep(layers: list[list[int]], node_count: int, segs: Sequence[_Segment],
     indices = range(1, len(out)) if downward else range(len(out) - 2, -1, -1)
     for i in indices:
         layer = out[i]
-        keys = [None if not pulls[v] else
+        keys = [None if not pulls[v] or v in fixed else
                 sum(pos[w] + f for w, f in pulls[v]) / len(pulls[v]) for v in layer]
         movable = iter(sorted((k, pos[v], v) for k, v in zip(keys, layer, strict=True)
                               if k is not None))
@@ -138,9 +139,10 @@ def _sweep(layers: list[list[int]], node_count: int, segs: Sequence[_Segment],
 
 
 def run(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
-        deadline: Deadline) -> OrderingResult:
+        deadline: Deadline, *, fixed: frozenset[int] = frozenset()) -> OrderingResult:
     """``order`` with its layers re-sorted by port-aware barycentres where that lowers
-    the port-aware crossing count (see the module docstring)."""
+    the port-aware crossing count (see the module docstring); the ``fixed`` nodes keep
+    their places (a compound's border dummies in their parent's order)."""
     if ports is None or len(graph.segments) > MAX_SEGMENTS:
         return order
     segs = segments(graph, ports)
@@ -152,7 +154,7 @@ def run(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
     for round_ in range(2 * ROUNDS):
         if deadline.expired() or best_cost == 0:
             break
-        tried = _sweep(best, count, segs, graph.rank, downward=round_ % 2 == 0)
+        tried = _sweep(best, count, segs, graph.rank, downward=round_ % 2 == 0, fixed=fixed)
         cost = port_crossings(tried, count, segs, graph.rank)
         if cost >= best_cost:
             if round_ % 2 == 1:

@@ -82,10 +82,11 @@ def layer_tops(graph: ProperGraph, layers: Sequence[Sequence[int]],
 
 
 def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
-        quick: bool = False) -> Placement:
+        quick: bool = False, offsets: Ports | None = None) -> Placement:
     """Place every node; see the module docstring. ``quick`` (when the time budget is
     short) packs each layer from the left instead of running Brandes-Koepf: the same
-    post-condition, in linear time, with more bends."""
+    post-condition, in linear time, with more bends. ``offsets``: where segments end on
+    their nodes, when known better than :func:`.ports.port_offsets` (:mod:`.port_pass`)."""
     node_count = len(graph.nodes)
     up: list[list[int]] = [[] for _ in range(node_count)]
     down: list[list[int]] = [[] for _ in range(node_count)]
@@ -96,7 +97,7 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
     if quick:
         centre = _packed(graph, ordering.layers, separation)
     else:
-        ports = port_offsets(graph, ordering.layers, ordering.corridor_sides)
+        ports = offsets or port_offsets(graph, ordering.layers, ordering.corridor_sides)
         candidates = alignments(ordering.layers, up, down, separation,
                                 [n.dummy for n in graph.nodes], [n.width for n in graph.nodes],
                                 ports)

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 
 from layouts.graph import Shape
 from layouts.layered.graph import EngineNode, ProperGraph, layer_positions
+from layouts.layered.loopbacks.corridors import assign_corridors
 from layouts.layered.loopbacks.ports import loop_back_ends
+from layouts.layered.model import Placement
+from layouts.layered.portmap import PortTable
+from layouts.layered.routing.geometry import end_x, placed_boxes
+from layouts.layered.routing.port_ends import plan_port_ends
+from layouts.result import Side
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +85,34 @@ def _face(node: EngineNode, ends: list[tuple[float, int]]) -> list[tuple[int, fl
     ordered = sorted(ends, key=lambda end: end[0])
     return [(other, length * (i + 1) / (count + 1) - length / 2)
             for i, (_, other) in enumerate(ordered) if other != -1]
+
+
+def declared_port_offsets(graph: ProperGraph, placement: Placement,
+                          corridor_sides: Sequence[int], ports: PortTable) -> Ports:
+    """:func:`port_offsets`, with the ends on nodes that have ports where routing will
+    put them on ``placement`` (:func:`layouts.layered.routing.port_ends.plan_port_ends`:
+    a port's own point on the lattice of its face, or its stub's column in a side
+    strip). A second Brandes-Koepf run with these offsets lines each port up with its
+    edge's other end, so the edge runs straight instead of with a dogleg.
+
+    The routing's order of a face's points depends on the columns of the edges' other
+    ends, which the second run moves only a little, so the ends it aligns to are nearly
+    always where routing then puts them.
+    """
+    layers = [[graph.index[i] for i in layer] for layer in placement.layers]
+    base = port_offsets(graph, layers, corridor_sides)
+    plans, _ = plan_port_ends(placement, assign_corridors(placement), ports)
+    boxes = placed_boxes(placement)
+    bottom, top = dict(base.bottom), dict(base.top)
+    for plan in plans:
+        edge = plan.edge
+        if edge.reversed or edge.upper == edge.lower:
+            continue
+        columns = [graph.index[c] for c in (edge.upper, *edge.chain, edge.lower)]
+        for end, pair, table in ((plan.source, (columns[0], columns[1]), bottom),
+                                 (plan.target, (columns[-2], columns[-1]), top)):
+            if end.node not in ports.nodes or end.side not in (Side.TOP, Side.BOTTOM):
+                continue
+            box = boxes[end.node]
+            table[pair] = end_x(boxes, end) - (box.x + box.width / 2)
+    return Ports(bottom, top)

@@ -96,23 +96,47 @@ def plan_port_ends(placement: Placement, corridors: dict[int, Corridor], ports: 
     for request in requests(placement, corridors):
         faces[(request[0], request[1])].append(request)
     slots: dict[tuple[int, str], EndSlot] = {}
-    for (node, side), items in faces.items():
-        if node in ports.nodes and side in (Side.TOP, Side.BOTTOM):
-            continue
-        items.sort(key=lambda r: (r[2], r[3], r[5]))
-        for index, item in enumerate(items):
-            slots[(item[4], item[5])] = EndSlot(node, side, index, len(items))
     assigned: dict[str, NodeAssignment] = {}
     for node_id, own in ports.nodes.items():
         mine = {side: faces.get((node_id, side), []) for side in (Side.TOP, Side.BOTTOM)}
         node_plan = _NodePlan(own, placement.nodes[node_id], placement, ports, mine)
         assigned[node_id] = node_plan.assignment
         slots.update(node_plan.slots)
+    across = _port_end_columns(placement, slots)
+    for (node, side), items in faces.items():
+        if node in ports.nodes and side in (Side.TOP, Side.BOTTOM):
+            continue
+        keyed = [(across.get((r[4], r[5]), r[2]), r) for r in items]
+        keyed.sort(key=lambda k: (k[0], k[1][3], k[1][5]))
+        for index, (_, item) in enumerate(keyed):
+            slots[(item[4], item[5])] = EndSlot(node, side, index, len(keyed))
     plans = tuple(
         EdgePlan(position, edge, edge_kind(edge), slots[(position, "source")],
                  slots[(position, "target")])
         for position, edge in enumerate(placement.edges))
     return plans, assigned
+
+
+def _port_end_columns(placement: Placement, slots: Mapping[tuple[int, str], EndSlot]
+                      ) -> dict[tuple[int, str], float]:
+    """For each end whose edge runs straight from (to) a node with ports in the next
+    layer, the column of that other end on the port node's face, by (edge position,
+    end): the slot order of the end's own face then follows where the edge really
+    starts (ends), not the port node's centre, which every edge from that node shares
+    (two edges from one compound's face, one at a port and one at the compound itself,
+    would otherwise take their target's slots in the wrong order and cross)."""
+    out: dict[tuple[int, str], float] = {}
+    for position, edge in enumerate(placement.edges):
+        if edge.chain or edge.reversed or edge.upper == edge.lower:
+            continue
+        for here, there in (("target", "source"), ("source", "target")):
+            other = slots.get((position, there))
+            if other is None or other.offset is None:
+                continue
+            node = placement.nodes[other.node]
+            start, _ = face_start(node.width, node.height, node.shape, other.side)
+            out[(position, here)] = node.x + start + other.offset
+    return out
 
 
 class _NodePlan:

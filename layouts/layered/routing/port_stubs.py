@@ -24,11 +24,13 @@ Point(x=90.0, y=30.0)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from layouts.layered.portmap import NodePorts, PortTable, Role, StubKind
 from layouts.layered.routing.ends import EdgePlan
 from layouts.layered.routing.polylines import simplify
 from layouts.layered.routing.port_ends import NodeAssignment, StubPlace
+from layouts.layered.routing.port_labels import port_label_box
 from layouts.layered.routing.slots import outline_depth
 from layouts.result import EdgeEnd, EdgeRoute, NodeBox, Point, PortBox, Side
 
@@ -111,8 +113,10 @@ class _Stubs:
                     x, y = box.x + p.corner[0], box.y + p.corner[1]
                 else:
                     x, y = at.x - p.width / 2, at.y - p.height / 2
-                out.append(PortBox(p.id, node_id, x, y, p.width, p.height, slot.side, None,
-                                   slot.index))
+                placed = PortBox(p.id, node_id, x, y, p.width, p.height, slot.side, None,
+                                 slot.index)
+                label = port_label_box(box, placed, p.label_width, p.label_height)
+                out.append(placed if label is None else replace(placed, label_box=label))
         return tuple(out)
 
 
