@@ -150,6 +150,23 @@ def _all_parts(run: Run) -> list[Part]:
                for i, s in enumerate(run.completion_order)])
 
 
+def run_from_head(head: str, items: str) -> Run:
+    """Rebuild a run from :func:`run_head_json` text and a JSON object of its growing
+    fields (``steps``, ``edges``, ``processed``, ``completion_order``), as the PostgreSQL
+    store reads them.
+
+    >>> from workflow.model import new_run
+    >>> run = new_run("r", "w", "1", "h", {}, at=5.0)
+    >>> items = '{"steps":[],"edges":{"a->b":"taken"},"processed":["x"],"completion_order":[]}'
+    >>> later = run_from_head(run_head_json(run), items)
+    >>> dict(later.edges), later.revision
+    ({'a->b': 'taken'}, 1)
+    """
+    data = json.loads(head)
+    data.update(json.loads(items))
+    return run_from_json_data(data)
+
+
 def run_from_parts(head: str, parts: list[tuple[str, str, str]]) -> Run:
     """Rebuild a run from :func:`run_head_json` text and its (part, key, value) rows in
     order (a head written before the parts existed keeps its own items)."""
