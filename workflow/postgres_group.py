@@ -36,7 +36,7 @@ from typing import Any
 import psycopg
 
 from workflow.model import Run, StepRun
-from workflow.serialize import run_head_json, run_parts, step_json
+from workflow.serialize import changed_items, run_head_json, step_data
 from workflow.store import Commit, ConcurrentTransitionError
 
 Connection = psycopg.Connection[tuple[Any, ...]]
@@ -57,8 +57,8 @@ RETURNING r.run_id
 UPSERT_STEPS = """
 INSERT INTO step_runs (run_id, step_id, state, iteration, attempt, attempt_id, output, error,
                        started_at, finished_at, tenant, seq, document)
-SELECT r->>0, r->>1, r->>2, (r->>3)::int, (r->>4)::int, r->>5, r->>6, r->>7,
-       (r->>8)::float8, (r->>9)::float8, r->>10, (r->>11)::int, r->>12
+SELECT r->>0, r->>1, r->>2, (r->>3)::int, (r->>4)::int, r->>5, (r->11->'output')::text, r->>6,
+       (r->>7)::float8, (r->>8)::float8, r->>9, (r->>10)::int, (r->11)::text
 FROM jsonb_array_elements(%s::jsonb) AS r
 ON CONFLICT (run_id, step_id) DO UPDATE SET state = EXCLUDED.state,
     iteration = EXCLUDED.iteration, attempt = EXCLUDED.attempt,
@@ -109,28 +109,31 @@ Item = tuple[str, str]
 """An item row of a run: (part, key); a step run is ("step", step id)."""
 
 
+Items = dict[Item, int | None]
+"""Changed items of a run: each one's seq, or ``None`` when it is deleted."""
+
+
 @dataclass(slots=True)
 class RunWrite:
-    """One run's update in a group: from ``expected`` to ``run``, these items changed.
-    ``items`` maps each changed item to (seq, value), or to ``None`` when it is deleted;
-    a step's value is unused (its row is written from ``run``), and a row that exists
-    keeps its seq (its place in the run)."""
+    """One run's update in a group: from ``expected`` to ``run``, these items changed
+    (their values are written from ``run``; a row that exists keeps its seq, its place in
+    the run)."""
 
     run: Run
     expected: int
     finished_at: float | None
     updated: float
-    items: dict[Item, tuple[int, str] | None] = field(default_factory=dict)
+    items: Items = field(default_factory=dict)
 
     def add(self, commit: Commit) -> None:
-        """Merge in what ``commit`` changed: a later value wins, the first seq stays."""
+        """Merge in what ``commit`` changed: the first seq of an item stays."""
         assert commit.run is not None
-        written, deleted = run_parts(commit.run, commit.previous, commit.delta)
+        written, deleted = changed_items(commit.run, commit.previous, commit.delta)
         for item in deleted:
             self.items[item] = None
-        for part, key, seq, value in written:
+        for part, key, seq in written:
             earlier = self.items.get((part, key))
-            self.items[(part, key)] = (seq if earlier is None else earlier[0], value)
+            self.items[(part, key)] = seq if earlier is None else earlier
 
 
 def check_order(commits: Sequence[tuple[Commit, float]], acknowledge: Sequence[str]) -> None:
@@ -193,19 +196,18 @@ def write_runs(db: Connection, writes: Iterable[RunWrite]) -> list[Check]:
     return [check]
 
 
-def write_items(db: Connection, changes: Sequence[tuple[Run, dict[Item, tuple[int, str] | None]]]
-                ) -> None:
+def write_items(db: Connection, changes: Sequence[tuple[Run, Items]]) -> None:
     """The item rows of several runs: step runs, other parts, deleted parts."""
     steps, parts, deleted = [], [], []
     for run, items in changes:
-        for (part, key), entry in sorted(items.items()):
-            if entry is None:
+        for (part, key), seq in sorted(items.items()):
+            if seq is None:
                 deleted.append((run.run_id, part, key))
             elif part == "step":
-                steps.append(step_row(run, run.steps[key], entry[0]))
+                steps.append(step_row(run, run.steps[key], seq))
             else:
-                parts.append((run.run_id, run.tenant, part, key, entry[0],
-                              _plain(run, part, key, entry)))
+                parts.append((run.run_id, run.tenant, part, key, seq,
+                              _plain(run, part, key, seq)))
     if steps:
         db.execute(UPSERT_STEPS, (json.dumps(steps),))
     if parts:
@@ -214,10 +216,10 @@ def write_items(db: Connection, changes: Sequence[tuple[Run, dict[Item, tuple[in
         db.execute(DELETE_PARTS, (json.dumps(deleted),))
 
 
-def all_items(run: Run) -> dict[Item, tuple[int, str] | None]:
+def all_items(run: Run) -> Items:
     """Every item of a new run."""
-    written, _ = run_parts(run, None)
-    return {(part, key): (seq, value) for part, key, seq, value in written}
+    written, _ = changed_items(run, None)
+    return {(part, key): seq for part, key, seq in written}
 
 
 def item_count(run: Run) -> int:
@@ -225,21 +227,22 @@ def item_count(run: Run) -> int:
     return len(run.steps) + len(run.edges) + len(run.processed) + len(run.completion_order)
 
 
-def _plain(run: Run, part: str, key: str, entry: tuple[int, str]) -> str:
+def _plain(run: Run, part: str, key: str, seq: int) -> str:
     """An item's value as stored: the edge's decision, the step id a position holds, or
     nothing for a processed key (see the migration)."""
     if part == "edge":
         return run.edges[key]
     if part == "done":
-        return run.completion_order[entry[0]]
+        return run.completion_order[seq]
     return ""
 
 
 def step_row(run: Run, s: StepRun, seq: int) -> tuple[object, ...]:
-    """A step_runs row: the step run's columns, its place and its JSON."""
+    """A step_runs row: the step run's columns, its place and the step run itself (as
+    JSON in the statement's one array: its ``output`` and ``document`` columns are cut
+    from it by the server, so the worker encodes each step run once)."""
     return (run.run_id, s.step_id, s.state.value, s.iteration, s.attempt, s.attempt_id,
-            json.dumps(s.output), s.error, s.started_at, s.finished_at, run.tenant, seq,
-            step_json(s))
+            s.error, s.started_at, s.finished_at, run.tenant, seq, step_data(s))
 
 
 def enqueue(db: Connection, commits: Sequence[tuple[Commit, float]]) -> bool:
