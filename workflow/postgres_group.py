@@ -207,7 +207,7 @@ def write_items(db: Connection, changes: Sequence[tuple[Run, Items]]) -> None:
                 steps.append(step_row(run, run.steps[key], seq))
             else:
                 parts.append((run.run_id, run.tenant, part, key, seq,
-                              _plain(run, part, key, seq)))
+                              _fragment(run, part, key, seq)))
     if steps:
         db.execute(UPSERT_STEPS, (json.dumps(steps),))
     if parts:
@@ -227,14 +227,22 @@ def item_count(run: Run) -> int:
     return len(run.steps) + len(run.edges) + len(run.processed) + len(run.completion_order)
 
 
-def _plain(run: Run, part: str, key: str, seq: int) -> str:
-    """An item's value as stored: the edge's decision, the step id a position holds, or
-    nothing for a processed key (see the migration)."""
+def _fragment(run: Run, part: str, key: str, seq: int) -> str:
+    """An item's value as stored: its fragment of the run's JSON (see the migration).
+
+    >>> import dataclasses
+    >>> from workflow.model import new_run
+    >>> run = dataclasses.replace(new_run("r", "w", "1", "h", {}, at=0.0),
+    ...                           edges={"a->b": "dead"}, completion_order=("a",))
+    >>> [_fragment(run, *item) for item in (("edge", "a->b", 0), ("done", "000000000", 0),
+    ...                                     ("processed", "k", 0))]
+    ['"a->b":"dead"', '"a"', '"k"']
+    """
     if part == "edge":
-        return run.edges[key]
+        return f"{json.dumps(key)}:{json.dumps(run.edges[key])}"
     if part == "done":
-        return run.completion_order[seq]
-    return ""
+        return json.dumps(run.completion_order[seq])
+    return json.dumps(key)
 
 
 def step_row(run: Run, s: StepRun, seq: int) -> tuple[object, ...]:

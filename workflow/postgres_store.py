@@ -20,7 +20,7 @@ sets :data:`ENGINE_SCOPE`. A connection that sets nothing sees no rows.
 
 A run is stored as its head and one row per step run, edge decision, processed event key
 and completion (:mod:`workflow.postgres_group`): a commit writes only what it changed.
-Reads rebuild the run in the same statement (``run_items()``, one text to parse) unless it
+Reads rebuild the run in the same statement (:data:`_ITEMS`, one text to parse) unless it
 has more than :data:`INLINE_ITEMS` items; a store keeps the runs it read or wrote
 (:class:`~workflow.run_cache.RunCache`) and uses one again while the stored revision is
 still its revision, so a worker applying events to a large run reads it once, not once per
@@ -96,8 +96,20 @@ INLINE_ITEMS = 1000
 """Runs with at most this many item rows are read whole in the statement that names them;
 larger ones only by their head there, and read whole (in one more statement) only when the
 store does not hold them at their stored revision already."""
+_ITEMS = """'{"steps":[' || COALESCE((SELECT string_agg(s.document, ',' ORDER BY s.seq)
+                                  FROM step_runs s WHERE s.run_id = r.run_id), '')
+    || '],' || (SELECT '"edges":{'
+        || COALESCE(string_agg(p.value, ',' ORDER BY p.key COLLATE "C")
+                    FILTER (WHERE p.part = 'edge'), '')
+        || '},"processed":[' || COALESCE(string_agg(p.value, ',')
+                                         FILTER (WHERE p.part = 'processed'), '')
+        || '],"completion_order":[' || COALESCE(string_agg(p.value, ',' ORDER BY p.seq)
+                                                FILTER (WHERE p.part = 'done'), '')
+        || ']}' FROM run_parts p WHERE p.run_id = r.run_id)"""
+"""The items of the run ``r`` as the JSON object its head lacks (steps in their order, edges
+by id, completion order in order): the stored fragments joined, one scan of each table."""
 _RUN_COLUMNS = (f"r.run_id, r.revision, r.updated_at, r.document, "
-                f"CASE WHEN r.items <= {INLINE_ITEMS} THEN run_items(r.run_id) END")
+                f"CASE WHEN r.items <= {INLINE_ITEMS} THEN {_ITEMS} END")
 """A run as :meth:`PostgresStore._runs_of` reads it (``runs r``)."""
 _CLAIM = f"""
 UPDATE queue q SET attempts = q.attempts + 1, lease_owner = %s, lease_until = %s
@@ -302,7 +314,7 @@ class PostgresStore:
             runs.append(run)
         if missing:  # the head again with the items: one statement, so one snapshot
             for run_id, _, _, head, items in self._rows(
-                    "SELECT r.run_id, r.revision, r.updated_at, r.document, run_items(r.run_id) "
+                    f"SELECT r.run_id, r.revision, r.updated_at, r.document, {_ITEMS} "
                     "FROM runs r WHERE r.run_id = ANY(%s)", (list(missing),), tenant=tenant):
                 run = runs[missing[run_id]] = run_from_head(head, items)
                 self._cache.remember(run)

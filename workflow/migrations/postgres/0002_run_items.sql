@@ -3,10 +3,11 @@
 -- event grew with the run). runs.document keeps the run's head (every other field) with
 -- empty steps, edges, processed and completion_order; runs.items counts the rows below.
 -- A step run is its step_runs row: document is the step run as JSON, seq its place in the
--- run's steps. run_parts holds the rest: part 'edge' (key: edge id, value: taken/dead),
--- 'processed' (key: an applied event's key, value empty) or 'done' (key: the position in
--- completion_order, zero-padded; value: the step id), seq ordering the items of a part.
--- Values are plain text (no JSON quoting): run_items() builds the JSON.
+-- run's steps. run_parts holds the rest: part 'edge' (key: edge id), 'processed' (key: an
+-- applied event's key) or 'done' (key: the position in completion_order, zero-padded), seq
+-- ordering the items of a part. A value is the item as a fragment of the JSON the store
+-- reads (an edge's "id":"taken", a processed key's "key", a completion's "step id"), so a
+-- read only joins them (postgres_store._ITEMS).
 
 -- Row-level security binds the tables' owner too: this transaction sees every tenant.
 SELECT set_config('workflow.tenant', '*', true);
@@ -43,16 +44,16 @@ FROM runs r, jsonb_array_elements(r.document::jsonb -> 'steps') WITH ORDINALITY 
 ON CONFLICT (run_id, step_id) DO UPDATE SET seq = EXCLUDED.seq, document = EXCLUDED.document;
 
 INSERT INTO run_parts (run_id, tenant, part, key, seq, value)
-SELECT r.run_id, r.tenant, 'edge', e.key, 0, e.value #>> '{}'
+SELECT r.run_id, r.tenant, 'edge', e.key, 0, to_json(e.key)::text || ':' || e.value::text
 FROM runs r, jsonb_each(r.document::jsonb -> 'edges') AS e;
 
 INSERT INTO run_parts (run_id, tenant, part, key, seq, value)
-SELECT r.run_id, r.tenant, 'processed', p.key, 0, ''
+SELECT r.run_id, r.tenant, 'processed', p.key, 0, to_json(p.key)::text
 FROM runs r, jsonb_array_elements_text(r.document::jsonb -> 'processed') AS p(key);
 
 INSERT INTO run_parts (run_id, tenant, part, key, seq, value)
-SELECT r.run_id, r.tenant, 'done', lpad((d.n - 1)::text, 9, '0'), (d.n - 1)::int, d.value
-FROM runs r, jsonb_array_elements_text(r.document::jsonb -> 'completion_order')
+SELECT r.run_id, r.tenant, 'done', lpad((d.n - 1)::text, 9, '0'), (d.n - 1)::int, d.value::text
+FROM runs r, jsonb_array_elements(r.document::jsonb -> 'completion_order')
      WITH ORDINALITY AS d(value, n);
 
 UPDATE runs SET
@@ -62,20 +63,3 @@ UPDATE runs SET
             + jsonb_array_length(document::jsonb -> 'completion_order'),
     document = (document::jsonb || '{"steps": [], "edges": {}, "processed": [],
                                      "completion_order": []}'::jsonb)::text;
-
--- The items of one run as the JSON object a run head lacks (steps in their order, edges by
--- id, completion_order in order), for the store to merge into the head in one parse.
-CREATE FUNCTION run_items(wanted text) RETURNS text LANGUAGE sql STABLE AS $$
-    SELECT '{"steps":[' || COALESCE((SELECT string_agg(document, ',' ORDER BY seq)
-                                     FROM step_runs WHERE run_id = wanted), '')
-        || '],"edges":' || COALESCE((SELECT json_object_agg(key, value ORDER BY key COLLATE "C")
-                                     FROM run_parts WHERE run_id = wanted AND part = 'edge')::text,
-                                    '{}')
-        || ',"processed":' || COALESCE((SELECT json_agg(key) FROM run_parts
-                                        WHERE run_id = wanted AND part = 'processed')::text, '[]')
-        || ',"completion_order":' || COALESCE((SELECT json_agg(value ORDER BY seq)
-                                               FROM run_parts
-                                               WHERE run_id = wanted AND part = 'done')::text,
-                                              '[]')
-        || '}'
-$$;
