@@ -20,11 +20,12 @@ sets :data:`ENGINE_SCOPE`. A connection that sets nothing sees no rows.
 
 A run is stored as its head and one row per step run, edge decision, processed event key
 and completion (:mod:`workflow.postgres_group`): a commit writes only what it changed.
-Reads rebuild the run in the same statement (:data:`_ITEMS`, one text to parse) unless it
-has more than :data:`INLINE_ITEMS` items; a store keeps the runs it read or wrote
-(:class:`~workflow.run_cache.RunCache`) and uses one again while the stored revision is
-still its revision, so a worker applying events to a large run reads it once, not once per
-event.
+A store keeps the runs it read or wrote (:class:`~workflow.run_cache.RunCache`) and uses
+one again while the stored revision is still its revision, so a worker applying events to
+a run reads it once, not once per event: a claim reads only the revisions of its rows'
+runs, then the runs the store lacks in one statement (:data:`_ITEMS`, one text to parse
+per run). Other reads rebuild the run in their own statement unless it has more than
+:data:`INLINE_ITEMS` items.
 
 The outbox and audit rows of a transaction are its last writes, under a transaction-level
 advisory lock, so their sequence numbers follow commit order: a reader that has seen
@@ -111,7 +112,7 @@ by id, completion order in order): the stored fragments joined, one scan of each
 _RUN_COLUMNS = (f"r.run_id, r.revision, r.updated_at, r.document, "
                 f"CASE WHEN r.items <= {INLINE_ITEMS} THEN {_ITEMS} END")
 """A run as :meth:`PostgresStore._runs_of` reads it (``runs r``)."""
-_CLAIM = f"""
+_CLAIM = """
 UPDATE queue q SET attempts = q.attempts + 1, lease_owner = %s, lease_until = %s
 FROM (SELECT signal_id, run_id, kind FROM queue
       WHERE due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)
@@ -119,8 +120,11 @@ FROM (SELECT signal_id, run_id, kind FROM queue
 LEFT JOIN runs r ON r.run_id = free.run_id AND free.kind IN ('event', 'start-child')
 WHERE q.signal_id = free.signal_id
 RETURNING q.signal_id, q.run_id, q.kind, q.payload, q.due_at, q.attempts, q.last_error,
-    q.seq, {_RUN_COLUMNS}
+    q.seq, r.run_id, r.revision, r.updated_at, NULL, NULL
 """
+"""A claim names the revision of each event or start-child row's run: the store reads the
+runs it does not hold at that revision in one more statement (:meth:`_runs_of`), so a
+worker that applies the next event of a run it just committed reads nothing more."""
 _INSERT_RUN = """
 INSERT INTO runs (run_id, workflow, version, definition_hash, state, parent_run_id,
                   created_at, updated_at, finished_at, document, revision, tenant,
