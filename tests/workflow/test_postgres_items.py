@@ -16,7 +16,7 @@ from workflow.model import RunState, StepRun, StepState, new_run
 from workflow.postgres_store import INLINE_ITEMS, PostgresStore
 from workflow.pump import pump, pump_once
 from workflow.serialize import run_to_json
-from workflow.store import Commit, MemoryStore
+from workflow.store import Commit, MemoryStore, QueuedSignal
 
 from .conftest import Clock, postgres_store
 
@@ -173,3 +173,21 @@ def test_a_remembered_run_is_read_again_once_another_store_changed_it(pg, pg_ser
         assert dict(again.edges) == {"s1->s2": "dead"}
     finally:
         other.close()
+
+
+def test_a_claim_reads_a_run_only_when_the_store_does_not_hold_its_revision(pg, pg_server):
+    def event(signal_id, at):
+        return QueuedSignal(signal_id, "r", "event", {"type": "Start", "at": at}, at)
+
+    run = new_run("r", "w", "1", "h", {}, at=1.0)
+    pg.commit(Commit(run, enqueue=(event("r:a", 1.0),)), at=1.0)
+    ((_, claimed),) = pg.claim_batch("w", now=2.0, lease_seconds=30.0, limit=5)
+    assert claimed is run  # the run this store committed, not a copy read back
+    other = PostgresStore(pg_server.url, schema=pg.schema, max_connections=1)
+    try:
+        changed = dataclasses.replace(run, updated_at=2.0, processed=run.processed.add("x"))
+        other.commit(Commit(changed, previous=run, enqueue=(event("r:b", 2.0),)), at=2.0)
+    finally:
+        other.close()
+    ((signal, claimed),) = pg.claim_batch("w", now=3.0, lease_seconds=30.0, limit=5)
+    assert signal.signal_id == "r:b" and claimed == changed and claimed is not changed
