@@ -183,6 +183,7 @@ def test_a_claim_reads_a_run_only_when_the_store_does_not_hold_its_revision(pg, 
     pg.commit(Commit(run, enqueue=(event("r:a", 1.0),)), at=1.0)
     ((_, claimed),) = pg.claim_batch("w", now=2.0, lease_seconds=30.0, limit=5)
     assert claimed is run  # the run this store committed, not a copy read back
+    pg.acknowledge("r:a")
     other = PostgresStore(pg_server.url, schema=pg.schema, max_connections=1)
     try:
         changed = dataclasses.replace(run, updated_at=2.0, processed=run.processed.add("x"))
@@ -191,3 +192,4 @@ def test_a_claim_reads_a_run_only_when_the_store_does_not_hold_its_revision(pg, 
         other.close()
     ((signal, claimed),) = pg.claim_batch("w", now=3.0, lease_seconds=30.0, limit=5)
     assert signal.signal_id == "r:b" and claimed == changed and claimed is not changed
+
