@@ -36,6 +36,7 @@ from typing import Any
 import psycopg
 
 from workflow.model import Run, StepRun
+from workflow.run_cache import item_count
 from workflow.serialize import changed_items, run_head_json, step_data
 from workflow.store import Commit, ConcurrentTransitionError
 
@@ -220,11 +221,6 @@ def all_items(run: Run) -> Items:
     """Every item of a new run."""
     written, _ = changed_items(run, None)
     return {(part, key): seq for part, key, seq in written}
-
-
-def item_count(run: Run) -> int:
-    """How many item rows ``run`` has (``runs.items``)."""
-    return len(run.steps) + len(run.edges) + len(run.processed) + len(run.completion_order)
 
 
 def _fragment(run: Run, part: str, key: str, seq: int) -> str:

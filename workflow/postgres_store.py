@@ -48,7 +48,7 @@ from workflow import postgres_group as group
 from workflow.definitions import RegisteredDefinition, canonical_json, definition_from_json
 from workflow.model import Run
 from workflow.postgres_schema import apply_postgres_migrations, checked_schema, lock_key
-from workflow.run_cache import RunCache
+from workflow.run_cache import RunCache, item_count
 from workflow.serialize import run_from_head, run_head_json
 from workflow.sqlite_queries import (
     AUDIT_COLUMNS,
@@ -689,7 +689,7 @@ def _write_new(db: Connection, commit: Commit, at: float) -> list[Check]:
         checks.append((db.execute(_INSERT_RUN, (
             run.run_id, run.workflow, run.version, run.definition_hash, run.state.value,
             run.parent_run_id, run.created_at, run.updated_at, finished, run_head_json(run),
-            run.revision, run.tenant, run.business_reference, group.item_count(run))), 1,
+            run.revision, run.tenant, run.business_reference, item_count(run))), 1,
             ConcurrentTransitionError(f"run '{run.run_id}' already exists")))
         group.write_items(db, [(run, group.all_items(run))])
     checks += _write_tasks(db, commit, at)
