@@ -46,7 +46,6 @@ from workflow.engine import Engine
 from workflow.model import Run
 from workflow.postgres_group import RunsChangedError
 from workflow.pump import CrashHook, deliver, failed
-from workflow.serialize import run_from_json
 from workflow.store import Commit, QueuedSignal, QueueRowKind, Store
 
 LOGGER = logging.getLogger(__name__)
@@ -62,7 +61,7 @@ class BatchStore(Protocol):
 
     def claim_batch(self, owner: str, *, now: float, lease_seconds: float,
                     wall: float | None = None, limit: int, flush: bool = False
-                    ) -> list[tuple[QueuedSignal, str | None]]: ...
+                    ) -> list[tuple[QueuedSignal, Run | None]]: ...
 
     def commit_group(self, commits: Sequence[tuple[Commit, float]],
                      acknowledge: Sequence[str] = (), *, flushed: bool = True) -> None: ...
@@ -85,8 +84,8 @@ class HoldingStore:
     """The engine's store during a batch: commits and acknowledgements are held, and a
     run reads as its latest held (or claimed) state; everything else goes to ``store``."""
 
-    def __init__(self, store: Store, documents: dict[str, str]) -> None:
-        self._store, self._documents = store, documents
+    def __init__(self, store: Store, claimed: dict[str, Run]) -> None:
+        self._store, self._claimed = store, claimed
         self._runs: dict[str, Run] = {}
         self.current: Held | None = None
 
@@ -109,9 +108,9 @@ class HoldingStore:
     def load_run(self, run_id: str) -> Run | None:
         if run_id in self._runs:
             return self._runs[run_id]
-        document = self._documents.pop(run_id, None)
-        run = (run_from_json(document) if document is not None
-               else self._store.load_run(run_id))
+        run = self._claimed.pop(run_id, None)  # read with the claim
+        if run is None:
+            run = self._store.load_run(run_id)
         if run is not None:
             self._runs[run_id] = run
         return run
@@ -144,8 +143,8 @@ def pump_batch(engine: Engine, *, owner: str = "worker", limit: int = BATCH_SIZE
                                 wall=engine.clock(), limit=limit, flush=True)
     if not claimed:
         return 0
-    holding = HoldingStore(engine.store, {signal.run_id: document
-                                          for signal, document in claimed if document})
+    holding = HoldingStore(engine.store, {signal.run_id: run
+                                          for signal, run in claimed if run is not None})
     view = copy.copy(engine)
     view.store, view.observer = cast(Store, holding), holding.observe
     done: list[Held] = []

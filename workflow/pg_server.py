@@ -6,7 +6,8 @@ authentication, for set-up only) and that of ``wfr_app``, a role that is neither
 nor ``BYPASSRLS`` and owns the database ``wfr``, as the store's connections should be (a
 superuser passes every row-level security policy). PostgreSQL refuses to run as root, so
 as root the server runs as the unprivileged ``nobody`` through ``runuser``.
-``python -m workflow.pg_server`` starts one and prints the app URL until interrupted.
+``python -m workflow.pg_server`` starts one, prints the app URL and stops it on SIGTERM,
+SIGINT or SIGHUP.
 
 >>> find_bin_dir(["/nonexistent"], path="")
 Traceback (most recent call last):
@@ -22,6 +23,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -160,17 +162,40 @@ def _tail(log: Path) -> str:
         return ""
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""The signals on which ``python -m workflow.pg_server`` stops its server and exits."""
+
+
+class Stopped(Exception):
+    """A stop signal arrived (raised by the handler in the main thread)."""
+
+
+def _stop_on_signal(signum: int, frame: object) -> None:
+    raise Stopped(signal.Signals(signum).name)
+
+
 def main() -> int:
-    """Start a server, print its app URL, and stop it on Ctrl-C."""
-    server = start_server(durable=True)
-    print(server.url, flush=True)
+    """Start a server, print its app URL, and stop it on SIGTERM, SIGINT (Ctrl-C) or SIGHUP.
+
+    The handlers are in place before the server starts, so a signal during ``initdb`` or
+    ``pg_ctl start`` stops (and removes) the half-started server too; while it is being
+    stopped further signals are ignored, so a second SIGTERM cannot leave it running.
+    """
+    for number in STOP_SIGNALS:
+        signal.signal(number, _stop_on_signal)
+    server = None
     try:
+        server = start_server(durable=True)
+        print(server.url, flush=True)
         while True:
             time.sleep(3600)
-    except KeyboardInterrupt:
+    except Stopped:
         pass
     finally:
-        server.stop()
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+        if server is not None:
+            server.stop()
     return 0
 
 

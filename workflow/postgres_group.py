@@ -1,17 +1,23 @@
 """The statements of one PostgreSQL transaction holding one or several commits.
 
-Every statement is multi-row (the run documents sent as a binary array, so they need no
+Every statement is multi-row (the run heads sent as a binary array, so they need no
 escaping; the other rows as one JSON array each, which the C JSON encoder writes faster than
 psycopg dumps array elements): the run updates of a group are one ``UPDATE ... FROM
 unnest(...)`` whose revision check is each row's ``WHERE revision = expected``, the
-changed step runs one upsert, the new queue rows one insert, the finished queue rows one
-delete and the outbox rows one insert. So a transaction costs the same dozen statements
+changed step runs one upsert, the other changed items (edge decisions, processed event
+keys, completion order) one upsert, the new queue rows one insert, the finished queue rows
+one delete and the outbox rows one insert. So a transaction costs the same dozen statements
 whether it holds one transition or a worker's whole batch (psycopg's work and the round
 trips are per statement, not per row).
 
+A run is stored as its *head* (``runs.document``: every field but the four that grow with
+the run) and one row per item of those four (migration ``0002_run_items``): a transition
+writes the head and the items it changed, never the whole run, so its cost does not grow
+with the run's size.
+
 Several commits of one run in a group chain (each one's ``previous`` is the one before's
 ``run``): they are written as one update from the first one's expected revision to the
-last one's run, with the union of their changed steps, which inside one transaction is the
+last one's run, with the union of their changed items, which inside one transaction is the
 same as writing them in turn. New runs, tasks and idempotency keys (rare in a batch) are
 written commit by commit.
 
@@ -29,7 +35,9 @@ from typing import Any
 
 import psycopg
 
-from workflow.model import Run
+from workflow.model import Run, StepRun
+from workflow.run_cache import item_count
+from workflow.serialize import changed_items, run_head_json, step_data
 from workflow.store import Commit, ConcurrentTransitionError
 
 Connection = psycopg.Connection[tuple[Any, ...]]
@@ -40,23 +48,34 @@ SET_TENANT = "SELECT set_config('workflow.tenant', %s, true)"
 UPDATE_RUNS = """
 UPDATE runs r SET state = v.state, updated_at = v.updated_at,
     finished_at = COALESCE(r.finished_at, v.finished_at), document = v.document,
-    revision = v.revision
+    revision = v.revision, items = v.items
 FROM unnest(%b::text[], %b::text[], %b::float8[], %b::float8[], %b::text[], %b::int[],
-            %b::int[]) AS v(run_id, state, updated_at, finished_at, document, revision,
-                            expected)
+            %b::int[], %b::int[]) AS v(run_id, state, updated_at, finished_at, document,
+                                       revision, expected, items)
 WHERE r.run_id = v.run_id AND r.revision = v.expected
 RETURNING r.run_id
 """
 UPSERT_STEPS = """
 INSERT INTO step_runs (run_id, step_id, state, iteration, attempt, attempt_id, output, error,
-                       started_at, finished_at, tenant)
-SELECT r->>0, r->>1, r->>2, (r->>3)::int, (r->>4)::int, r->>5, r->>6, r->>7,
-       (r->>8)::float8, (r->>9)::float8, r->>10
+                       started_at, finished_at, tenant, seq, document)
+SELECT r->>0, r->>1, r->>2, (r->>3)::int, (r->>4)::int, r->>5, (r->11->'output')::text, r->>6,
+       (r->>7)::float8, (r->>8)::float8, r->>9, (r->>10)::int, (r->11)::text
 FROM jsonb_array_elements(%s::jsonb) AS r
 ON CONFLICT (run_id, step_id) DO UPDATE SET state = EXCLUDED.state,
     iteration = EXCLUDED.iteration, attempt = EXCLUDED.attempt,
     attempt_id = EXCLUDED.attempt_id, output = EXCLUDED.output, error = EXCLUDED.error,
-    started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
+    started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
+    document = EXCLUDED.document
+"""
+UPSERT_PARTS = """
+INSERT INTO run_parts (run_id, tenant, part, key, seq, value)
+SELECT r->>0, r->>1, r->>2, r->>3, (r->>4)::int, r->>5
+FROM jsonb_array_elements(%s::jsonb) AS r
+ON CONFLICT (run_id, part, key) DO UPDATE SET value = EXCLUDED.value
+"""
+DELETE_PARTS = """
+DELETE FROM run_parts p USING jsonb_array_elements(%s::jsonb) AS r
+WHERE p.run_id = r->>0 AND p.part = r->>1 AND p.key = r->>2
 """
 ENQUEUE = """
 INSERT INTO queue (signal_id, run_id, kind, payload, due_at, tenant)
@@ -87,25 +106,35 @@ class UnsafeGroupError(ConcurrentTransitionError):
     by one)."""
 
 
+Item = tuple[str, str]
+"""An item row of a run: (part, key); a step run is ("step", step id)."""
+
+
+Items = dict[Item, int | None]
+"""Changed items of a run: each one's seq, or ``None`` when it is deleted."""
+
+
 @dataclass(slots=True)
 class RunWrite:
-    """One run's update in a group: from ``expected`` to ``run``, these steps changed."""
+    """One run's update in a group: from ``expected`` to ``run``, these items changed
+    (their values are written from ``run``; a row that exists keeps its seq, its place in
+    the run)."""
 
     run: Run
     expected: int
     finished_at: float | None
     updated: float
-    steps: set[str] = field(default_factory=set)
+    items: Items = field(default_factory=dict)
 
-
-def changed_steps(commit: Commit) -> Iterable[str]:
-    """The step ids a commit changed: its delta's, else those differing from ``previous``."""
-    run, previous = commit.run, commit.previous
-    assert run is not None
-    if commit.delta is not None:
-        return commit.delta.steps
-    old = previous.steps if previous is not None else {}
-    return [step_id for step_id, step in run.steps.items() if old.get(step_id) != step]
+    def add(self, commit: Commit) -> None:
+        """Merge in what ``commit`` changed: the first seq of an item stays."""
+        assert commit.run is not None
+        written, deleted = changed_items(commit.run, commit.previous, commit.delta)
+        for item in deleted:
+            self.items[item] = None
+        for part, key, seq in written:
+            earlier = self.items.get((part, key))
+            self.items[(part, key)] = seq if earlier is None else earlier
 
 
 def check_order(commits: Sequence[tuple[Commit, float]], acknowledge: Sequence[str]) -> None:
@@ -135,7 +164,7 @@ def collapse(commits: Sequence[tuple[Commit, float]]) -> dict[str, RunWrite]:
         else:
             write.run, write.updated = run, at
             write.finished_at = write.finished_at if write.finished_at is not None else finished
-        write.steps.update(changed_steps(commit))
+        write.add(commit)
     return writes
 
 
@@ -148,26 +177,76 @@ def columns(rows: Sequence[Sequence[object]], width: int) -> list[list[object]]:
     return [[row[i] for row in rows] for i in range(width)]
 
 
-def write_runs(db: Connection, writes: Iterable[RunWrite], run_json: Any) -> list[Check]:
-    """One update for every run of the group (``run_json``: the run's document) and one
-    upsert for their changed steps."""
+def write_runs(db: Connection, writes: Iterable[RunWrite]) -> list[Check]:
+    """One update for every run's head of the group, one upsert for their changed step
+    runs and one upsert (and a delete, if any) for their other changed items."""
     writes = list(writes)
     if not writes:
         return []
     rows = [(w.run.run_id, w.run.state.value, w.run.updated_at, w.finished_at,
-             run_json(w.run), w.run.revision, w.expected) for w in writes]
+             run_head_json(w.run), w.run.revision, w.expected, item_count(w.run))
+            for w in writes]
     names = ", ".join(f"'{w.run.run_id}'" for w in writes)
     single = writes[0] if len(writes) == 1 else None
     error = RunsChangedError(
         f"run {names} changed concurrently (expected revision {single.expected})"
         if single is not None else f"one of the runs {names} changed concurrently",
         [w.run.run_id for w in writes])
-    check = (db.execute(UPDATE_RUNS, columns(rows, 7)), len(rows), error)
-    steps = [_step_row(w.run, step_id) for w in writes for step_id in sorted(w.steps)
-             if step_id in w.run.steps]
+    check = (db.execute(UPDATE_RUNS, columns(rows, 8)), len(rows), error)
+    write_items(db, [(w.run, w.items) for w in writes])
+    return [check]
+
+
+def write_items(db: Connection, changes: Sequence[tuple[Run, Items]]) -> None:
+    """The item rows of several runs: step runs, other parts, deleted parts."""
+    steps, parts, deleted = [], [], []
+    for run, items in changes:
+        for (part, key), seq in sorted(items.items()):
+            if seq is None:
+                deleted.append((run.run_id, part, key))
+            elif part == "step":
+                steps.append(step_row(run, run.steps[key], seq))
+            else:
+                parts.append((run.run_id, run.tenant, part, key, seq,
+                              _fragment(run, part, key, seq)))
     if steps:
         db.execute(UPSERT_STEPS, (json.dumps(steps),))
-    return [check]
+    if parts:
+        db.execute(UPSERT_PARTS, (json.dumps(parts),))
+    if deleted:
+        db.execute(DELETE_PARTS, (json.dumps(deleted),))
+
+
+def all_items(run: Run) -> Items:
+    """Every item of a new run."""
+    written, _ = changed_items(run, None)
+    return {(part, key): seq for part, key, seq in written}
+
+
+def _fragment(run: Run, part: str, key: str, seq: int) -> str:
+    """An item's value as stored: its fragment of the run's JSON (see the migration).
+
+    >>> import dataclasses
+    >>> from workflow.model import new_run
+    >>> run = dataclasses.replace(new_run("r", "w", "1", "h", {}, at=0.0),
+    ...                           edges={"a->b": "dead"}, completion_order=("a",))
+    >>> [_fragment(run, *item) for item in (("edge", "a->b", 0), ("done", "000000000", 0),
+    ...                                     ("processed", "k", 0))]
+    ['"a->b":"dead"', '"a"', '"k"']
+    """
+    if part == "edge":
+        return f"{json.dumps(key)}:{json.dumps(run.edges[key])}"
+    if part == "done":
+        return json.dumps(run.completion_order[seq])
+    return json.dumps(key)
+
+
+def step_row(run: Run, s: StepRun, seq: int) -> tuple[object, ...]:
+    """A step_runs row: the step run's columns, its place and the step run itself (as
+    JSON in the statement's one array: its ``output`` and ``document`` columns are cut
+    from it by the server, so the worker encodes each step run once)."""
+    return (run.run_id, s.step_id, s.state.value, s.iteration, s.attempt, s.attempt_id,
+            s.error, s.started_at, s.finished_at, run.tenant, seq, step_data(s))
 
 
 def enqueue(db: Connection, commits: Sequence[tuple[Commit, float]]) -> bool:
@@ -218,9 +297,3 @@ def verify(db: Connection, checks: list[Check]) -> None:
                 updated = {row[0] for row in cursor.fetchall()}
                 error.changed = tuple(r for r in error.expected if r not in updated)
             raise error
-
-
-def _step_row(run: Run, step_id: str) -> tuple[object, ...]:
-    s = run.steps[step_id]
-    return (run.run_id, s.step_id, s.state.value, s.iteration, s.attempt, s.attempt_id,
-            json.dumps(s.output), s.error, s.started_at, s.finished_at, run.tenant)

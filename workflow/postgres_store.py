@@ -18,6 +18,15 @@ connection. Reads by tenant set that tenant; a commit of a run sets the run's te
 engine's cross-tenant work (claiming any tenant's queue rows, loading the run a row names)
 sets :data:`ENGINE_SCOPE`. A connection that sets nothing sees no rows.
 
+A run is stored as its head and one row per step run, edge decision, processed event key
+and completion (:mod:`workflow.postgres_group`): a commit writes only what it changed.
+A store keeps the runs it read or wrote (:class:`~workflow.run_cache.RunCache`) and uses
+one again while the stored revision is still its revision, so a worker applying events to
+a run reads it once, not once per event: a claim reads only the revisions of its rows'
+runs, then the runs the store lacks in one statement (:data:`_ITEMS`, one text to parse
+per run). Other reads rebuild the run in their own statement unless it has more than
+:data:`INLINE_ITEMS` items.
+
 The outbox and audit rows of a transaction are its last writes, under a transaction-level
 advisory lock, so their sequence numbers follow commit order: a reader that has seen
 ``seq`` N never later finds a newly committed row below N.
@@ -25,7 +34,6 @@ advisory lock, so their sequence numbers follow commit order: a reader that has 
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -38,9 +46,10 @@ from psycopg_pool import ConnectionPool
 
 from workflow import postgres_group as group
 from workflow.definitions import RegisteredDefinition, canonical_json, definition_from_json
-from workflow.model import Run, StepRun
+from workflow.model import Run
 from workflow.postgres_schema import apply_postgres_migrations, checked_schema, lock_key
-from workflow.serialize import run_from_json, run_to_json
+from workflow.run_cache import RunCache, item_count
+from workflow.serialize import run_from_head, run_head_json
 from workflow.sqlite_queries import (
     AUDIT_COLUMNS,
     TASK_COLUMNS,
@@ -84,31 +93,43 @@ FLUSH_BARRIER = "SELECT pg_current_xact_id()"
 WAL is flushed past it, so past every commit before it on the connection."""
 STORED_LAYOUTS = 1000
 
+INLINE_ITEMS = 1000
+"""Runs with at most this many item rows are read whole in the statement that names them;
+larger ones only by their head there, and read whole (in one more statement) only when the
+store does not hold them at their stored revision already."""
+_ITEMS = """'{"steps":[' || COALESCE((SELECT string_agg(s.document, ',' ORDER BY s.seq)
+                                  FROM step_runs s WHERE s.run_id = r.run_id), '')
+    || '],' || (SELECT '"edges":{'
+        || COALESCE(string_agg(p.value, ',' ORDER BY p.key COLLATE "C")
+                    FILTER (WHERE p.part = 'edge'), '')
+        || '},"processed":[' || COALESCE(string_agg(p.value, ',')
+                                         FILTER (WHERE p.part = 'processed'), '')
+        || '],"completion_order":[' || COALESCE(string_agg(p.value, ',' ORDER BY p.seq)
+                                                FILTER (WHERE p.part = 'done'), '')
+        || ']}' FROM run_parts p WHERE p.run_id = r.run_id)"""
+"""The items of the run ``r`` as the JSON object its head lacks (steps in their order, edges
+by id, completion order in order): the stored fragments joined, one scan of each table."""
+_RUN_COLUMNS = (f"r.run_id, r.revision, r.updated_at, r.document, "
+                f"CASE WHEN r.items <= {INLINE_ITEMS} THEN {_ITEMS} END")
+"""A run as :meth:`PostgresStore._runs_of` reads it (``runs r``)."""
 _CLAIM = """
 UPDATE queue q SET attempts = q.attempts + 1, lease_owner = %s, lease_until = %s
-FROM (SELECT signal_id FROM queue
+FROM (SELECT signal_id, run_id, kind FROM queue
       WHERE due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)
       ORDER BY due_at, seq LIMIT %s FOR UPDATE SKIP LOCKED) free
+LEFT JOIN runs r ON r.run_id = free.run_id AND free.kind IN ('event', 'start-child')
 WHERE q.signal_id = free.signal_id
 RETURNING q.signal_id, q.run_id, q.kind, q.payload, q.due_at, q.attempts, q.last_error,
-    CASE WHEN q.kind IN ('event', 'start-child')
-        THEN (SELECT document FROM runs WHERE run_id = q.run_id) END,
-    q.seq
+    q.seq, r.run_id, r.revision, r.updated_at, NULL, NULL
 """
+"""A claim names the revision of each event or start-child row's run: the store reads the
+runs it does not hold at that revision in one more statement (:meth:`_runs_of`), so a
+worker that applies the next event of a run it just committed reads nothing more."""
 _INSERT_RUN = """
 INSERT INTO runs (run_id, workflow, version, definition_hash, state, parent_run_id,
                   created_at, updated_at, finished_at, document, revision, tenant,
-                  business_reference)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING
-"""
-_UPSERT_STEP = """
-INSERT INTO step_runs (run_id, step_id, state, iteration, attempt, attempt_id, output, error,
-                       started_at, finished_at, tenant)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (run_id, step_id) DO UPDATE SET state = EXCLUDED.state,
-    iteration = EXCLUDED.iteration, attempt = EXCLUDED.attempt,
-    attempt_id = EXCLUDED.attempt_id, output = EXCLUDED.output, error = EXCLUDED.error,
-    started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
+                  business_reference, items)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING
 """
 _INSERT_TASK = (f"INSERT INTO tasks ({TASK_COLUMNS}) VALUES ({', '.join(['%s'] * 12)}) "
                 "ON CONFLICT DO NOTHING")
@@ -129,7 +150,9 @@ ON CONFLICT (signal_id) DO UPDATE SET kind = EXCLUDED.kind, payload = EXCLUDED.p
 """
 _QUEUE_COLUMNS = "signal_id, run_id, kind, payload, due_at, attempts, last_error"
 _OUTBOX_COLUMNS = "seq, run_id, kind, step_id, detail, created_at, tenant"
-_RUN_TABLES = ("runs", "step_runs", "outbox", "queue", "dead_letters", "tasks")
+_RUN_TABLES = ("runs", "step_runs", "run_parts", "outbox", "queue", "dead_letters", "tasks")
+RunRow = tuple[str, int, float, str, str | None]
+"""(run id, revision, updated_at, head, items or None) as :data:`_RUN_COLUMNS` reads them."""
 
 Connection = psycopg.Connection[tuple[Any, ...]]
 
@@ -159,7 +182,8 @@ class PostgresStore:
         self.url, url_schema = split_schema(url)
         self.schema = checked_schema(schema or url_schema)
         self.path = f"{_redacted(self.url)} (schema {self.schema})"
-        self._claimed = threading.local()  # the run document read with this thread's claim
+        self._claimed = threading.local()  # the run read with this thread's claim
+        self._cache = RunCache()
         self._flush = threading.local()  # the connection whose transaction needs a barrier
         try:  # one direct connection first: a wrong URL fails at once with the server's word
             with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as first:
@@ -248,19 +272,20 @@ class PostgresStore:
 
     def load_run(self, run_id: str) -> Run | None:
         """The stored run. Right after this thread claimed an event or start-child row of
-        the run, the document read in the claim's own statement serves once (saving a
+        the run, the run read in the claim's own statement serves once (saving a
         transaction per event); a commit from it that another writer raced fails the
         revision check, and the engine's retry reads the run afresh."""
-        claimed: tuple[str, str] | None = getattr(self._claimed, "run", None)
+        claimed: tuple[str, Run] | None = getattr(self._claimed, "run", None)
         self._claimed.run = None
         if claimed is not None and claimed[0] == run_id:
-            return run_from_json(claimed[1])
-        rows = self._rows("SELECT document FROM runs WHERE run_id = %s", (run_id,))
-        return run_from_json(rows[0][0]) if rows else None
+            return claimed[1]
+        runs = self._runs_of(self._rows(f"SELECT {_RUN_COLUMNS} FROM runs r "
+                                        "WHERE r.run_id = %s", (run_id,)))
+        return runs[0] if runs else None
 
     def list_runs(self) -> tuple[Run, ...]:
-        rows = self._rows("SELECT document FROM runs ORDER BY created_at, run_id")
-        return tuple(run_from_json(doc) for (doc,) in rows)
+        rows = self._rows(f"SELECT {_RUN_COLUMNS} FROM runs r ORDER BY r.created_at, r.run_id")
+        return tuple(self._runs_of(rows))
 
     def find_runs(self, tenant: str, where: RunFilter, *, limit: int,
                   after: str | None = None) -> Page[Run]:
@@ -270,11 +295,34 @@ class PostgresStore:
             created_at, run_id = decode_cursor(after)
             conditions.append("(created_at < %s OR (created_at = %s AND run_id < %s))")
             parameters += [created_at, created_at, run_id]
-        rows = self._rows(f"SELECT document, created_at, run_id FROM runs WHERE "
+        rows = self._rows(f"SELECT {_RUN_COLUMNS}, r.created_at FROM runs r WHERE "
                           f"{' AND '.join(conditions)} ORDER BY created_at DESC, "
                           f"run_id DESC LIMIT %s", (*parameters, limit + 1), tenant=tenant)
-        runs = tuple(run_from_json(doc) for doc, _, _ in rows[:limit])
-        return Page(runs, cursor_after(rows, limit, lambda row: (row[1], row[2])))
+        runs = tuple(self._runs_of([row[:5] for row in rows[:limit]], tenant=tenant))
+        return Page(runs, cursor_after(rows, limit, lambda row: (row[5], row[0])))
+
+    def _runs_of(self, rows: Sequence[RunRow | tuple[Any, ...]], *,
+                 tenant: str = ENGINE_SCOPE) -> list[Run]:
+        """The runs of :data:`_RUN_COLUMNS` rows, in order: a remembered run while its
+        stored revision is unchanged, else rebuilt from its head and items; the items of
+        large runs (not read inline) come in one more statement for all of them."""
+        runs: list[Run | None] = []
+        missing: dict[str, int] = {}
+        for run_id, revision, updated_at, head, items in rows:
+            run = self._cache.get(run_id, revision, updated_at)
+            if run is None and items is not None:
+                run = run_from_head(head, items)
+                self._cache.remember(run)
+            if run is None:
+                missing[run_id] = len(runs)
+            runs.append(run)
+        if missing:  # the head again with the items: one statement, so one snapshot
+            for run_id, _, _, head, items in self._rows(
+                    f"SELECT r.run_id, r.revision, r.updated_at, r.document, {_ITEMS} "
+                    "FROM runs r WHERE r.run_id = ANY(%s)", (list(missing),), tenant=tenant):
+                run = runs[missing[run_id]] = run_from_head(head, items)
+                self._cache.remember(run)
+        return [run for run in runs if run is not None]  # None: purged meanwhile
 
     def commit(self, commit: Commit, *, at: float) -> None:
         self.commit_group([(commit, at)])
@@ -310,7 +358,7 @@ class PostgresStore:
                 for commit, at in part:  # new runs, tasks and keys: rare, one by one
                     checks += _write_new(db, commit, at)
                 checks += group.write_runs(db, [w for w in writes.values()
-                                                if w.run.tenant == tenant], run_to_json)
+                                                if w.run.tenant == tenant])
                 notify = group.enqueue(db, part) or notify
             if len(tenants) > 1:
                 db.execute(group.SET_TENANT, (ENGINE_SCOPE,))
@@ -323,6 +371,11 @@ class PostgresStore:
             if not flushed:
                 db.execute(LAZY)
                 self._flush.connection = None  # no barrier either
+        for write in writes.values():  # committed: what the next event of each run reads
+            self._cache.remember(write.run)
+        for commit, _ in commits:
+            if commit.run is not None and commit.previous is None:
+                self._cache.remember(commit.run)
 
     def _sequenced(self, db: Connection, events: Sequence[tuple[object, ...]],
                    *audits: AuditEntry | None) -> None:
@@ -412,18 +465,18 @@ class PostgresStore:
         self._claimed.run = None
         if not claimed:
             return None
-        signal, document = claimed[0]
-        if document is not None:
-            self._claimed.run = (signal.run_id, document)
+        signal, run = claimed[0]
+        if run is not None:
+            self._claimed.run = (signal.run_id, run)
         return signal
 
     def claim_batch(self, owner: str, *, now: float, lease_seconds: float,
                     wall: float | None = None, limit: int, flush: bool = False
-                    ) -> list[tuple[QueuedSignal, str | None]]:
+                    ) -> list[tuple[QueuedSignal, Run | None]]:
         """Lease up to ``limit`` due rows at once (one ``SKIP LOCKED`` statement, one lease
-        for all), in due order, each with its run's document for an ``event`` or
-        ``start-child`` row (read in the same statement, so the transition needs no
-        second query). Unreadable rows go
+        for all), in due order, each with its run for an ``event`` or ``start-child`` row
+        (read in the same statement, so the transition needs no second query, except for
+        a large run this store does not hold at its stored revision). Unreadable rows go
         to the dead letters; ``[]`` when nothing is due. With ``flush`` a claim that took
         rows returns once the WAL is flushed past it, so past every earlier commit of
         this worker (see :meth:`commit_group`)."""
@@ -431,20 +484,23 @@ class PostgresStore:
         while True:
             rows = self._rows(_CLAIM, (owner, lease_now + lease_seconds, now, lease_now,
                                        limit), flush=flush)
-            claimed: list[tuple[QueuedSignal, str | None]] = []
+            rows.sort(key=lambda row: (row[4], row[7]))
+            signals: list[QueuedSignal] = []
             buried = False
-            for signal_id, run_id, kind, payload, due_at, attempts, last_error, document, _ \
-                    in sorted(rows, key=lambda row: (row[4], row[8])):
+            for signal_id, run_id, kind, payload, due_at, attempts, last_error, *_ in rows:
                 try:
-                    claimed.append((QueuedSignal(signal_id, run_id, QueueRowKind(kind),
-                                                 payload, due_at, attempts, last_error),
-                                    document))
+                    signals.append(QueuedSignal(signal_id, run_id, QueueRowKind(kind),
+                                                payload, due_at, attempts, last_error))
                 except ValueError as error:
                     buried = True
                     self._bury(signal_id, run_id, kind, payload, attempts,
                                f"unreadable queue row: {error}", now)
-            if claimed or not buried:
-                return claimed
+            if signals or not buried:
+                runs = {run.run_id: run for run in self._runs_of(
+                    [row[8:] for row in rows if row[8] is not None])}
+                return [(signal, runs.get(signal.run_id)
+                         if signal.kind in (QueueRowKind.EVENT, QueueRowKind.START_CHILD)
+                         else None) for signal in signals]
 
     def _bury(self, signal_id: str, run_id: str, kind: str, payload: object, attempts: int,
               error: str, now: float) -> None:
@@ -516,6 +572,7 @@ class PostgresStore:
                 for table in _RUN_TABLES:
                     db.execute(f"DELETE FROM {table} WHERE run_id = ANY(%s)".encode(), (old,))
             self._sequenced(db, (), audit)
+        self._cache.forget(old)
         return len(old)
 
     # --- several workers ------------------------------------------------------------------
@@ -640,10 +697,10 @@ def _write_new(db: Connection, commit: Commit, at: float) -> list[Check]:
         finished = at if run.state.is_finished else None
         checks.append((db.execute(_INSERT_RUN, (
             run.run_id, run.workflow, run.version, run.definition_hash, run.state.value,
-            run.parent_run_id, run.created_at, run.updated_at, finished, run_to_json(run),
-            run.revision, run.tenant, run.business_reference)), 1,
+            run.parent_run_id, run.created_at, run.updated_at, finished, run_head_json(run),
+            run.revision, run.tenant, run.business_reference, item_count(run))), 1,
             ConcurrentTransitionError(f"run '{run.run_id}' already exists")))
-        _many(db, _UPSERT_STEP, [_step_row(run, s) for s in run.steps.values()])
+        group.write_items(db, [(run, group.all_items(run))])
     checks += _write_tasks(db, commit, at)
     if commit.idempotency is not None:
         checks.append(_claim_key(db, run, commit, at))
@@ -702,11 +759,6 @@ def _many(db: Connection, sql: str, rows: list[tuple[object, ...]]) -> None:
 def _audit(db: Connection, e: AuditEntry) -> None:
     db.execute(_INSERT_AUDIT, (e.tenant, e.actor, e.action, e.target, e.revision_before,
                                e.revision_after, e.at, e.detail))
-
-
-def _step_row(run: Run, s: StepRun) -> tuple[object, ...]:
-    return (run.run_id, s.step_id, s.state.value, s.iteration, s.attempt, s.attempt_id,
-            json.dumps(s.output), s.error, s.started_at, s.finished_at, run.tenant)
 
 
 def _redacted(url: str) -> str:

@@ -32,7 +32,7 @@ def url(pg_server):
 def test_db_migrate_applies_the_migrations_once(url, capsys):
     assert run_cli(["db", "migrate", "--db", url]) == 0
     first = capsys.readouterr().out
-    assert "applied 1 migration(s): 0001_initial" in first and "@" in first
+    assert "applied 2 migration(s): 0001_initial, 0002_run_items" in first and "@" in first
     assert run_cli(["db", "migrate", "--db", url]) == 0
     assert "applied 0 migration(s); it is up to date" in capsys.readouterr().out
 

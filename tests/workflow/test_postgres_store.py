@@ -14,8 +14,8 @@ from workflow.store import Commit, ConcurrentTransitionError, QueuedSignal
 
 from .conftest import postgres_store
 
-TENANT_TABLES = {"definitions", "runs", "step_runs", "outbox", "queue", "dead_letters", "tasks",
-                 "audit", "idempotency_keys", "layout_cache"}
+TENANT_TABLES = {"definitions", "runs", "step_runs", "run_parts", "outbox", "queue",
+                 "dead_letters", "tasks", "audit", "idempotency_keys", "layout_cache"}
 
 
 @pytest.fixture
@@ -39,7 +39,8 @@ def test_migrations_are_applied_once_and_recorded(pg, pg_server):
     assert pg.migrate() == []  # already applied when the store opened
     with app_connection(pg_server, pg.schema) as db:
         names = [row[0] for row in db.execute("SELECT name FROM schema_migrations ORDER BY name")]
-    assert names == [name for name, _ in postgres_migration_files()] == ["0001_initial"]
+    assert names == [name for name, _ in postgres_migration_files()]
+    assert names == ["0001_initial", "0002_run_items"]
 
 
 def test_several_stores_opening_a_new_schema_at_once_migrate_it_once(pg_server):
@@ -61,7 +62,7 @@ def test_several_stores_opening_a_new_schema_at_once_migrate_it_once(pg_server):
         store.close()
     assert errors == [] and len(stores) == 4
     with app_connection(pg_server, schema) as db:
-        assert db.execute("SELECT count(*) FROM schema_migrations").fetchone() == (1,)
+        assert db.execute("SELECT count(*) FROM schema_migrations").fetchone() == (2,)
         db.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
