@@ -21,11 +21,12 @@ median candidates per node; a final sweep restores any separation that averaging
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 
 from layouts.layered.graph import layer_positions
 from layouts.layered.placement.ports import Ports
+from layouts.layered.placement.priority import blocked_segments, priority_segments
 
 Separation = Callable[[int, int], float]
 """Smallest centre distance between two neighbours of one layer (left, right)."""
@@ -55,12 +56,13 @@ def type1_conflicts(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]]
 
 
 def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Sequence[int]],
-                        conflicts: set[tuple[int, int]], node_count: int,
-                        upward: bool, ports: Ports | None
+                        conflicts: set[tuple[int, int]], forced: Mapping[int, int],
+                        node_count: int, upward: bool, ports: Ports | None
                         ) -> tuple[list[int], list[float]]:
-    """Root of each node's block when aligning with median ``neighbours``, and each
-    node's x shift from its root that puts the aligned segments' ports one above the
-    other (all 0 without ports)."""
+    """Root of each node's block when aligning with median ``neighbours`` (or with the
+    ``forced`` one, a priority segment's other end), and each node's x shift from its
+    root that puts the aligned segments' ports one above the other (all 0 without
+    ports)."""
     shift = [0.0] * node_count
     root = list(range(node_count))
     align = list(range(node_count))
@@ -68,7 +70,9 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
     for layer in layers:
         previous = -1
         for v in layer:
-            ws = sorted(neighbours[v], key=lambda w: pos[w])
+            partner = forced.get(v)
+            ws = [partner] if partner is not None else \
+                sorted(neighbours[v], key=lambda w: pos[w])
             if not ws:
                 continue
             middle = (len(ws) - 1) / 2
@@ -163,12 +167,17 @@ def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
     width = widths if widths is not None else [0.0] * node_count
     pos = layer_positions(layers, node_count)
     conflicts = type1_conflicts(layers, up, dummy, pos)
+    priority = priority_segments(layers, up, down, dummy) - conflicts
+    conflicts |= blocked_segments(layers, up, priority, pos)
+    forced_up = {v: u for u, v in priority}
+    forced_down = {u: v for u, v in priority}
     candidates: list[list[float]] = []
     for upward in (True, False):
         vertical = list(layers) if upward else list(reversed(layers))
         for leftward in (True, False):
             adjusted = vertical if leftward else [list(reversed(layer)) for layer in vertical]
             root, shift = _vertical_alignment(adjusted, up if upward else down, conflicts,
+                                              forced_up if upward else forced_down,
                                               node_count, upward, ports)
             sep: Separation = separation if leftward else (lambda a, b: separation(b, a))
             sign = 1.0 if leftward else -1.0
