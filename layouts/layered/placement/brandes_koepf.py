@@ -7,8 +7,11 @@ assignment", discuss).
 Four alignments (up/down x left/right) each align every node with a median neighbour into
 vertical blocks, avoiding type-1 conflicts (a segment crossing an inner segment between two
 dummies, so dummy chains stay straight), then compact the blocks with the given
-separations. The four are aligned to the narrowest and balanced by the average of the two
-median candidates per node; a final sweep restores any separation that averaging broke.
+separations. Before the medians, every alignment aligns the priority segments of
+:mod:`.priority` (the main chains, through the middle of fans), and avoids every segment
+that crosses one or shares an end with one, so those chains are straight in all four.
+The four are aligned to the narrowest and balanced by the average of the two median
+candidates per node; a final sweep restores any separation that averaging broke.
 
 >>> layers = ((0,), (1, 2))
 >>> up = [[], [0], [0]]

@@ -97,31 +97,34 @@ def _picks(own: int, neighbours: Sequence[int], weight: Sequence[int], g: _Graph
            ) -> list[int]:
     """The neighbours a node picks on one side (see the module docstring): ``own`` is the
     node's path weight on the other side, ``weight`` the neighbours' on theirs."""
-    if neighbours:
-        heaviest = max(weight[w] for w in neighbours)
-        if own + heaviest == g.heaviest:
-            return _medians([w for w in neighbours if weight[w] == heaviest], g.pos)
+    if len(neighbours) < 2:
+        return list(neighbours)
+    heaviest = max(weight[w] for w in neighbours)
+    if own + heaviest == g.heaviest:
+        return _medians([w for w in neighbours if weight[w] == heaviest], g.pos)
     return _medians(neighbours, g.pos)
 
 
 def _best(candidates: list[Weighted]) -> Weighted | None:
     """The heaviest candidate; ``None`` for none or for a tie between two."""
-    if not candidates:
-        return None
+    if len(candidates) < 2:
+        return candidates[0] if candidates else None
     ranked = sorted(candidates, key=lambda c: c[0], reverse=True)
     if len(ranked) > 1 and ranked[1][0] == ranked[0][0] and ranked[1][1] != ranked[0][1]:
         return None
     return ranked[0]
 
 
-def _mutual(layer: Sequence[int], g: _Graph) -> list[Weighted]:
-    """Weighted mutual segments below ``layer``, at most one per upper and lower end."""
+def _mutual(layer: Sequence[int], g: _Graph, picked_up: Sequence[Sequence[int]]
+            ) -> list[Weighted]:
+    """Weighted mutual segments below ``layer``, at most one per upper and lower end
+    (``picked_up``: the upper picks of every node)."""
     per_lower: dict[int, list[Weighted]] = {}
     for u in layer:
         chosen = _best([((g.above[u] + g.below[v], (1, 2, 8)[g.is_dummy[u] + g.is_dummy[v]]),
                          (u, v))
                         for v in _picks(g.above[u], g.down[u], g.below, g)
-                        if u in _picks(g.below[v], g.up[v], g.above, g)])
+                        if u in picked_up[v]])
         if chosen is not None:
             per_lower.setdefault(chosen[1][1], []).append(chosen)
     return [best for v in sorted(per_lower) if (best := _best(per_lower[v])) is not None]
@@ -136,11 +139,12 @@ def priority_segments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int
     heaviest = max((a + b - (not d) for a, b, d in zip(above, below, is_dummy, strict=True)),
                    default=0)
     g = _Graph(up, down, is_dummy, pos, above, below, heaviest)
+    picked_up = [_picks(below[v], up[v], above, g) for v in range(len(is_dummy))]
     chosen: set[Segment] = set()
     for layer in layers:
         uppers: list[int] = []
         lowers: list[int] = []
-        for _, (u, v) in sorted(_mutual(layer, g),
+        for _, (u, v) in sorted(_mutual(layer, g, picked_up),
                                 key=lambda c: (-c[0][0], -c[0][1], pos[c[1][0]])):
             k = bisect_left(uppers, pos[u])
             if not _clashes(uppers, lowers, k, pos[u], pos[v]):
