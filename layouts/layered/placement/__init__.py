@@ -1,5 +1,6 @@
-"""Phase 4, node placement: x by Brandes-Koepf (:mod:`.brandes_koepf`), gateways centred
-over their branches where that costs no bend, and y by layer.
+"""Phase 4, node placement: x by Brandes-Koepf (:mod:`.brandes_koepf`, with the alignment
+priority of :mod:`.priority`: the main chains first), gateways centred over their
+branches where that costs no bend, and y by layer.
 
 Pre-condition: a :class:`ProperGraph` and an ordering of its layers.
 Post-condition: a :class:`Placement` (the routing hand-off). Neighbours of one layer are

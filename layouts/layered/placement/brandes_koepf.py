@@ -7,8 +7,11 @@ assignment", discuss).
 Four alignments (up/down x left/right) each align every node with a median neighbour into
 vertical blocks, avoiding type-1 conflicts (a segment crossing an inner segment between two
 dummies, so dummy chains stay straight), then compact the blocks with the given
-separations. The four are aligned to the narrowest and balanced by the average of the two
-median candidates per node; a final sweep restores any separation that averaging broke.
+separations. Before the medians, every alignment aligns the priority segments of
+:mod:`.priority` (the main chains, through the middle of fans), and avoids every segment
+that crosses one or shares an end with one, so those chains are straight in all four.
+The four are aligned to the narrowest and balanced by the average of the two median
+candidates per node; a final sweep restores any separation that averaging broke.
 
 >>> layers = ((0,), (1, 2))
 >>> up = [[], [0], [0]]
@@ -21,11 +24,12 @@ median candidates per node; a final sweep restores any separation that averaging
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 
 from layouts.layered.graph import layer_positions
 from layouts.layered.placement.ports import Ports
+from layouts.layered.placement.priority import blocked_segments, priority_segments
 
 Separation = Callable[[int, int], float]
 """Smallest centre distance between two neighbours of one layer (left, right)."""
@@ -55,12 +59,13 @@ def type1_conflicts(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]]
 
 
 def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Sequence[int]],
-                        conflicts: set[tuple[int, int]], node_count: int,
-                        upward: bool, ports: Ports | None
+                        conflicts: set[tuple[int, int]], forced: Mapping[int, int],
+                        node_count: int, upward: bool, ports: Ports | None
                         ) -> tuple[list[int], list[float]]:
-    """Root of each node's block when aligning with median ``neighbours``, and each
-    node's x shift from its root that puts the aligned segments' ports one above the
-    other (all 0 without ports)."""
+    """Root of each node's block when aligning with median ``neighbours`` (or with the
+    ``forced`` one, a priority segment's other end), and each node's x shift from its
+    root that puts the aligned segments' ports one above the other (all 0 without
+    ports)."""
     shift = [0.0] * node_count
     root = list(range(node_count))
     align = list(range(node_count))
@@ -68,7 +73,9 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
     for layer in layers:
         previous = -1
         for v in layer:
-            ws = sorted(neighbours[v], key=lambda w: pos[w])
+            partner = forced.get(v)
+            ws = [partner] if partner is not None else \
+                sorted(neighbours[v], key=lambda w: pos[w])
             if not ws:
                 continue
             middle = (len(ws) - 1) / 2
@@ -163,12 +170,17 @@ def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
     width = widths if widths is not None else [0.0] * node_count
     pos = layer_positions(layers, node_count)
     conflicts = type1_conflicts(layers, up, dummy, pos)
+    priority = priority_segments(layers, up, down, dummy) - conflicts
+    conflicts |= blocked_segments(layers, up, priority, pos)
+    forced_up = {v: u for u, v in priority}
+    forced_down = {u: v for u, v in priority}
     candidates: list[list[float]] = []
     for upward in (True, False):
         vertical = list(layers) if upward else list(reversed(layers))
         for leftward in (True, False):
             adjusted = vertical if leftward else [list(reversed(layer)) for layer in vertical]
             root, shift = _vertical_alignment(adjusted, up if upward else down, conflicts,
+                                              forced_up if upward else forced_down,
                                               node_count, upward, ports)
             sep: Separation = separation if leftward else (lambda a, b: separation(b, a))
             sign = 1.0 if leftward else -1.0

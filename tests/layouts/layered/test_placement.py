@@ -4,6 +4,8 @@ generator corpus."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from layouts.graph import Edge, Graph, Node, Shape
@@ -11,9 +13,11 @@ from layouts.layered import cycles, invariants, layering, ordering, placement
 from layouts.layered.graph import import_graph
 from layouts.layered.layering import chains
 from layouts.layered.model import Placement
+from layouts.layered.pipeline import run_layout
 from layouts.layered.placement.ports import port_offsets
 from layouts.mirror import BASE_DIRECTIONS
 from layouts.options import Direction, Effort, LayoutOptions
+from renderer.corpus import reference_graph
 from renderer.from_definition import diagram_from_definition
 from workflow.generate import generate_definition
 
@@ -134,3 +138,38 @@ def test_generated_graphs_have_no_overlaps(direction: Direction, effort: Effort,
                                             size: int) -> None:
     graph = diagram_from_definition(generate_definition(size, 7)).graph
     place(graph, LayoutOptions(direction=direction, effort=effort))
+
+
+def test_the_middle_branches_of_two_fans_in_a_row_are_one_column() -> None:
+    # a -> {b0, b1, b2} -> c -> {d0, d1, d2} -> e, all rectangles; b widths 150, 100, 100
+    # and d widths 100, 100, 150, node spacing 40. a's and c's bottom faces and c's and
+    # e's top faces have three ends each, the middle one at the face's centre, so the
+    # middle path a, b1, c, d1, e is one column. Its x: b0's centre is 75, b1's
+    # 75 + 150/2 + 40 + 100/2 = 240, b2's 240 + 100 + 40 = 380; below, d0's centre is
+    # 240 - 140 = 100 and d2's 240 + 100/2 + 40 + 150/2 = 405; the left-most box, b0,
+    # starts at 0. Plain Brandes-Koepf gave each middle block to an outer branch in every
+    # alignment: a, c and e came out at 455, 335 and 190.
+    widths = {"b0": 150, "b1": 100, "b2": 100, "d0": 100, "d1": 100, "d2": 150}
+    g = Graph((*(Node(n, 80, 40) for n in "ace"), *(Node(n, w, 40) for n, w in widths.items())),
+              (*(Edge(f"a{i}", "a", f"b{i}") for i in range(3)),
+               *(Edge(f"{i}c", f"b{i}", "c") for i in range(3)),
+               *(Edge(f"c{i}", "c", f"d{i}") for i in range(3)),
+               *(Edge(f"{i}e", f"d{i}", "e") for i in range(3))))
+    placed = place(g)
+    assert [centre_x(placed, n) for n in ("b0", "b1", "b2", "d0", "d1", "d2")] == \
+        [75.0, 240.0, 380.0, 100.0, 240.0, 405.0]
+    assert [centre_x(placed, n) for n in "ace"] == [240.0, 240.0, 240.0]
+
+
+def test_the_reference_graphs_main_chain_is_drawn_straight() -> None:
+    # Its heaviest path, 17 steps from receive to audit-trail: every edge one vertical
+    # segment (before alignment priority the column drifted about 360 px sideways).
+    chain = ("receive", "virus-scan", "is-clean", "classify", "doc-type", "extract-contract",
+             "enrich", "validate-tax", "enrich-join", "confident", "review", "approved",
+             "settle-window", "post-to-erp", "archive", "notify", "audit-trail")
+    for effort in Effort:
+        result = run_layout(reference_graph(), LayoutOptions(effort=effort))
+        routes = {(r.source, r.target): r.points for r in result.edges}
+        for pair in pairwise(chain):
+            points = routes[pair]
+            assert len(points) == 2 and points[0].x == pytest.approx(points[1].x), pair

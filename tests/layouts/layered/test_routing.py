@@ -239,3 +239,24 @@ def test_two_edges_swapping_places_get_a_dogleg_instead_of_a_shared_stretch() ->
     assert r.edges[0].points == pts((40, 40), (40, 58), (90, 58), (90, 82), (140, 82),
                                     (140, 100))
     assert r.edges[1].points == pts((140, 40), (140, 70), (40, 70), (40, 100))
+
+
+def test_each_layer_gap_is_sized_by_its_own_channels_tracks() -> None:
+    # Five edges a_i -> b_i, a_i 20 wide at x = 40 i (centre 10 + 40 i), b_i 20 wide at
+    # x = 400 + 40 i (centre 410 + 40 i): every leg spans every other one's start, so the
+    # channel needs five tracks: 12 + 4 * 12 + 12 = 72 px. One edge b0 -> c (c's centre
+    # 470) needs one track in the next channel: 12 + 12 = 24 px with layer_spacing 20,
+    # not the 72 px of the busiest channel. So layer 1's top is 40 + 72 = 112, layer 2's
+    # 112 + 40 + 24 = 176, and that one track lies 12 px below layer 1's bottom, at 164.
+    nodes = [node(f"a{i}", 0, i, 40 * i, 0, 20, 40) for i in range(5)]
+    nodes += [node(f"b{i}", 1, i, 400 + 40 * i, 100, 20, 40) for i in range(5)]
+    nodes += [node("c", 2, 0, 460, 200, 20, 40)]
+    edges = [forward(f"e{i}", f"a{i}", f"b{i}") for i in range(5)] + [forward("f", "b0", "c")]
+    r = route_edges(replace(placement(nodes, edges), layer_spacing=20.0), LayoutOptions(),
+                    Deadline(10))
+    boxes = {n.id: n for n in r.nodes}
+    assert (boxes["b0"].y, boxes["c"].y) == (112, 176)
+    legs = sorted(e.points[1].y for e in r.edges if e.id.startswith("e"))
+    assert legs == [52, 64, 76, 88, 100]
+    assert next(e for e in r.edges if e.id == "f").points == \
+        pts((410, 152), (410, 164), (470, 164), (470, 176))
