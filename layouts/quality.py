@@ -42,10 +42,8 @@ from layouts.quality_geometry import (
     bend_count,
     route_segments,
     segment_box_distance,
-    segment_relation,
-    vertex_crossings,
 )
-from layouts.quality_grid import Grid
+from layouts.quality_grid import Grid, crossings_of
 from layouts.result import LayoutResult, NodeBox
 
 DEFECT_FIELDS: dict[str, ViolationKind] = {
@@ -133,7 +131,7 @@ def measure(result: LayoutResult, *, clearance: float = 12.0) -> QualityReport:
     grid = Grid.for_items(nodes.values(), segments)
     found = count_kinds(check_drawing(result, float(clearance)))
     return QualityReport(
-        crossings=_crossings(segments, grid),
+        crossings=crossings_of(segments, grid),
         bends=sum(bend_count(e.points) for e in result.edges),
         total_edge_length=sum(s.length for s in segments),
         area=float(result.width) * float(result.height),
@@ -170,22 +168,6 @@ def _checked_segments(result: LayoutResult, nodes: dict[str, NodeBox]) -> list[S
             raise InvalidLayoutResultError(f"edge '{e.id}' has a non-finite point")
         segments += route_segments(e.points, index, e.source, e.target)
     return segments
-
-
-def _crossings(segments: list[Segment], grid: Grid) -> int:
-    """Crossings over pairs of segments of different edges: a point interior to both
-    segments, or a vertex of one route inside the other's segment where the route passes
-    from one side to the other."""
-    crossings = 0
-    for i, j in grid.segment_pairs(segments):
-        a, b = segments[i], segments[j]
-        if a.edge == b.edge:
-            continue
-        relation = segment_relation(a, b)
-        if relation == "none":
-            crossings += vertex_crossings(a, b)
-        crossings += relation == "cross"
-    return crossings
 
 
 def _min_clearance(nodes: dict[str, NodeBox], segments: list[Segment], grid: Grid,

@@ -6,7 +6,7 @@ filed under every cell their bounding box covers, and a pair is reported only in
 cell that holds the low corner of the two boxes' intersection, so each pair is tested
 once without a set of seen pairs.
 
->>> from layouts.quality_geometry import Segment
+>>> from layouts.quality_geometry import Segment, segment_relation, vertex_crossings
 >>> from layouts.result import NodeBox
 >>> segments = [Segment(0, 5, 100, 5, 0, "a", "b"), Segment(50, 0, 50, 90, 1, "c", "d"),
 ...             Segment(0, 80, 10, 80, 2, "e", "f")]
@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from layouts.quality_geometry import Segment
+from layouts.quality_geometry import Segment, segment_relation, vertex_crossings
 from layouts.result import NodeBox
 
 _Cell = tuple[int, int]
@@ -111,3 +111,19 @@ class Grid:
         for key in self._cells(x0 - radius, y0 - radius, x1 + radius, y1 + radius):
             found.update(self.node_cells.get(key, ()))
         return found
+
+
+def crossings_of(segments: list[Segment], grid: Grid) -> int:
+    """Crossings over pairs of segments of different edges: a point interior to both
+    segments, or a vertex of one route inside the other's segment where the route passes
+    from one side to the other."""
+    crossings = 0
+    for i, j in grid.segment_pairs(segments):
+        a, b = segments[i], segments[j]
+        if a.edge == b.edge:
+            continue
+        relation = segment_relation(a, b)
+        if relation == "none":
+            crossings += vertex_crossings(a, b)
+        crossings += relation == "cross"
+    return crossings

@@ -170,14 +170,7 @@ def run(graph: ProperGraph, options: LayoutOptions,
         sides[c] = search.side
         for i, layer in enumerate(search.best):
             layers[i].extend(v for v in layer if v < len(graph.nodes))
-    _set_positions(layers, pos)
-    exact = total_crossings(layers, pos, work.real_down)
-    chosen, corridor = work.costs.assign(pos, lambda c: sides.get(c, 0))
-    edge_sides = [0] * len(graph.chain_edges)
-    for i, side in chosen:
-        edge_sides[i] = side
-    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, corridor,
-                          tuple(edge_sides))
+    return _result(graph, work, layers, pos, sides)
 
 
 def _sides(component: int, component_count: int, has_anchors: bool) -> tuple[int, ...]:
@@ -382,6 +375,20 @@ def _recount(layers: Sequence[Sequence[int]], pos: Sequence[int],
     return sum(pairs)
 
 
+def _result(graph: ProperGraph, work: _Work, layers: list[list[int]], pos: list[int],
+            sides: dict[int, int]) -> OrderingResult:
+    """The ordering of ``layers`` with its exact crossing count and each chain edge's
+    corridor side (``sides``: the side chosen per component)."""
+    _set_positions(layers, pos)
+    exact = total_crossings(layers, pos, work.real_down)
+    chosen, corridor = work.costs.assign(pos, lambda c: sides.get(c, 0))
+    edge_sides = [0] * len(graph.chain_edges)
+    for i, side in chosen:
+        edge_sides[i] = side
+    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, corridor,
+                          tuple(edge_sides))
+
+
 def _set_positions(layers: Sequence[Sequence[int]], pos: list[int]) -> None:
     for layer in layers:
         for p, v in enumerate(layer):
@@ -445,14 +452,7 @@ def refine(graph: ProperGraph, start: Sequence[Sequence[int]], options: LayoutOp
         sides[c] = chosen.side
         for i, layer in enumerate(chosen.best):
             layers[i].extend(v for v in layer if v < len(graph.nodes))
-    _set_positions(layers, pos)
-    exact = total_crossings(layers, pos, work.real_down)
-    chosen_sides, corridor = work.costs.assign(pos, lambda c: sides.get(c, 0))
-    edge_sides = [0] * len(graph.chain_edges)
-    for i, side in chosen_sides:
-        edge_sides[i] = side
-    return OrderingResult(tuple(tuple(layer) for layer in layers), exact, corridor,
-                          tuple(edge_sides))
+    return _result(graph, work, layers, pos, sides)
 
 
 def layer_positions_of(layers: Sequence[Sequence[int]], count: int) -> list[float]:

@@ -37,10 +37,8 @@ from layouts.quality_geometry import (
     Segment,
     bend_count,
     route_segments,
-    segment_relation,
-    vertex_crossings,
 )
-from layouts.quality_grid import Grid
+from layouts.quality_grid import Grid, crossings_of
 
 __all__ = ["AFFORD", "SEARCH_ITEMS", "Drawing", "drawn_crossings", "fewer_crossings"]
 
@@ -107,13 +105,4 @@ def drawn_crossings(routing: Routing) -> int:
     segments: list[Segment] = []
     for index, edge in enumerate(routing.edges):
         segments += route_segments(edge.points, index, edge.source, edge.target)
-    grid = Grid.for_items(routing.nodes, segments)
-    crossings = 0
-    for i, j in grid.segment_pairs(segments):
-        a, b = segments[i], segments[j]
-        if a.edge == b.edge:
-            continue
-        relation = segment_relation(a, b)
-        crossings += (relation == "cross") + (vertex_crossings(a, b) if relation == "none"
-                                              else 0)
-    return crossings
+    return crossings_of(segments, Grid.for_items(routing.nodes, segments))
