@@ -430,18 +430,23 @@ class PostgresStore:
 
     def events_after(self, tenant: str, after: int, limit: int) -> tuple[OutboxEntry, ...]:
         """The outbox of ``tenant`` after sequence number ``after``, in order."""
-        rows = self._rows(f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE tenant = %s AND "
-                          "seq > %s ORDER BY seq LIMIT %s", (tenant, after, limit),
-                          tenant=tenant)
-        return tuple(OutboxEntry(*row) for row in rows)
+        return self._outbox_page(tenant, None, after, limit)
 
     def run_events(self, tenant: str, run_id: str, after: int, limit: int
                    ) -> tuple[OutboxEntry, ...]:
         """The outbox rows of one run of ``tenant`` after sequence number ``after``, in
         order: the run's history, a page at a time."""
+        return self._outbox_page(tenant, run_id, after, limit)
+
+    def _outbox_page(self, tenant: str, run_id: str | None, after: int, limit: int
+                     ) -> tuple[OutboxEntry, ...]:
+        """Up to ``limit`` outbox rows of ``tenant`` (of one run, unless ``run_id`` is
+        ``None``) after sequence number ``after``, in order."""
+        of_run, params = (("", (tenant, after, limit)) if run_id is None else
+                          ("run_id = %s AND ", (tenant, run_id, after, limit)))
         rows = self._rows(f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE tenant = %s AND "
-                          "run_id = %s AND seq > %s ORDER BY seq LIMIT %s",
-                          (tenant, run_id, after, limit), tenant=tenant)
+                          f"{of_run}seq > %s ORDER BY seq LIMIT %s",
+                          params, tenant=tenant)
         return tuple(OutboxEntry(*row) for row in rows)
 
     def save_audit(self, entry: AuditEntry) -> None:

@@ -373,17 +373,23 @@ class SqliteStore:
 
     def events_after(self, tenant: str, after: int, limit: int) -> tuple[OutboxEntry, ...]:
         """The outbox of ``tenant`` after sequence number ``after``, in order."""
-        rows = self._rows(f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE tenant = ? AND seq > ? "
-                          "ORDER BY seq LIMIT ?", (tenant, after, limit))
-        return tuple(OutboxEntry(*row) for row in rows)  # type: ignore[arg-type]
+        return self._outbox_page(tenant, None, after, limit)
 
     def run_events(self, tenant: str, run_id: str, after: int, limit: int
                    ) -> tuple[OutboxEntry, ...]:
         """The outbox rows of one run of ``tenant`` after sequence number ``after``, in
         order: the run's history, a page at a time."""
+        return self._outbox_page(tenant, run_id, after, limit)
+
+    def _outbox_page(self, tenant: str, run_id: str | None, after: int, limit: int
+                     ) -> tuple[OutboxEntry, ...]:
+        """Up to ``limit`` outbox rows of ``tenant`` (of one run, unless ``run_id`` is
+        ``None``) after sequence number ``after``, in order."""
+        of_run, params = (("", (tenant, after, limit)) if run_id is None else
+                          ("run_id = ? AND ", (tenant, run_id, after, limit)))
         rows = self._rows(f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE tenant = ? AND "
-                          "run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                          (tenant, run_id, after, limit))
+                          f"{of_run}seq > ? ORDER BY seq LIMIT ?",
+                          params)
         return tuple(OutboxEntry(*row) for row in rows)  # type: ignore[arg-type]
 
     def save_audit(self, entry: AuditEntry) -> None:
