@@ -567,25 +567,24 @@
         post(runPath() + "/retry", {}).then(refresh, showProblem);
       });
     }
-    var resumeButton = document.getElementById("resume");
-    if (resumeButton) {
-      resumeButton.addEventListener("click", function () {
-        resumeButton.disabled = true;
-        post(runPath() + "/resume", { expectedRevision: data.record.revision })
-          .then(refresh, function (error) { resumeButton.disabled = false; showProblem(error); });
+    /* An operator verb on the run at its current revision; the page follows the result
+       (refresh), and the button comes back if the verb is refused. */
+    var verbButton = function (id, verb, extra, question) {
+      var button = document.getElementById(id);
+      if (!button) { return; }
+      button.addEventListener("click", function () {
+        if (question && !window.confirm(question())) { return; }
+        button.disabled = true;
+        var body = Object.assign({ expectedRevision: data.record.revision }, extra);
+        post(runPath() + "/" + verb, body)
+          .then(refresh, function (error) { button.disabled = false; showProblem(error); });
       });
-    }
-    var cancelButton = document.getElementById("cancel-run");
-    if (cancelButton) {
-      cancelButton.addEventListener("click", function () {
-        if (!window.confirm("Cancel run " + data.runId + "? Its waiting child runs and " +
-                            "timers are cancelled too; this cannot be undone.")) { return; }
-        cancelButton.disabled = true;
-        post(runPath() + "/cancel", { expectedRevision: data.record.revision,
-                                      reason: "cancelled in the Studio" })
-          .then(refresh, function (error) { cancelButton.disabled = false; showProblem(error); });
-      });
-    }
+    };
+    verbButton("resume", "resume", {});
+    verbButton("cancel-run", "cancel", { reason: "cancelled in the Studio" }, function () {
+      return "Cancel run " + data.runId + "? Its waiting child runs and timers are " +
+             "cancelled too; this cannot be undone.";
+    });
     follow();
   }
 })();
