@@ -305,9 +305,21 @@ class RunHistory:
     rows: tuple[dict[str, Any], ...]
     """Each event as the API gives it, plus ``since``: seconds after the run's first event."""
     count: int  # every event of the run
-    more: bool  # events after the rows
-    last: int  # the last row's sequence number (0: none)
-    start: str | None  # the first event's time, for the script's "since" of later rows
+
+    @property
+    def more(self) -> bool:
+        """Whether the run has events after the rows."""
+        return self.count > len(self.rows)
+
+    @property
+    def last(self) -> int:
+        """The last row's sequence number (0: no rows)."""
+        return int(self.rows[-1]["seq"]) if self.rows else 0
+
+    @property
+    def start(self) -> str | None:
+        """The first event's time, for the script's "since" of later rows."""
+        return str(self.rows[0]["at"]) if self.rows else None
 
 
 def run_history(events: tuple[OutboxEntry, ...]) -> RunHistory:
@@ -322,8 +334,7 @@ def run_history(events: tuple[OutboxEntry, ...]) -> RunHistory:
     shown = events[:HISTORY_PAGE]
     start = events[0].created_at if events else 0.0
     rows = tuple({**event(e), "since": f"+{e.created_at - start:.3f} s"} for e in shown)
-    return RunHistory(rows, len(events), len(events) > len(shown),
-                      shown[-1].seq if shown else 0, rows[0]["at"] if rows else None)
+    return RunHistory(rows, len(events))
 
 
 def legend() -> list[dict[str, Any]]:
