@@ -159,10 +159,12 @@ def run_iterations(graph: Graph, args: argparse.Namespace, options: LayoutOption
             out.write(f"\r[{number}/{args.iterations}] laying out ...")
             out.flush()
         watchdog.start(number)
-        started = time.perf_counter()
-        result = layout(graph, engine=args.engine, options=options)
-        seconds = time.perf_counter() - started
-        watchdog.stop()
+        try:
+            started = time.perf_counter()
+            result = layout(graph, engine=args.engine, options=options)
+            seconds = time.perf_counter() - started
+        finally:  # a layout that raises must not leave the timer to end the process later
+            watchdog.stop()
         digest = hashlib.sha256(result.to_json().encode("utf-8")).hexdigest()
         iteration = Iteration(number, seconds, result.diagnostics.phases,
                               result.diagnostics.budget_exhausted, digest)

@@ -5,6 +5,7 @@ import importlib.util
 import io
 import json
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -65,6 +66,16 @@ def test_bad_input_exits_2_with_one_line(argv: list[str],
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and err.startswith("stress.py:")
+
+
+def test_a_layout_that_raises_leaves_no_watchdog_behind() -> None:
+    """An unknown engine fails inside the first iteration; its watchdog timer used to stay
+    armed and, 125 s later, end whatever process had called the harness (``os._exit``):
+    the default suite died without a report wherever it had got to by then."""
+    assert stress.main(["--engine", "nope", "--graph", SMALL], io.StringIO()) == 2
+    armed = [t for t in threading.enumerate()
+             if isinstance(t, threading.Timer) and t.is_alive()]
+    assert armed == []
 
 
 def test_generated_graph_runs() -> None:
