@@ -40,9 +40,9 @@ from itertools import pairwise
 
 from layouts.graph import Shape
 from layouts.layered.model import Routing
+from layouts.layered.routing.node_bands import NodeBands
 from layouts.layered.routing.segment_index import HAIR, polyline_segments
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
-from layouts.quality_grid import Grid
 from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
 
 SAME = 1e-6
@@ -82,7 +82,7 @@ class _Near:
     """The other routes a fan is weighed against, found by their bounding boxes, filed
     in horizontal bands (a fan and its labels are local; most drawings have no diamond
     face to fan, so nothing is filed before a fan is first weighed), and the nodes'
-    grid."""
+    bands."""
 
     def __init__(self, routes: list[EdgeRoute], nodes: Sequence[NodeBox]) -> None:
         self.routes = routes
@@ -92,13 +92,13 @@ class _Near:
         self._band = 0.0
         self._first, self._last = 0, -1
         self._pieces: dict[int, list[Segment]] = {}
-        self._grid: Grid | None = None
+        self._node_bands: NodeBands | None = None
 
-    def grid(self) -> Grid:
-        """The nodes filed in a grid (a filter: the tests on what it finds are exact)."""
-        if self._grid is None:
-            self._grid = Grid.for_items(self._nodes, [])
-        return self._grid
+    def node_bands(self) -> NodeBands:
+        """The nodes filed in bands (a filter: the tests on what it finds are exact)."""
+        if self._node_bands is None:
+            self._node_bands = NodeBands(self._nodes)
+        return self._node_bands
 
     def replace(self, key: int, route: EdgeRoute) -> None:
         """Route ``key`` is now ``route``."""
@@ -228,15 +228,15 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
     """The fan keeps its flow (every step down the layers), clears every foreign node,
     crosses and overlaps no more other routes than the spread ends did, and leaves every
     label of its edges nearer its own route than any other."""
-    grid = near.grid()
+    bands = near.node_bands()
     for route in fanned:
         if any(b.y < a.y - SAME for a, b in zip(route.points, route.points[1:],
                                                  strict=False)):
             return False
         for s in polyline_segments(route.points):
-            for node_id in sorted(grid.nodes_near(s, clearance)):
-                box = boxes[node_id]
-                if node_id in (route.source, route.target):
+            for entry in bands.near(*s.bounds(), reach=clearance):
+                box = boxes[entry.id]
+                if entry.id in (route.source, route.target) or _apart(s, box, clearance):
                     continue
                 if intrudes(s, box) or segment_box_distance(
                         s, box.x, box.y, box.x + box.width, box.y + box.height) < \
@@ -249,6 +249,19 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
     if counts_after[0] > counts_before[0] or counts_after[1] > counts_before[1]:
         return False
     return all(_label_beside_own(route, fanned, near, members) for route in fanned)
+
+
+def _apart(s: Segment, box: NodeBox, clearance: float) -> bool:
+    """Whether axis-parallel ``s`` is more than 0 and at least ``clearance`` -
+    :data:`SAME` from ``box`` (its distance is then the gap between its bounds and the
+    box, computed as :func:`~layouts.quality_geometry.segment_box_distance` does), so it
+    neither enters the box nor comes too near."""
+    if s.x1 != s.x2 and s.y1 != s.y2:
+        return False
+    x0, y0, x1, y1 = s.bounds()
+    bx1, by1 = box.x + box.width, box.y + box.height
+    dx, dy = max(box.x - x1, 0.0, x0 - bx1), max(box.y - y1, 0.0, y0 - by1)
+    return (dx > 0 or dy > 0) and math.hypot(dx, dy) >= clearance - SAME
 
 
 def _changed(before: Sequence[Sequence[Point]], after: Sequence[Sequence[Point]]

@@ -1,0 +1,124 @@
+"""Node boxes filed for "which boxes come near this segment?", the question the
+repair screen (:mod:`.defect_screen`) and the fans (:mod:`layouts.layered.fans`) ask
+of every segment they check.
+
+Boxes are filed twice: in horizontal bands (rows, one box in every row its height
+spans) and in vertical bands (columns), each band sorted along its length. A segment
+wider than tall is looked up in the rows its line (grown by the reach) crosses, a
+taller one in the columns; within a band, bisection finds the boxes along its extent.
+This is the uniform grid technique of Akman, Franklin, Kankanhalli and Narayanaswami
+(Computer-Aided Design 21(7), 1989) with cells unbounded along one axis, so a long
+track segment costs a bisection, not one lookup per cell it covers.
+
+>>> from layouts.result import NodeBox
+>>> bands = NodeBands([NodeBox("a", 0, 0, 100, 40), NodeBox("m", 60, 100, 80, 40),
+...                    NodeBox("far", 400, 100, 80, 40)])
+>>> sorted(e.id for e in bands.near(20, 40, 20, 200, reach=12))   # its column band's
+['a', 'm']
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from layouts.quality_geometry import INTERIOR_MARGIN
+from layouts.result import NodeBox
+
+SLACK = 1e-7
+"""Pixels an entry's interior box is grown by, so rounding never rules an intrusion out."""
+
+
+class Entry(NamedTuple):
+    """A node's box (``x0``-``x1`` by ``y0``-``y1``), and its interior box
+    (``ix0``...``iy1``: :data:`~layouts.quality_geometry.INTERIOR_MARGIN` in, grown by
+    :data:`SLACK`), which holds the interior of every outline (rect, diamond, circle,
+    ellipse): a segment apart from it does not pass through the node."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    id: str
+    ix0: float
+    iy0: float
+    ix1: float
+    iy1: float
+
+    @classmethod
+    def of(cls, b: NodeBox) -> Entry:
+        m = INTERIOR_MARGIN - SLACK
+        return cls(b.x, b.y, b.x + b.width, b.y + b.height, b.id,
+                   b.x + m, b.y + m, b.x + b.width - m, b.y + b.height - m)
+
+
+@dataclass(frozen=True, slots=True)
+class _Band:
+    starts: list[float]
+    entries: list[Entry]
+    longest: float
+
+
+class _Bands:
+    """Entries filed in bands of ``size`` of y (``rows``) or of x, each band sorted by
+    the entries' low coordinate along the band."""
+
+    def __init__(self, entries: Sequence[Entry], size: float, *, rows: bool) -> None:
+        self.size = size
+        filed: dict[int, list[Entry]] = {}
+        for e in entries:
+            low, high = (e.y0, e.y1) if rows else (e.x0, e.x1)
+            for band in range(math.floor(low / size), math.floor(high / size) + 1):
+                filed.setdefault(band, []).append(e)
+        self.bands: dict[int, _Band] = {}
+        for band, members in filed.items():
+            if rows:
+                members.sort(key=lambda e: (e.x0, e.id))
+                starts, longest = [e.x0 for e in members], max(e.x1 - e.x0 for e in members)
+            else:
+                members.sort(key=lambda e: (e.y0, e.id))
+                starts, longest = [e.y0 for e in members], max(e.y1 - e.y0 for e in members)
+            self.bands[band] = _Band(starts, members, longest)
+
+    def near(self, low: float, high: float, across_low: float, across_high: float,
+             reach: float, found: list[Entry]) -> None:
+        """Append to ``found`` the entries of the bands within ``reach`` of
+        [across_low, across_high] that start at most ``reach`` after ``high`` and may end
+        within ``reach`` of ``low`` (a box of several bands may come more than once)."""
+        size = self.size
+        for number in range(math.floor((across_low - reach) / size),
+                            math.floor((across_high + reach) / size) + 1):
+            band = self.bands.get(number)
+            if band is None:
+                continue
+            entries = band.entries
+            first = low - reach - band.longest
+            for i in range(bisect_right(band.starts, high + reach) - 1, -1, -1):
+                if band.starts[i] < first:
+                    break
+                found.append(entries[i])
+
+
+class NodeBands:
+    """``boxes`` filed in rows and columns (see the module)."""
+
+    def __init__(self, boxes: Sequence[NodeBox]) -> None:
+        entries = [Entry.of(b) for b in boxes]
+        height = sum(b.height for b in boxes) / len(boxes) if boxes else 1.0
+        width = sum(b.width for b in boxes) / len(boxes) if boxes else 1.0
+        self.rows = _Bands(entries, max(1.0, height), rows=True)
+        self.columns = _Bands(entries, max(1.0, width), rows=False)
+
+    def near(self, x0: float, y0: float, x1: float, y1: float, reach: float) -> list[Entry]:
+        """The entries whose boxes come within ``reach`` of [x0, x1] x [y0, y1] along
+        each axis (a superset of the boxes nearer than ``reach``: each box comes at
+        least once, in no particular order)."""
+        found: list[Entry] = []
+        if x1 - x0 >= y1 - y0:
+            self.rows.near(x0, x1, y0, y1, reach, found)
+        else:
+            self.columns.near(y0, y1, x0, x1, reach, found)
+        return found
