@@ -46,6 +46,7 @@ from layouts.quality_geometry import Segment, intrudes, segment_box_distance, se
 from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
 
 SAME = 1e-6
+_Bounds = tuple[float, float, float, float]
 
 __all__ = ["run"]
 
@@ -91,7 +92,7 @@ class _Near:
         self._bands: dict[int, list[int]] = {}
         self._band = 0.0
         self._first, self._last = 0, -1
-        self._pieces: dict[int, list[Segment]] = {}
+        self._pieces: dict[int, list[tuple[Segment, _Bounds]]] = {}
         self._node_bands: NodeBands | None = None
 
     def node_bands(self) -> NodeBands:
@@ -110,10 +111,13 @@ class _Near:
             self._bounds[key] = _bounds(route.points)
             self._file(key)
 
-    def segments(self, key: int) -> list[Segment]:
-        if key not in self._pieces:
-            self._pieces[key] = polyline_segments(self.routes[key].points)
-        return self._pieces[key]
+    def segments(self, key: int) -> list[tuple[Segment, _Bounds]]:
+        """Route ``key``'s segments, each with its bounds."""
+        pieces = self._pieces.get(key)
+        if pieces is None:
+            pieces = self._pieces[key] = [(t, t.bounds()) for t in
+                                          polyline_segments(self.routes[key].points)]
+        return pieces
 
     def routes_meeting(self, box: tuple[float, float, float, float], skip: set[int]
                        ) -> list[int]:
@@ -130,8 +134,8 @@ class _Near:
                          ) -> list[Segment]:
         """The segments of the routes not in ``skip`` whose bounds meet ``box``."""
         x0, y0, x1, y1 = box
-        return [t for k in self.routes_meeting(box, skip) for t in self.segments(k)
-                if _meet(t.bounds(), x0, y0, x1, y1)]
+        return [t for k in self.routes_meeting(box, skip) for t, b in self.segments(k)
+                if _meet(b, x0, y0, x1, y1)]
 
     def _filed(self) -> None:
         self._bounds = [_bounds(r.points) for r in self.routes]
@@ -293,12 +297,13 @@ def _meetings(segments: Sequence[Segment], near: _Near, skip: set[int]) -> tuple
     bounds = [s.bounds() for s in segments]
     region = (min(b[0] for b in bounds), min(b[1] for b in bounds),
               max(b[2] for b in bounds), max(b[3] for b in bounds))
-    others = [(t, t.bounds()) for k in near.routes_meeting(region, skip)
-              for t in near.segments(k)]
+    others = [piece for k in near.routes_meeting(region, skip) for piece in near.segments(k)]
     cross = shared = 0
     for s, (x0, y0, x1, y1) in zip(segments, bounds, strict=True):
-        for t, b in others:
-            if _meet(b, x0, y0, x1, y1):
+        high_x, high_y = x1 + HAIR, y1 + HAIR
+        for t, b in others:     # _meet(b, x0, y0, x1, y1), inlined: the inner loop
+            if b[0] <= high_x and x0 <= b[2] + HAIR and b[1] <= high_y and \
+                    y0 <= b[3] + HAIR:
                 relation = segment_relation(s, t)
                 cross += relation == "cross"
                 shared += relation == "shared"

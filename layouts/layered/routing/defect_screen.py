@@ -99,13 +99,15 @@ class DefectScreen:
         y0, y1 = (a.y, b.y) if a.y <= b.y else (b.y, a.y)
         reach, limit = self.reach, self.limit
         for e in self.bands.near(x0, y0, x1, y1, reach):
-            dx = max(e.x0 - x1, 0.0, x0 - e.x1)
-            dy = max(e.y0 - y1, 0.0, y0 - e.y1)
+            ex0, ey0, ex1, ey1, node_id, ix0, iy0, ix1, iy1 = e
+            # the gaps between the segment's bounds and the box along x and along y
+            dx = ex0 - x1 if ex0 > x1 else x0 - ex1 if x0 > ex1 else 0.0
+            dy = ey0 - y1 if ey0 > y1 else y0 - ey1 if y0 > ey1 else 0.0
             if dx > reach or dy > reach:
                 continue
-            if e.id in own:
-                if x1 >= e.ix0 and x0 <= e.ix1 and y1 >= e.iy0 and y0 <= e.iy1 and intrudes(
-                        Segment(a.x, a.y, b.x, b.y, 0, "", ""), self.boxes[e.id]):
+            if node_id in own:
+                if x1 >= ix0 and x0 <= ix1 and y1 >= iy0 and y0 <= iy1 and intrudes(
+                        Segment(a.x, a.y, b.x, b.y, 0, "", ""), self.boxes[node_id]):
                     return True
                 continue
             gap = dx if not dy else dy if not dx else math.hypot(dx, dy)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from operator import itemgetter
 from typing import NamedTuple
 
 from layouts.quality_geometry import INTERIOR_MARGIN
@@ -48,15 +48,12 @@ class Entry(NamedTuple):
     ix1: float
     iy1: float
 
-    @classmethod
-    def of(cls, b: NodeBox) -> Entry:
-        m = INTERIOR_MARGIN - SLACK
-        return cls(b.x, b.y, b.x + b.width, b.y + b.height, b.id,
-                   b.x + m, b.y + m, b.x + b.width - m, b.y + b.height - m)
 
 
-@dataclass(frozen=True, slots=True)
-class _Band:
+_START = itemgetter(0)
+
+
+class _Band(NamedTuple):
     starts: list[float]
     entries: list[Entry]
     longest: float
@@ -68,20 +65,22 @@ class _Bands:
 
     def __init__(self, entries: Sequence[Entry], size: float, *, rows: bool) -> None:
         self.size = size
-        filed: dict[int, list[Entry]] = {}
+        floor = math.floor
+        filed: dict[int, list[tuple[float, float, Entry]]] = {}
         for e in entries:
-            low, high = (e.y0, e.y1) if rows else (e.x0, e.x1)
-            for band in range(math.floor(low / size), math.floor(high / size) + 1):
-                filed.setdefault(band, []).append(e)
+            low, high, start, end = (e.y0, e.y1, e.x0, e.x1) if rows else \
+                (e.x0, e.x1, e.y0, e.y1)
+            for band in range(floor(low / size), floor(high / size) + 1):
+                members = filed.get(band)
+                if members is None:
+                    filed[band] = [(start, end, e)]
+                else:
+                    members.append((start, end, e))
         self.bands: dict[int, _Band] = {}
         for band, members in filed.items():
-            if rows:
-                members.sort(key=lambda e: (e.x0, e.id))
-                starts, longest = [e.x0 for e in members], max(e.x1 - e.x0 for e in members)
-            else:
-                members.sort(key=lambda e: (e.y0, e.id))
-                starts, longest = [e.y0 for e in members], max(e.y1 - e.y0 for e in members)
-            self.bands[band] = _Band(starts, members, longest)
+            members.sort(key=_START)
+            self.bands[band] = _Band([m[0] for m in members], [m[2] for m in members],
+                                     max(m[1] - m[0] for m in members))
 
     def near(self, low: float, high: float, across_low: float, across_high: float,
              reach: float, found: list[Entry]) -> None:
@@ -106,7 +105,10 @@ class NodeBands:
     """``boxes`` filed in rows and columns (see the module)."""
 
     def __init__(self, boxes: Sequence[NodeBox]) -> None:
-        entries = [Entry.of(b) for b in boxes]
+        m = INTERIOR_MARGIN - SLACK
+        entries = [Entry(b.x, b.y, b.x + b.width, b.y + b.height, b.id,
+                         b.x + m, b.y + m, b.x + b.width - m, b.y + b.height - m)
+                   for b in boxes]
         height = sum(b.height for b in boxes) / len(boxes) if boxes else 1.0
         width = sum(b.width for b in boxes) / len(boxes) if boxes else 1.0
         self.rows = _Bands(entries, max(1.0, height), rows=True)
