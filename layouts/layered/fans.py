@@ -40,7 +40,7 @@ from itertools import pairwise
 
 from layouts.graph import Shape
 from layouts.layered.model import Routing
-from layouts.layered.routing.node_bands import NodeBands
+from layouts.layered.routing.node_bands import ID, NodeBands
 from layouts.layered.routing.segment_index import HAIR, polyline_segments
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
 from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
@@ -239,8 +239,8 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
             return False
         for s in polyline_segments(route.points):
             for entry in bands.near(*s.bounds(), reach=clearance):
-                box = boxes[entry.id]
-                if entry.id in (route.source, route.target) or _apart(s, box, clearance):
+                box = boxes[entry[ID]]
+                if box.id in (route.source, route.target) or _apart(s, box, clearance):
                     continue
                 if intrudes(s, box) or segment_box_distance(
                         s, box.x, box.y, box.x + box.width, box.y + box.height) < \

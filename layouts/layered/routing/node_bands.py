@@ -13,7 +13,7 @@ track segment costs a bisection, not one lookup per cell it covers.
 >>> from layouts.result import NodeBox
 >>> bands = NodeBands([NodeBox("a", 0, 0, 100, 40), NodeBox("m", 60, 100, 80, 40),
 ...                    NodeBox("far", 400, 100, 80, 40)])
->>> sorted(e.id for e in bands.near(20, 40, 20, 200, reach=12))   # its column band's
+>>> sorted(e[ID] for e in bands.near(20, 40, 20, 200, reach=12))   # its column band's
 ['a', 'm']
 """
 
@@ -22,8 +22,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
-from operator import itemgetter
-from typing import NamedTuple
+from typing import Final
 
 from layouts.quality_geometry import INTERIOR_MARGIN
 from layouts.result import NodeBox
@@ -32,71 +31,67 @@ SLACK = 1e-7
 """Pixels an entry's interior box is grown by, so rounding never rules an intrusion out."""
 
 
-class Entry(NamedTuple):
-    """A node's box (``x0``-``x1`` by ``y0``-``y1``), and its interior box
-    (``ix0``...``iy1``: :data:`~layouts.quality_geometry.INTERIOR_MARGIN` in, grown by
-    :data:`SLACK`), which holds the interior of every outline (rect, diamond, circle,
-    ellipse): a segment apart from it does not pass through the node."""
+Entry = tuple[float, float, float, float, str, float, float, float, float]
+"""A node's box (x0, y0, x1, y1), its id, and its interior box (ix0, iy0, ix1, iy1:
+:data:`~layouts.quality_geometry.INTERIOR_MARGIN` in, grown by :data:`SLACK`), which
+holds the interior of every outline (rect, diamond, circle, ellipse): a segment apart
+from it does not pass through the node. (A plain tuple: a named one costs three times
+as much to build, and every layout files every node.)"""
 
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    id: str
-    ix0: float
-    iy0: float
-    ix1: float
-    iy1: float
+ID: Final = 4
+"""Where an :data:`Entry` holds its node's id."""
+
+_Span = tuple[tuple[float, float, float, float], Entry]
+"""An entry with its (low, high) across a band and (start, end) along it."""
 
 
+def _along(span: _Span) -> tuple[float, str]:
+    return span[0][2], span[1][ID]
 
-_START = itemgetter(0)
 
-
-class _Band(NamedTuple):
-    starts: list[float]
-    entries: list[Entry]
-    longest: float
+_Band = tuple[list[float], list[Entry], float]
+"""A band's entries' starts along it (sorted), the entries, and the longest's length."""
 
 
 class _Bands:
-    """Entries filed in bands of ``size`` of y (``rows``) or of x, each band sorted by
-    the entries' low coordinate along the band."""
+    """Entries filed in bands of ``size`` of y (``rows``) or of x, each under the band of
+    its low coordinate across the band and sorted by its low coordinate along it."""
 
     def __init__(self, entries: Sequence[Entry], size: float, *, rows: bool) -> None:
         self.size = size
+        spans: list[_Span] = [((e[1], e[3], e[0], e[2]) if rows else (e[0], e[2], e[1], e[3]),
+                               e) for e in entries]
+        spans.sort(key=_along)
+        self.tallest = max((high - low for (low, high, _, _), _ in spans), default=0.0)
         floor = math.floor
-        filed: dict[int, list[tuple[float, float, Entry]]] = {}
-        for e in entries:
-            low, high, start, end = (e.y0, e.y1, e.x0, e.x1) if rows else \
-                (e.x0, e.x1, e.y0, e.y1)
-            for band in range(floor(low / size), floor(high / size) + 1):
-                members = filed.get(band)
-                if members is None:
-                    filed[band] = [(start, end, e)]
-                else:
-                    members.append((start, end, e))
-        self.bands: dict[int, _Band] = {}
-        for band, members in filed.items():
-            members.sort(key=_START)
-            self.bands[band] = _Band([m[0] for m in members], [m[2] for m in members],
-                                     max(m[1] - m[0] for m in members))
+        filed: dict[int, list[_Span]] = {}
+        for span in spans:
+            band = floor(span[0][0] / size)
+            members = filed.get(band)
+            if members is None:
+                filed[band] = [span]
+            else:
+                members.append(span)
+        self.bands: dict[int, _Band] = {
+            band: ([m[0][2] for m in members], [m[1] for m in members],
+                   max(m[0][3] - m[0][2] for m in members))
+            for band, members in filed.items()}
 
     def near(self, low: float, high: float, across_low: float, across_high: float,
              reach: float, found: list[Entry]) -> None:
-        """Append to ``found`` the entries of the bands within ``reach`` of
-        [across_low, across_high] that start at most ``reach`` after ``high`` and may end
-        within ``reach`` of ``low`` (a box of several bands may come more than once)."""
+        """Append to ``found`` the entries whose band may hold a box within ``reach`` of
+        [across_low, across_high] and that start at most ``reach`` after ``high`` and
+        may end within ``reach`` of ``low``."""
         size = self.size
-        for number in range(math.floor((across_low - reach) / size),
+        for number in range(math.floor((across_low - reach - self.tallest) / size),
                             math.floor((across_high + reach) / size) + 1):
             band = self.bands.get(number)
             if band is None:
                 continue
-            entries = band.entries
-            first = low - reach - band.longest
-            for i in range(bisect_right(band.starts, high + reach) - 1, -1, -1):
-                if band.starts[i] < first:
+            starts, entries, longest = band
+            first = low - reach - longest
+            for i in range(bisect_right(starts, high + reach) - 1, -1, -1):
+                if starts[i] < first:
                     break
                 found.append(entries[i])
 
@@ -106,9 +101,9 @@ class NodeBands:
 
     def __init__(self, boxes: Sequence[NodeBox]) -> None:
         m = INTERIOR_MARGIN - SLACK
-        entries = [Entry(b.x, b.y, b.x + b.width, b.y + b.height, b.id,
-                         b.x + m, b.y + m, b.x + b.width - m, b.y + b.height - m)
-                   for b in boxes]
+        entries: list[Entry] = [
+            (b.x, b.y, b.x + b.width, b.y + b.height, b.id,
+             b.x + m, b.y + m, b.x + b.width - m, b.y + b.height - m) for b in boxes]
         height = sum(b.height for b in boxes) / len(boxes) if boxes else 1.0
         width = sum(b.width for b in boxes) / len(boxes) if boxes else 1.0
         self.rows = _Bands(entries, max(1.0, height), rows=True)

@@ -15,7 +15,7 @@ import pytest
 from layouts.graph import Shape
 from layouts.layered.fans import SAME, _apart
 from layouts.layered.routing.defect_screen import DefectScreen
-from layouts.layered.routing.node_bands import NodeBands
+from layouts.layered.routing.node_bands import ID, NodeBands
 from layouts.layered.routing.repair import route_defects, segments
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance
 from layouts.quality_grid import Grid
@@ -148,7 +148,7 @@ def test_node_bands_find_every_box_within_reach() -> None:
         reach = rng.choice([0.0, 11.5, 30.0])
         within = {b.id for b in boxes if b.x <= x1 + reach and x0 - reach <= b.x + b.width
                   and b.y <= y1 + reach and y0 - reach <= b.y + b.height}
-        assert within <= {e.id for e in bands.near(x0, y0, x1, y1, reach)}
+        assert within <= {e[ID] for e in bands.near(x0, y0, x1, y1, reach)}
 
 
 def test_a_segment_the_fans_call_apart_neither_enters_nor_nears_the_box() -> None:
