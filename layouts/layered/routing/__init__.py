@@ -45,7 +45,8 @@ from layouts.layered.routing.draw import EdgeGeometry, draw_routes, final_boxes,
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, plan_ends
 from layouts.layered.routing.frame import vertical_frame
 from layouts.layered.routing.geometry import (
-    end_x,
+    Along,
+    ends_along,
     horizontal_extent,
     label_requests,
     layer_offsets,
@@ -64,18 +65,17 @@ from layouts.layered.routing.repair import repair_routes
 from layouts.layered.routing.tracks import assign_tracks
 from layouts.layered.routing.validate import RoutingInputError, validate_placement
 from layouts.options import LayoutOptions
-from layouts.result import NodeBox
 
 __all__ = ["RoutingInputError", "route_edges"]
 
 
-def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, boxes: Mapping[str, NodeBox],
+def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
                corridor_x: Mapping[int, float]) -> tuple[list[Leg], list[EdgeGeometry]]:
     per_edge: list[list[Leg]] = []
     straight: dict[int, list[float]] = defaultdict(list)
     ends: list[tuple[float, float]] = []
     for plan in plans:
-        source_x, target_x = end_x(boxes, plan.source), end_x(boxes, plan.target)
+        source_x, target_x = along[plan.position]
         layer_of = {n: placement.nodes[n].layer for n in (plan.source.node, plan.target.node)}
         if plan.kind is EdgeKind.FORWARD:
             dummies = [placement.nodes[d] for d in plan.edge.chain]
@@ -126,10 +126,11 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
         plans, assigned = plan_port_ends(placement, corridors, ports)
     boxes = placed_boxes(placement)
     steps = loop_steps(placement, plans, spacing, clearance)
-    labels = label_requests(plans, boxes, placement, steps, corridors)
+    along = ends_along(plans, boxes)
+    labels = label_requests(plans, boxes, placement, steps, corridors, along)
     extent = horizontal_extent(placement, boxes, plans, labels, steps)
     corridor_x = corridor_lines(corridors, extent, margin, spacing)
-    legs, geometries = _edge_legs(plans, placement, boxes, corridor_x)
+    legs, geometries = _edge_legs(plans, placement, along, corridor_x)
     tracks, counts = assign_tracks([leg.run(k) for k, leg in enumerate(legs)], spacing,
                                    deadline)
     rows = arrange_labels(labels)
@@ -140,7 +141,7 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
                for k, leg in enumerate(legs)}
     final = final_boxes(placement, frame, offsets)
     routes = draw_routes(plans, geometries, legs, track_y, final,
-                         {r.key: r for r in labels}, rows, frame, steps)
+                         {r.key: r for r in labels}, rows, frame, steps, along)
     routes = repair_routes(routes, final, options, deadline)
     left = min([extent[0], *corridor_x.values()])
     right = max([extent[1], *corridor_x.values()])
