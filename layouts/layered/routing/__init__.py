@@ -76,11 +76,13 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
     ends: list[tuple[float, float]] = []
     for plan in plans:
         source_x, target_x = along[plan.position]
-        layer_of = {n: placement.nodes[n].layer for n in (plan.source.node, plan.target.node)}
+        source_layer = placement.nodes[plan.source.node].layer
+        target_layer = placement.nodes[plan.target.node].layer
         if plan.kind is EdgeKind.FORWARD:
-            dummies = [placement.nodes[d] for d in plan.edge.chain]
-            columns = snap_columns([source_x, *(d.x + d.width / 2 for d in dummies), target_x])
-            channels = range(layer_of[plan.source.node] + 1, layer_of[plan.target.node] + 1)
+            nodes = placement.nodes
+            columns = snap_columns([source_x, *(nodes[d].x + nodes[d].width / 2
+                                                for d in plan.edge.chain), target_x])
+            channels = range(source_layer + 1, target_layer + 1)
             per_edge.append(forward_legs(plan.position, tuple(channels), columns))
             for channel, (x0, x1) in zip(channels, pairwise(columns), strict=True):
                 if x0 == x1:
@@ -88,15 +90,15 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
             source_x, target_x = columns[0], columns[-1]
         elif plan.kind is EdgeKind.LANE:
             columns = snap_columns([placement.nodes[d].x for d in plan.edge.chain])
-            upper = layer_of[plan.target.node]
-            per_edge.append(lane_legs(plan.position, layer_of[plan.source.node] + 1, upper,
+            upper = target_layer
+            per_edge.append(lane_legs(plan.position, source_layer + 1, upper,
                                       source_x, columns, target_x))
             for channel, (x0, x1) in enumerate(pairwise(columns), start=upper + 1):
                 if x0 == x1:
                     straight[channel].append(x0)
         elif plan.kind is EdgeKind.CORRIDOR:
-            per_edge.append(corridor_legs(plan.position, layer_of[plan.source.node] + 1,
-                                          layer_of[plan.target.node], source_x,
+            per_edge.append(corridor_legs(plan.position, source_layer + 1,
+                                          target_layer, source_x,
                                           corridor_x[plan.position], target_x))
         else:
             per_edge.append([])
