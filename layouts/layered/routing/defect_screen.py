@@ -10,11 +10,10 @@ foreign node's box or passes through its own source's or target's interior. Only
 routes that may have one are counted exactly (and repaired). ``False`` is a promise
 (``route_defects`` would find none); ``True`` only means "count them".
 
-Nodes are filed in horizontal bands (rows) and vertical bands (columns), each sorted
-along the band, so a segment is compared with the few boxes of the one or two bands
-its line crosses that lie along its extent (found by bisection), in the spirit of the
-uniform grid technique of Akman, Franklin, Kankanhalli and Narayanaswami (1989) with
-one axis of each cell unbounded.
+A segment is compared only with the boxes :class:`~.node_bands.NodeBands` finds near
+its bounds, with plain arithmetic on the box and its interior box; only a possible
+intrusion into the route's own source or target asks the outline test
+(:func:`~layouts.quality_geometry.intrudes`).
 
 >>> from layouts.result import EdgeEnd, EdgeRoute, NodeBox, Point, Side
 >>> boxes = {n.id: n for n in (NodeBox("a", 0, 0, 100, 40), NodeBox("b", 0, 200, 100, 40),
