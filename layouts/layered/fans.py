@@ -40,12 +40,13 @@ from itertools import pairwise
 
 from layouts.graph import Shape
 from layouts.layered.model import Routing
+from layouts.layered.routing.node_bands import ID, NodeBands
 from layouts.layered.routing.segment_index import HAIR, polyline_segments
 from layouts.quality_geometry import Segment, intrudes, segment_box_distance, segment_relation
-from layouts.quality_grid import Grid
 from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
 
 SAME = 1e-6
+_Bounds = tuple[float, float, float, float]
 
 __all__ = ["run"]
 
@@ -82,7 +83,7 @@ class _Near:
     """The other routes a fan is weighed against, found by their bounding boxes, filed
     in horizontal bands (a fan and its labels are local; most drawings have no diamond
     face to fan, so nothing is filed before a fan is first weighed), and the nodes'
-    grid."""
+    bands."""
 
     def __init__(self, routes: list[EdgeRoute], nodes: Sequence[NodeBox]) -> None:
         self.routes = routes
@@ -91,14 +92,14 @@ class _Near:
         self._bands: dict[int, list[int]] = {}
         self._band = 0.0
         self._first, self._last = 0, -1
-        self._pieces: dict[int, list[Segment]] = {}
-        self._grid: Grid | None = None
+        self._pieces: dict[int, list[tuple[Segment, _Bounds]]] = {}
+        self._node_bands: NodeBands | None = None
 
-    def grid(self) -> Grid:
-        """The nodes filed in a grid (a filter: the tests on what it finds are exact)."""
-        if self._grid is None:
-            self._grid = Grid.for_items(self._nodes, [])
-        return self._grid
+    def node_bands(self) -> NodeBands:
+        """The nodes filed in bands (a filter: the tests on what it finds are exact)."""
+        if self._node_bands is None:
+            self._node_bands = NodeBands(self._nodes)
+        return self._node_bands
 
     def replace(self, key: int, route: EdgeRoute) -> None:
         """Route ``key`` is now ``route``."""
@@ -110,10 +111,13 @@ class _Near:
             self._bounds[key] = _bounds(route.points)
             self._file(key)
 
-    def segments(self, key: int) -> list[Segment]:
-        if key not in self._pieces:
-            self._pieces[key] = polyline_segments(self.routes[key].points)
-        return self._pieces[key]
+    def segments(self, key: int) -> list[tuple[Segment, _Bounds]]:
+        """Route ``key``'s segments, each with its bounds."""
+        pieces = self._pieces.get(key)
+        if pieces is None:
+            pieces = self._pieces[key] = [(t, t.bounds()) for t in
+                                          polyline_segments(self.routes[key].points)]
+        return pieces
 
     def routes_meeting(self, box: tuple[float, float, float, float], skip: set[int]
                        ) -> list[int]:
@@ -130,8 +134,8 @@ class _Near:
                          ) -> list[Segment]:
         """The segments of the routes not in ``skip`` whose bounds meet ``box``."""
         x0, y0, x1, y1 = box
-        return [t for k in self.routes_meeting(box, skip) for t in self.segments(k)
-                if _meet(t.bounds(), x0, y0, x1, y1)]
+        return [t for k in self.routes_meeting(box, skip) for t, b in self.segments(k)
+                if _meet(b, x0, y0, x1, y1)]
 
     def _filed(self) -> None:
         self._bounds = [_bounds(r.points) for r in self.routes]
@@ -228,15 +232,15 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
     """The fan keeps its flow (every step down the layers), clears every foreign node,
     crosses and overlaps no more other routes than the spread ends did, and leaves every
     label of its edges nearer its own route than any other."""
-    grid = near.grid()
+    bands = near.node_bands()
     for route in fanned:
         if any(b.y < a.y - SAME for a, b in zip(route.points, route.points[1:],
                                                  strict=False)):
             return False
         for s in polyline_segments(route.points):
-            for node_id in sorted(grid.nodes_near(s, clearance)):
-                box = boxes[node_id]
-                if node_id in (route.source, route.target):
+            for entry in bands.near(*s.bounds(), reach=clearance):
+                box = boxes[entry[ID]]
+                if box.id in (route.source, route.target) or _apart(s, box, clearance):
                     continue
                 if intrudes(s, box) or segment_box_distance(
                         s, box.x, box.y, box.x + box.width, box.y + box.height) < \
@@ -249,6 +253,19 @@ def _acceptable(keys: Sequence[int], routes: Sequence[EdgeRoute],
     if counts_after[0] > counts_before[0] or counts_after[1] > counts_before[1]:
         return False
     return all(_label_beside_own(route, fanned, near, members) for route in fanned)
+
+
+def _apart(s: Segment, box: NodeBox, clearance: float) -> bool:
+    """Whether axis-parallel ``s`` is more than 0 and at least ``clearance`` -
+    :data:`SAME` from ``box`` (its distance is then the gap between its bounds and the
+    box, computed as :func:`~layouts.quality_geometry.segment_box_distance` does), so it
+    neither enters the box nor comes too near."""
+    if s.x1 != s.x2 and s.y1 != s.y2:
+        return False
+    x0, y0, x1, y1 = s.bounds()
+    bx1, by1 = box.x + box.width, box.y + box.height
+    dx, dy = max(box.x - x1, 0.0, x0 - bx1), max(box.y - y1, 0.0, y0 - by1)
+    return (dx > 0 or dy > 0) and math.hypot(dx, dy) >= clearance - SAME
 
 
 def _changed(before: Sequence[Sequence[Point]], after: Sequence[Sequence[Point]]
@@ -280,12 +297,13 @@ def _meetings(segments: Sequence[Segment], near: _Near, skip: set[int]) -> tuple
     bounds = [s.bounds() for s in segments]
     region = (min(b[0] for b in bounds), min(b[1] for b in bounds),
               max(b[2] for b in bounds), max(b[3] for b in bounds))
-    others = [(t, t.bounds()) for k in near.routes_meeting(region, skip)
-              for t in near.segments(k)]
+    others = [piece for k in near.routes_meeting(region, skip) for piece in near.segments(k)]
     cross = shared = 0
     for s, (x0, y0, x1, y1) in zip(segments, bounds, strict=True):
-        for t, b in others:
-            if _meet(b, x0, y0, x1, y1):
+        high_x, high_y = x1 + HAIR, y1 + HAIR
+        for t, b in others:     # _meet(b, x0, y0, x1, y1), inlined: the inner loop
+            if b[0] <= high_x and x0 <= b[2] + HAIR and b[1] <= high_y and \
+                    y0 <= b[3] + HAIR:
                 relation = segment_relation(s, t)
                 cross += relation == "cross"
                 shared += relation == "shared"

@@ -45,7 +45,8 @@ from layouts.layered.routing.draw import EdgeGeometry, draw_routes, final_boxes,
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, plan_ends
 from layouts.layered.routing.frame import vertical_frame
 from layouts.layered.routing.geometry import (
-    end_x,
+    Along,
+    ends_along,
     horizontal_extent,
     label_requests,
     layer_offsets,
@@ -64,23 +65,24 @@ from layouts.layered.routing.repair import repair_routes
 from layouts.layered.routing.tracks import assign_tracks
 from layouts.layered.routing.validate import RoutingInputError, validate_placement
 from layouts.options import LayoutOptions
-from layouts.result import NodeBox
 
 __all__ = ["RoutingInputError", "route_edges"]
 
 
-def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, boxes: Mapping[str, NodeBox],
+def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
                corridor_x: Mapping[int, float]) -> tuple[list[Leg], list[EdgeGeometry]]:
     per_edge: list[list[Leg]] = []
     straight: dict[int, list[float]] = defaultdict(list)
     ends: list[tuple[float, float]] = []
     for plan in plans:
-        source_x, target_x = end_x(boxes, plan.source), end_x(boxes, plan.target)
-        layer_of = {n: placement.nodes[n].layer for n in (plan.source.node, plan.target.node)}
+        source_x, target_x = along[plan.position]
+        source_layer = placement.nodes[plan.source.node].layer
+        target_layer = placement.nodes[plan.target.node].layer
         if plan.kind is EdgeKind.FORWARD:
-            dummies = [placement.nodes[d] for d in plan.edge.chain]
-            columns = snap_columns([source_x, *(d.x + d.width / 2 for d in dummies), target_x])
-            channels = range(layer_of[plan.source.node] + 1, layer_of[plan.target.node] + 1)
+            nodes = placement.nodes
+            columns = snap_columns([source_x, *(nodes[d].x + nodes[d].width / 2
+                                                for d in plan.edge.chain), target_x])
+            channels = range(source_layer + 1, target_layer + 1)
             per_edge.append(forward_legs(plan.position, tuple(channels), columns))
             for channel, (x0, x1) in zip(channels, pairwise(columns), strict=True):
                 if x0 == x1:
@@ -88,15 +90,15 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, boxes: Mapping[s
             source_x, target_x = columns[0], columns[-1]
         elif plan.kind is EdgeKind.LANE:
             columns = snap_columns([placement.nodes[d].x for d in plan.edge.chain])
-            upper = layer_of[plan.target.node]
-            per_edge.append(lane_legs(plan.position, layer_of[plan.source.node] + 1, upper,
+            upper = target_layer
+            per_edge.append(lane_legs(plan.position, source_layer + 1, upper,
                                       source_x, columns, target_x))
             for channel, (x0, x1) in enumerate(pairwise(columns), start=upper + 1):
                 if x0 == x1:
                     straight[channel].append(x0)
         elif plan.kind is EdgeKind.CORRIDOR:
-            per_edge.append(corridor_legs(plan.position, layer_of[plan.source.node] + 1,
-                                          layer_of[plan.target.node], source_x,
+            per_edge.append(corridor_legs(plan.position, source_layer + 1,
+                                          target_layer, source_x,
                                           corridor_x[plan.position], target_x))
         else:
             per_edge.append([])
@@ -126,10 +128,11 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
         plans, assigned = plan_port_ends(placement, corridors, ports)
     boxes = placed_boxes(placement)
     steps = loop_steps(placement, plans, spacing, clearance)
-    labels = label_requests(plans, boxes, placement, steps, corridors)
+    along = ends_along(plans, boxes)
+    labels = label_requests(plans, boxes, placement, steps, corridors, along)
     extent = horizontal_extent(placement, boxes, plans, labels, steps)
     corridor_x = corridor_lines(corridors, extent, margin, spacing)
-    legs, geometries = _edge_legs(plans, placement, boxes, corridor_x)
+    legs, geometries = _edge_legs(plans, placement, along, corridor_x)
     tracks, counts = assign_tracks([leg.run(k) for k, leg in enumerate(legs)], spacing,
                                    deadline)
     rows = arrange_labels(labels)
@@ -140,7 +143,7 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
                for k, leg in enumerate(legs)}
     final = final_boxes(placement, frame, offsets)
     routes = draw_routes(plans, geometries, legs, track_y, final,
-                         {r.key: r for r in labels}, rows, frame, steps)
+                         {r.key: r for r in labels}, rows, frame, steps, along)
     routes = repair_routes(routes, final, options, deadline)
     left = min([extent[0], *corridor_x.values()])
     right = max([extent[1], *corridor_x.values()])

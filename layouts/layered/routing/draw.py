@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 from layouts.layered.labels import LabelRequest, LabelRows, label_box
 from layouts.layered.model import Placement
-from layouts.layered.routing.ends import EdgeKind, EdgePlan
+from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
 from layouts.layered.routing.frame import Frame
-from layouts.layered.routing.geometry import loop_reach
+from layouts.layered.routing.geometry import Along, loop_reach
 from layouts.layered.routing.legs import Leg
 from layouts.layered.routing.polylines import orthogonal_path, self_loop_path
-from layouts.layered.routing.slots import slot_point
+from layouts.layered.routing.slots import VERTICAL_SIDES, outline_depth, slot_point
 from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point
 
 
@@ -43,13 +43,20 @@ def final_boxes(placement: Placement, frame: Frame,
     return boxes
 
 
+def _end_point(box: NodeBox, end: EndSlot, along: float) -> Point:
+    """:func:`~.slots.slot_point` of ``end`` on ``box``; on a top or bottom face with its
+    x ``along`` already known (the final boxes keep the placed boxes' x)."""
+    if end.side in VERTICAL_SIDES:
+        return Point(along, outline_depth(box, end.side, along))
+    return slot_point(box, end.side, end.count, end.index, end.offset)
+
+
 def _edge_points(plan: EdgePlan, geometry: EdgeGeometry, legs: Sequence[Leg],
                  track_y: Mapping[int, float], boxes: Mapping[str, NodeBox],
-                 steps: Mapping[str, float]) -> tuple[Point, ...]:
-    start = slot_point(boxes[plan.source.node], plan.source.side, plan.source.count,
-                       plan.source.index, plan.source.offset)
-    end = slot_point(boxes[plan.target.node], plan.target.side, plan.target.count,
-                     plan.target.index, plan.target.offset)
+                 steps: Mapping[str, float], along: tuple[float, float]
+                 ) -> tuple[Point, ...]:
+    start = _end_point(boxes[plan.source.node], plan.source, along[0])
+    end = _end_point(boxes[plan.target.node], plan.target, along[1])
     if plan.kind is EdgeKind.SELF_LOOP:
         return self_loop_path(start, end, loop_reach(boxes, plan, steps))
     start = Point(geometry.first_x, start.y)
@@ -61,9 +68,10 @@ def _edge_points(plan: EdgePlan, geometry: EdgeGeometry, legs: Sequence[Leg],
 def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
                 legs: Sequence[Leg], track_y: Mapping[int, float],
                 boxes: Mapping[str, NodeBox], labels: Mapping[int, LabelRequest],
-                rows: LabelRows, frame: Frame, steps: Mapping[str, float]
-                ) -> list[EdgeRoute]:
-    """One route per edge, in input order, with points from its source to its target."""
+                rows: LabelRows, frame: Frame, steps: Mapping[str, float],
+                along: Along) -> list[EdgeRoute]:
+    """One route per edge, in input order, with points from its source to its target
+    (``along``: each edge's slot x, :func:`~.geometry.ends_along`)."""
     routes: list[EdgeRoute] = []
     for plan, geometry in zip(plans, geometries, strict=True):
         edge = plan.edge
@@ -73,7 +81,7 @@ def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
             frame.channel_bottom(request.channel))
         routes.append(EdgeRoute(
             edge.id, edge.source, edge.target,
-            _edge_points(plan, geometry, legs, track_y, boxes, steps),
+            _edge_points(plan, geometry, legs, track_y, boxes, steps, along[plan.position]),
             EdgeEnd(plan.source.side, plan.source.index),
             EdgeEnd(plan.target.side, plan.target.index),
             box, edge.loop_back or edge.reversed,

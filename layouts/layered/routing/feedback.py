@@ -90,7 +90,14 @@ def greedy_order(count: int, weights: dict[tuple[int, int], int]) -> list[int]:
 
     >>> greedy_order(4, {(2, 1): 1, (1, 0): 1, (3, 2): 1})   # a path: sources first
     [3, 2, 1, 0]
+    >>> greedy_order(3, {}), greedy_order(2, {(1, 0): 0})     # no arcs; one arc
+    ([0, 1, 2], [1, 0])
     """
+    if not weights:
+        return list(range(count))        # every node a sink: they keep their order
+    if count == 2 and len(weights) == 1:
+        [(a, b)] = weights               # the source, then the sink
+        return [a, b]
     graph = _Shrinking(count, weights)
     left: list[int] = []
     right: list[int] = []

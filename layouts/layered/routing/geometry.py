@@ -49,6 +49,17 @@ def end_x(boxes: Mapping[str, NodeBox], end: EndSlot) -> float:
     return slot_coordinate(boxes[end.node], end.side, end.count, end.index, end.offset)
 
 
+Along = Sequence[tuple[float, float]]
+"""Per plan position, :func:`end_x` of its source and of its target end (computed once:
+the label zones, the legs, the labels and the drawing all ask)."""
+
+
+def ends_along(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox]
+               ) -> list[tuple[float, float]]:
+    """:data:`Along` of ``plans`` (in position order) on ``boxes``."""
+    return [(end_x(boxes, plan.source), end_x(boxes, plan.target)) for plan in plans]
+
+
 def loop_steps(placement: Placement, plans: Sequence[EdgePlan], spacing: float,
                clearance: float) -> dict[str, float]:
     """Per node with self-loops, the x step between its nested loops: ``spacing``, or less
@@ -86,29 +97,29 @@ def loop_reach(boxes: Mapping[str, NodeBox], plan: EdgePlan, steps: Mapping[str,
     return box.x + box.width + steps[box.id] * (loops - plan.source.index)
 
 
-def _label_goes_left(plan: EdgePlan, boxes: Mapping[str, NodeBox], placement: Placement,
+def _label_goes_left(plan: EdgePlan, along: Along, placement: Placement,
                      corridors: Mapping[int, Corridor]) -> bool:
     """A label sits on the side its edge turns to, so it covers fewer other edges."""
     if plan.kind is EdgeKind.CORRIDOR:
         return corridors[plan.position].side is CorridorSide.LEFT
     if plan.kind is EdgeKind.LANE:
-        return placement.nodes[plan.edge.chain[-1]].x < end_x(boxes, plan.source)
+        return placement.nodes[plan.edge.chain[-1]].x < along[plan.position][0]
     if plan.kind is EdgeKind.SELF_LOOP:
         return False
     chain = plan.edge.chain
-    after = placement.nodes[chain[0]].x if chain else end_x(boxes, plan.target)
-    return after < end_x(boxes, plan.source)
+    after = placement.nodes[chain[0]].x if chain else along[plan.position][1]
+    return after < along[plan.position][0]
 
 
 def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
                    placement: Placement, steps: Mapping[str, float],
-                   corridors: Mapping[int, Corridor]) -> list[LabelRequest]:
+                   corridors: Mapping[int, Corridor], along: Along) -> list[LabelRequest]:
     """One request per labelled edge, in the channel below its source node, beside one of
     the edge's own verticals there where no other edge's vertical runs through the box
     (:mod:`.label_zones`): the first, on the side the edge turns to, when it can;
     self-loops: beside the loop."""
     requests: list[LabelRequest] = []
-    zones = zones_of(plans, boxes, placement)
+    zones = zones_of(plans, along, placement)
     for plan in plans:
         edge = plan.edge
         if edge.label_width <= 0 and edge.label_height <= 0:
@@ -123,10 +134,10 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
         if plan.kind is EdgeKind.FORWARD:
             chain = plan.edge.chain
             entering = placement.nodes[chain[0]].x + placement.nodes[chain[0]].width / 2 \
-                if chain else end_x(boxes, plan.target)
+                if chain else along[plan.position][1]
         x, bottom = choose(zones, channel, plan.position, edge.label_width,
-                           end_x(boxes, plan.source), entering,
-                           _label_goes_left(plan, boxes, placement, corridors))
+                           along[plan.position][0], entering,
+                           _label_goes_left(plan, along, placement, corridors))
         requests.append(LabelRequest(plan.position, channel, x, edge.label_width,
                                      edge.label_height, bottom))
     return requests

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from layouts.layered.labels import LABEL_GAP
 from layouts.layered.model import Placement
 from layouts.layered.routing.ends import EdgePlan
-from layouts.layered.routing.slots import slot_coordinate
-from layouts.result import NodeBox, Side
+from layouts.result import Side
 
 __all__ = ["Zones", "choose", "zones_of"]
 
@@ -49,14 +48,14 @@ class Zones:
         return all(owners[i] == own for i in range(low, high))
 
 
-def zones_of(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
+def zones_of(plans: Sequence[EdgePlan], along: Sequence[tuple[float, float]],
              placement: Placement) -> Zones:
-    """The verticals of every channel's two zones (see the module docstring)."""
+    """The verticals of every channel's two zones (see the module docstring); ``along``
+    holds each plan's source and target slot x (by position)."""
     found: dict[tuple[int, bool], list[tuple[float, int]]] = defaultdict(list)
     for plan in plans:
-        for end in (plan.source, plan.target):
+        for end, x in zip((plan.source, plan.target), along[plan.position], strict=True):
             layer = placement.nodes[end.node].layer
-            x = slot_coordinate(boxes[end.node], end.side, end.count, end.index, end.offset)
             if end.side is Side.BOTTOM:
                 found[(layer + 1, False)].append((x, plan.position))
             elif end.side is Side.TOP:

@@ -20,13 +20,25 @@ from layouts.result import Point
 
 def orthogonal_path(start: Point, legs: Sequence[tuple[float, float, float]],
                     end: Point) -> tuple[Point, ...]:
-    """Points from ``start`` through each ``(x_from, x_to, y)`` leg to ``end``."""
-    points = [start]
+    """Points from ``start`` through each ``(x_from, x_to, y)`` leg to ``end``, as
+    :func:`simplify` leaves them (simplified as plain pairs, so only the points kept
+    are built)."""
+    xy = [(start.x, start.y)]
     for x_from, x_to, y in legs:
-        points.append(Point(x_from, y))
-        points.append(Point(x_to, y))
-    points.append(end)
-    return simplify(points)
+        xy.append((x_from, y))
+        xy.append((x_to, y))
+    xy.append((end.x, end.y))
+    out: list[tuple[float, float]] = []
+    for p in xy:
+        if out and out[-1] == p:
+            continue
+        if len(out) >= 2:
+            (ax, ay), (bx, by) = out[-2], out[-1]
+            if (ax == bx == p[0]) or (ay == by == p[1]):
+                out[-1] = p
+                continue
+        out.append(p)
+    return tuple(Point(x, y) for x, y in out)
 
 
 def simplify(points: Sequence[Point]) -> tuple[Point, ...]:

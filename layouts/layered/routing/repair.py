@@ -17,7 +17,8 @@ stretch is the contracts' (fan trunks exempt).
   every node's box by ``clearance`` (nodes within 8 px of the segment's ends count as
   adjacent), trying both sides and keeping the smaller move that is accepted.
 
-Only routes with a defect are touched; with none the pass costs one grid sweep.
+Only routes with a defect are touched; a route is first screened (:mod:`.defect_screen`)
+and counted exactly only when the screen cannot rule a defect out.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from layouts.layered.contracts.segments import (
 )
 from layouts.layered.contracts.violations import TOLERANCE, ViolationKind
 from layouts.layered.model import Deadline
+from layouts.layered.routing.defect_screen import DefectScreen
 from layouts.layered.routing.polylines import simplify
 from layouts.layered.routing.segment_index import SegmentIndex
 from layouts.options import Direction, LayoutOptions
@@ -249,13 +251,18 @@ def repair_routes(routes: Sequence[EdgeRoute], boxes: Mapping[str, NodeBox],
     out = list(routes)
     if deadline.expired():
         return out
-    grid = Grid.for_items(boxes.values(), [s for r in routes for s in segments(r.points)])
+    screen = DefectScreen(boxes, clearance)
+    grid: Grid | None = None
     index: SegmentIndex | None = None
     for position, route in enumerate(routes):
         if deadline.expired():
             break
         if route.source == route.target or len(route.points) < 2:
             continue
+        if not screen.may_have_defects(route):
+            continue
+        grid = grid or Grid.for_items(boxes.values(),
+                                      [s for r in routes for s in segments(r.points)])
         if route_defects(route, boxes, grid, clearance).none:
             continue
         index = index or SegmentIndex.of_routes([r.points for r in routes])

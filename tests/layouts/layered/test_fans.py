@@ -118,7 +118,6 @@ def test_a_drawing_without_diamonds_weighs_nothing(
               EdgeRoute("f", "a", "c", (Point(66.7, 40), Point(66.7, 70), Point(190, 70),
                                         Point(190, 100))))
     monkeypatch.setattr(fans, "_bounds", lambda points: pytest.fail("bounds taken"))
-    monkeypatch.setattr(fans.Grid, "for_items",
-                        classmethod(lambda cls, nodes, segments: pytest.fail("gridded")))
+    monkeypatch.setattr(fans, "NodeBands", lambda nodes: pytest.fail("nodes filed"))
     routing = Routing(boxes, routes, 240, 140)
     assert fans.run(routing, 12) == routing
