@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
+from layouts.layered.collector import paused
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.pipeline import ENGINE_NAME, run_layout
 from layouts.layered.port_fit import fit_ports
@@ -52,7 +53,12 @@ class LayeredProvider:
         mirror images of TopToBottom and LeftToRight (:mod:`layouts.mirror`), their ports
         reflected before the layout (:func:`mirror_ports`). A node whose ports would
         overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`); free
-        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`)."""
+        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`). The
+        cyclic garbage collector is paused meanwhile (:mod:`layouts.layered.collector`)."""
+        with paused():
+            return self._layout(graph, options)
+
+    def _layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         graph.validate()
         graph = collapse(graph)
         require_features(graph, self.name, self)

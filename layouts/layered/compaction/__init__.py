@@ -12,14 +12,14 @@ both on one set of coordinate lists (:mod:`.drawing`). Moves are rigid per unit 
 order-preserving on every line, so segments stay orthogonal, ends stay on their slots
 and crossings stay the same.
 
-Each pass then checks its promise on the moved drawing (:mod:`.verify`: a fresh scan
-finds every line's neighbours in order and no nearer than the pass allowed, and every
-label as near its own route as before), which implies the drawing breaks no route
-contract it kept. Only when that check fails is the compacted drawing checked against
-every route contract (:func:`layouts.layered.contracts.check_layout`); when it breaks
-one that the uncompacted drawing kept, or moves an edge label nearer another route than
-its own (:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics
-say so).
+Each pass then checks its promise on the moved drawing (:mod:`.verify`: every pair of
+neighbours on a line, as the constraint scan recorded them, in order and no nearer than
+the pass allowed, and every label as near its own route as before), which implies the
+drawing breaks no route contract it kept. Only when that check fails is the compacted
+drawing checked against every route contract
+(:func:`layouts.layered.contracts.check_layout`); when it breaks one that the
+uncompacted drawing kept, or moves an edge label nearer another route than its own
+(:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics say so).
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.model import Deadline
@@ -146,8 +146,9 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
     check (:mod:`.verify`); ``None`` (and ``drawing`` unchanged) when its constraints
     do not settle."""
     scene = build_scene(drawing, axis, clearance, rows=rows)
-    constraints = [*slacks(scene, spacing).items(),
-                   *slacks(scene, spacing, range(len(drawing.nodes))).items()]
+    joined: list[tuple[int, int]] = []
+    apart = slacks(scene, spacing, joined=joined)
+    constraints = [*apart.items(), *slacks(scene, spacing, range(len(drawing.nodes))).items()]
     units = scene.units()
     low, high = _extents(scene, units)
     listed = _arcs(constraints, units)
@@ -162,7 +163,7 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
                     PULL_ROUNDS)
     shift = [shifts[u] for u in units]
     _move(drawing, axis, scene, shift)
-    return kept_order(scene, shift, spacing) and \
+    return kept_order(scene, shift, spacing, [*apart, *joined]) and \
         labels_kept(scene, drawing.points, drawing.labels, axis)
 
 

@@ -96,30 +96,42 @@ def separations(scene: Scene, spacing: Spacing, only: Sequence[int] | None = Non
             for left, right in sorted(_neighbours(scene, only))]
 
 
-def slacks(scene: Scene, spacing: Spacing, only: Sequence[int] | None = None
-           ) -> dict[tuple[int, int], float]:
+def slacks(scene: Scene, spacing: Spacing, only: Sequence[int] | None = None,
+           joined: list[tuple[int, int]] | None = None) -> dict[tuple[int, int], float]:
     """:func:`separations` as ``(left, right)``: :attr:`Separation.slack`, in the order
-    the scan meets them (the solver's input, without a record per constraint)."""
+    the scan meets them (the solver's input, without a record per constraint). The
+    pairs of neighbours the scan joined into one unit are added to ``joined`` when
+    given: with the keys of the result, they are every pair of elements that are ever
+    neighbours on a line (what :func:`.verify.kept_order` checks)."""
     table = spacing.table()
-    low, high = scene.low, scene.high
-    return {(left, right): max(0.0, low[right] - high[left] - apart(scene, table, left, right))
-            for left, right in _neighbours(scene, only)}
+    low, high, kind, reach, owner = scene.low, scene.high, scene.kind, scene.reach, scene.owner
+    found: dict[tuple[int, int], float] = {}
+    for pair in _neighbours(scene, only, joined):
+        left, right = pair
+        wanted = table[(kind[left], kind[right])]
+        if (reach[left] or reach[right]) and owner[left] != owner[right]:
+            wanted = max(wanted, reach[left] + LABEL_MARGIN, reach[right] + LABEL_MARGIN)
+        found[pair] = max(0.0, low[right] - high[left] - wanted)
+    return found
 
 
-def _neighbours(scene: Scene, only: Sequence[int] | None) -> dict[tuple[int, int], None]:
+def _neighbours(scene: Scene, only: Sequence[int] | None,
+                joined: list[tuple[int, int]] | None = None) -> dict[tuple[int, int], None]:
     """Every pair of elements that are ever neighbours on a line and apart there (left
-    one first), once each in the order the scan meets them; joins the others."""
+    one first), once each in the order the scan meets them; joins the others (and
+    adds them to ``joined``, when given)."""
     low, high = scene.low, scene.high
     events = scene.events(only)
     keys = list(zip(low, high, range(len(low)), strict=True))
     active: list[tuple[float, float, int]] = []
     found: dict[tuple[int, int], None] = {}
+    insert = active.insert
+    scene_join = scene.join
 
-    def relate(left: int, right: int) -> None:
-        if high[left] >= low[right] - SAME:
-            scene.join(left, right)
-        else:
-            found[(left, right)] = None
+    def join(left: int, right: int) -> None:
+        scene_join(left, right)
+        if joined is not None:
+            joined.append((left, right))
 
     for _, removal, i in events:
         key = keys[i]
@@ -127,11 +139,23 @@ def _neighbours(scene: Scene, only: Sequence[int] | None) -> dict[tuple[int, int
         if removal:
             del active[p]
             if 0 < p < len(active):
-                relate(active[p - 1][2], active[p][2])
-        else:
-            active.insert(p, key)
-            if p:
-                relate(active[p - 1][2], i)
-            if p + 1 < len(active):
-                relate(i, active[p + 1][2])
+                left, right = active[p - 1][2], active[p][2]
+                if high[left] >= low[right] - SAME:
+                    join(left, right)
+                else:
+                    found[(left, right)] = None
+            continue
+        insert(p, key)
+        if p:
+            left = active[p - 1][2]
+            if high[left] >= low[i] - SAME:
+                join(left, i)
+            else:
+                found[(left, i)] = None
+        if p + 1 < len(active):
+            right = active[p + 1][2]
+            if high[i] >= low[right] - SAME:
+                join(i, right)
+            else:
+                found[(i, right)] = None
     return found

@@ -57,7 +57,7 @@ class Drawing:
                       for n, b in zip(self.nodes, self.boxes, strict=True))
         edges = []
         for route, (xs, ys), label in zip(self.edges, self.points, self.labels, strict=True):
-            points = tuple(Point(x, y) for x, y in zip(xs, ys, strict=True))
+            points = tuple(map(Point, xs, ys))
             box = None if label is None else Box(label[0], label[1], label[2], label[3])
             edges.append(EdgeRoute(route.id, route.source, route.target, points,
                                    route.source_end, route.target_end, box, route.loop_back))

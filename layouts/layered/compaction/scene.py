@@ -88,6 +88,37 @@ class Scene:
         self._parent.append(index)
         return index
 
+    def add_runs(self, owner: int, us: Sequence[float], vs: Sequence[float]) -> list[int]:
+        """One run element of route ``owner`` per stretch of its points with one
+        coordinate ``us`` along the axis (``vs`` across it), each its own unit; per
+        point, its run."""
+        runs: list[int] = []
+        count = len(us)
+        if not count:
+            return runs
+        kinds, lows, highs = self.kind.append, self.low.append, self.high.append
+        starts, ends, owners = self.start.append, self.end.append, self.owner.append
+        reaches, parents = self.reach.append, self._parent.append
+        index = len(self._parent)
+        first, u = 0, us[0]
+        for i in range(1, count + 1):
+            if i < count and abs(us[i] - u) <= SAME:
+                continue
+            stretch = vs[first:i]
+            kinds(Kind.RUN)
+            lows(u)
+            highs(u)
+            starts(min(stretch))
+            ends(max(stretch))
+            owners(owner)
+            reaches(0.0)
+            parents(index)
+            runs.extend([index] * (i - first))
+            index += 1
+            if i < count:
+                first, u = i, us[i]
+        return runs
+
     def __len__(self) -> int:
         return len(self._parent)
 
@@ -97,6 +128,10 @@ class Scene:
         them, computed once, by default). Moves along the axis do not change them."""
         if only is None and self._events is not None:
             return self._events
+        if isinstance(only, range) and only.start == 0 and only.step == 1:
+            # the first elements (the nodes): the full scan's events, filtered in order
+            stop = only.stop
+            return [event for event in self.events() if event[2] < stop]
         chosen = range(len(self._parent)) if only is None else only
         start, end = self.start, self.end
         events = sorted([(start[i], 0, i) for i in chosen] + [(end[i], 1, i) for i in chosen])
@@ -138,8 +173,8 @@ def build_scene(drawing: Drawing, axis: int, clearance: float, *, rows: bool = F
             scene.join(i, row_of.setdefault(round(low + size / 2, 3), i))
     node_index = drawing.node_index
     for number, route in enumerate(drawing.edges):
-        runs = _add_runs(scene, number, drawing.points[number][axis],
-                         drawing.points[number][1 - axis])
+        runs = scene.add_runs(number, drawing.points[number][axis],
+                              drawing.points[number][1 - axis])
         scene.point_runs.append(runs)
         if runs:
             source, target = node_index.get(route.source), node_index.get(route.target)
@@ -152,22 +187,6 @@ def build_scene(drawing: Drawing, axis: int, clearance: float, *, rows: bool = F
                     scene.join(run, source)
         scene.label_of.append(_add_label(scene, drawing, number, axis, runs))
     return scene
-
-
-def _add_runs(scene: Scene, number: int, us: list[float], vs: list[float]) -> list[int]:
-    """One run element per stretch of points with one coordinate ``us`` along the axis;
-    per point, its run."""
-    runs: list[int] = []
-    first = 0
-    count = len(us)
-    for i in range(1, count + 1):
-        if i == count or abs(us[i] - us[first]) > SAME:
-            stretch = vs[first:i]
-            run = scene.add(Kind.RUN, us[first], us[first], min(stretch), max(stretch),
-                            number)
-            runs.extend([run] * (i - first))
-            first = i
-    return runs
 
 
 def _add_label(scene: Scene, drawing: Drawing, number: int, axis: int, runs: list[int]

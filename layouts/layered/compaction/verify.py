@@ -9,10 +9,14 @@ the axis run between two runs on one line), the labels grown by their reach. So 
 that keeps this promise breaks no contract the drawing kept before it and leaves every
 label nearer its own edge than any other: a segment can only reach a node, a label or
 another segment by coming closer to it on a common line, or by changing sides there.
-The scan is done afresh over the moved positions, so it does not trust the constraints
-the solver was given (a missed pair, a wrong shift): it costs one scan per pass instead
-of a whole-drawing contract check. When it fails, :func:`layouts.layered.compaction.run`
-falls back to the whole check, which decides.
+The check looks at the moved positions themselves, so it does not trust the solver (a
+wrong shift, an arc lost on the way). It needs each line's neighbours, and those are the
+pairs that are ever neighbours on a line *before* the move, when each of them keeps its
+order: the scan that generated the constraints records them (:func:`.constraints.slacks`),
+so the check is one pass over those pairs instead of a second scan (:func:`line_neighbours`
+is that scan, and the tests hold the two to each other and to a fresh scan of the moved
+drawing). When it fails, :func:`layouts.layered.compaction.run` falls back to the whole
+contract check, which decides.
 
 >>> from layouts.layered.compaction.constraints import Spacing
 >>> from layouts.layered.compaction.scene import Kind, Scene
@@ -27,7 +31,7 @@ falls back to the whole check, which decides.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from layouts.layered.compaction.constraints import Spacing, apart
 from layouts.layered.compaction.scene import SAME, Scene, reach
@@ -36,44 +40,65 @@ EPSILON = 1e-6
 """Pixels a moved gap may fall short of its bound (the solver's rounding)."""
 
 
-def kept_order(scene: Scene, shift: Sequence[float], spacing: Spacing) -> bool:
+def kept_order(scene: Scene, shift: Sequence[float], spacing: Spacing,
+               neighbours: Iterable[tuple[int, int]] | None = None) -> bool:
     """Whether moving each element ``i`` of ``scene`` by ``shift[i]`` keeps, on every
     line, the order of the elements that meet it and every neighbour pair of two units
     at least ``min(gap before, wanted)`` apart (an overlap of two units, which the drawing
-    had before, must not deepen)."""
+    had before, must not deepen). ``neighbours``: every pair of elements that are ever
+    neighbours on a line before the move (left one first), as the constraint scan
+    recorded them (:func:`.constraints.slacks`); by default :func:`line_neighbours`.
+
+    The pairs suffice: when each of them keeps its order, every line keeps its whole
+    order (a line's order is fixed by its neighbours, one pair at a time), so its
+    neighbours after the move are the pairs it had before, each checked here."""
     low, high = scene.low, scene.high
     units = scene.units()
     table = spacing.table()
-    moved = [(lo + d, hi + d, i) for i, (lo, hi, d) in enumerate(zip(low, high, shift,
-                                                                     strict=True))]
-    events = scene.events()
-    active: list[tuple[float, float, int]] = []
-
-    def holds(p: int, q: int) -> bool:
+    for p, q in line_neighbours(scene) if neighbours is None else neighbours:
+        dp, dq = shift[p], shift[q]
+        low_p, high_p, low_q, high_q = low[p] + dp, high[p] + dp, low[q] + dq, high[q] + dq
+        if (low_p, high_p, p) >= (low_q, high_q, q):
+            return False                               # the pair changed places
         if units[p] == units[q]:
-            return True
-        before = low[q] - high[p]
-        now = moved[q][0] - moved[p][1]
-        if before < -SAME:                             # they overlapped, or q was left of p
-            return low[p] - high[q] <= SAME and now >= before - EPSILON
-        if now >= before - EPSILON:
-            return True                                # not nearer than before
-        return now >= min(before, apart(scene, table, p, q)) - EPSILON
-
-    for _, removal, i in events:
-        key = moved[i]
-        p = bisect_left(active, key)
-        if removal:
-            del active[p]
-            if 0 < p < len(active) and not holds(active[p - 1][2], active[p][2]):
-                return False
             continue
-        active.insert(p, key)
-        if p > 0 and not holds(active[p - 1][2], i):
-            return False
-        if p + 1 < len(active) and not holds(i, active[p + 1][2]):
+        before = low[q] - high[p]
+        now = low_q - high_p
+        if before < -SAME:                             # they overlapped
+            if not (low[p] - high[q] <= SAME and now >= before - EPSILON):
+                return False
+        elif now < before - EPSILON and now < min(before, apart(scene, table, p, q)) - EPSILON:
             return False
     return True
+
+
+def line_neighbours(scene: Scene) -> list[tuple[int, int]]:
+    """Every pair of elements of ``scene`` that are neighbours on some line across the
+    axis (left one first), once each, by a scan of the drawing as it is.
+
+    >>> from layouts.layered.compaction.scene import Kind
+    >>> scene = Scene()
+    >>> for low, start, end in ((0, 0, 10), (20, 0, 30), (40, 20, 30)):
+    ...     _ = scene.add(Kind.RUN, low, low, start, end)
+    >>> line_neighbours(scene)    # 0 and 2 share no line; 1 lies between them on y 20..30
+    [(0, 1), (1, 2)]
+    """
+    keys = list(zip(scene.low, scene.high, range(len(scene)), strict=True))
+    active: list[tuple[float, float, int]] = []
+    pairs: dict[tuple[int, int], None] = {}
+    for _, removal, i in scene.events():
+        p = bisect_left(active, keys[i])
+        if removal:
+            del active[p]
+            if 0 < p < len(active):
+                pairs[(active[p - 1][2], active[p][2])] = None
+            continue
+        active.insert(p, keys[i])
+        if p:
+            pairs[(active[p - 1][2], i)] = None
+        if p + 1 < len(active):
+            pairs[(i, active[p + 1][2])] = None
+    return list(pairs)
 
 
 def labels_kept(scene: Scene, points: Sequence[Sequence[Sequence[float]]],

@@ -75,11 +75,14 @@ def undo(routing: Routing, graph: LayeredGraph) -> Routing:
 
 
 def _orient(route: EdgeRoute, source: str, against_flow: bool) -> EdgeRoute:
+    """``route`` from ``source``, flagged a loop-back when it runs ``against_flow``
+    (the same route when it already is both: most are, and copying costs)."""
+    loop_back = route.loop_back or against_flow
     if route.source != source:
-        route = replace(route, source=route.target, target=route.source,
-                        points=route.points[::-1], source_end=route.target_end,
-                        target_end=route.source_end)
-    return replace(route, loop_back=route.loop_back or against_flow)
+        return replace(route, source=route.target, target=route.source,
+                       points=route.points[::-1], source_end=route.target_end,
+                       target_end=route.source_end, loop_back=loop_back)
+    return route if loop_back == route.loop_back else replace(route, loop_back=loop_back)
 
 
 def _reverse(edge: EngineEdge) -> EngineEdge:

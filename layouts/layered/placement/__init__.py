@@ -24,7 +24,7 @@ horizontal axis. The drawing's left-most box starts at x = 0, the first layer at
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from layouts.graph import Shape
@@ -158,14 +158,34 @@ def bend_score(graph: ProperGraph, centre: Sequence[float],
     >>> bend_score(g, [5.0, 5.0]), bend_score(g, [5.0, 9.0])
     ((0, 10.0), (1, 14.0))
     """
+    return _bend_scorer(graph, ports)(centre)
+
+
+def _bend_scorer(graph: ProperGraph, ports: Ports | None
+                 ) -> Callable[[Sequence[float]], tuple[float, float]]:
+    """:func:`bend_score` for one graph and its ports, with what does not depend on the
+    candidate (the segments that count, their weights and port offsets) worked out
+    once."""
     gateways = _gateways(graph)
-    bends = sum(2 if graph.nodes[a].dummy and graph.nodes[b].dummy else 1
-                for a, b in graph.segments
-                if a not in gateways and not _straight(a, b, centre, ports))
     nodes = graph.nodes
-    left = min((centre[v] - nodes[v].width / 2 for v in range(len(nodes))), default=0.0)
-    right = max((centre[v] + nodes[v].width / 2 for v in range(len(nodes))), default=0.0)
-    return bends, right - left
+    counted = [(a, b, 2 if nodes[a].dummy and nodes[b].dummy else 1,
+                0.0 if ports is None else ports.bottom[(a, b)],
+                0.0 if ports is None else ports.top[(a, b)])
+               for a, b in graph.segments if a not in gateways]
+    halves = [n.width / 2 for n in nodes]
+
+    def score(centre: Sequence[float]) -> tuple[float, float]:
+        if ports is None:
+            bends = sum(weight for a, b, weight, _, _ in counted
+                        if not abs(centre[a] - centre[b]) <= 0.5)
+        else:
+            bends = sum(weight for a, b, weight, bottom, top in counted
+                        if not abs(centre[a] + bottom - centre[b] - top) <= 0.5)
+        left = min((c - h for c, h in zip(centre, halves, strict=False)), default=0.0)
+        right = max((c + h for c, h in zip(centre, halves, strict=False)), default=0.0)
+        return bends, right - left
+
+    return score
 
 
 def _straight(a: int, b: int, centre: Sequence[float], ports: Ports | None) -> bool:
@@ -188,7 +208,8 @@ def _straightest(graph: ProperGraph, layers: Sequence[Sequence[int]],
     """The balanced coordinates or one of the four alignments, whichever has the fewest
     bends (then the smallest width); the balanced one wins ties."""
     options = [balance(candidates, layers, separation), *candidates]
-    scores = [bend_score(graph, c, ports) for c in options]
+    score = _bend_scorer(graph, ports)
+    scores = [score(c) for c in options]
     return options[min(range(len(options)), key=lambda i: (scores[i], i))]
 
 

@@ -62,10 +62,10 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
                         conflicts: set[tuple[int, int]], forced: Mapping[int, int],
                         node_count: int, upward: bool, ports: Ports | None
                         ) -> tuple[list[int], list[float]]:
-    """Root of each node's block when aligning with median ``neighbours`` (or with the
-    ``forced`` one, a priority segment's other end), and each node's x shift from its
-    root that puts the aligned segments' ports one above the other (all 0 without
-    ports)."""
+    """Root of each node's block when aligning with median ``neighbours`` (each node's
+    neighbours in the order of ``layers``: see :func:`_ordered`) or with the ``forced``
+    one, a priority segment's other end, and each node's x shift from its root that puts
+    the aligned segments' ports one above the other (all 0 without ports)."""
     shift = [0.0] * node_count
     root = list(range(node_count))
     align = list(range(node_count))
@@ -74,15 +74,16 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
         previous = -1
         for v in layer:
             partner = forced.get(v)
-            ws = [partner] if partner is not None else \
-                sorted(neighbours[v], key=lambda w: pos[w])
-            if not ws:
+            ws = neighbours[v] if partner is None else (partner,)
+            count = len(ws)
+            if not count:
                 continue
-            middle = (len(ws) - 1) / 2
-            for i in range(int(middle), int(middle + 0.5) + 1):
+            for i in range((count - 1) // 2, count // 2 + 1):
                 w = ws[i]
+                if align[v] != v or previous >= pos[w]:
+                    continue
                 pair = (w, v) if upward else (v, w)
-                if align[v] == v and previous < pos[w] and pair not in conflicts:
+                if pair not in conflicts:
                     align[w] = v
                     root[v] = root[w]
                     align[v] = root[v]
@@ -91,6 +92,20 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
                         step = ports.bottom[pair] - ports.top[pair]
                         shift[v] = shift[w] + (step if upward else -step)
     return root, shift
+
+
+def _ordered(neighbours: Sequence[Sequence[int]], pos: Sequence[int]
+             ) -> tuple[list[list[int]], list[list[int]]]:
+    """Each node's ``neighbours`` by layer position, and the same reversed (their order
+    in the layers read right to left); positions within a layer are distinct, so
+    reversing the sorted list is sorting by the mirrored positions.
+
+    >>> _ordered([[2, 1], []], [0, 0, 1])
+    ([[1, 2], []], [[2, 1], []])
+    """
+    ordered = [sorted(ws, key=pos.__getitem__) if len(ws) > 1 else list(ws)
+               for ws in neighbours]
+    return ordered, [ws[::-1] for ws in ordered]
 
 
 def _compact(layers: Sequence[Sequence[int]], root: Sequence[int],
@@ -102,21 +117,36 @@ def _compact(layers: Sequence[Sequence[int]], root: Sequence[int],
     for layer in layers:
         for left, right in pairwise(layer):
             a, b = root[left], root[right]
-            edges.setdefault(a, {})
             gap = separation(left, right) + shift[left] - shift[right]
-            edges[a][b] = max(edges[a].get(b, -math.inf), gap)
-            incoming.setdefault(b, [])
-            if a not in incoming[b]:
-                incoming[b].append(a)
+            targets = edges.get(a)
+            if targets is None:
+                targets = edges[a] = {}
+            old = targets.get(b)
+            if old is None:
+                targets[b] = gap
+                incoming.setdefault(b, []).append(a)
+            elif gap > old:
+                targets[b] = gap
     blocks = sorted({root[v] for layer in layers for v in layer})
     order = _topological(blocks, edges, incoming)
     x: dict[int, float] = {}
     for b in order:
-        x[b] = max((x[a] + edges[a][b] for a in incoming.get(b, ())), default=0.0)
+        value = 0.0
+        first = True
+        for a in incoming.get(b, ()):
+            reach = x[a] + edges[a][b]
+            if first or reach > value:
+                value, first = reach, False
+        x[b] = value
     for b in reversed(order):
-        successors = edges.get(b, {})
+        successors = edges.get(b)
         if successors:
-            x[b] = max(x[b], min(x[c] - d for c, d in successors.items()))
+            room = math.inf
+            for c, d in successors.items():
+                if x[c] - d < room:
+                    room = x[c] - d
+            if room > x[b]:
+                x[b] = room
     return x
 
 
@@ -174,12 +204,14 @@ def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
     conflicts |= blocked_segments(layers, up, priority, pos)
     forced_up = {v: u for u, v in priority}
     forced_down = {u: v for u, v in priority}
+    ordered = {True: _ordered(up, pos), False: _ordered(down, pos)}
     candidates: list[list[float]] = []
     for upward in (True, False):
         vertical = list(layers) if upward else list(reversed(layers))
         for leftward in (True, False):
             adjusted = vertical if leftward else [list(reversed(layer)) for layer in vertical]
-            root, shift = _vertical_alignment(adjusted, up if upward else down, conflicts,
+            root, shift = _vertical_alignment(adjusted, ordered[upward][not leftward],
+                                              conflicts,
                                               forced_up if upward else forced_down,
                                               node_count, upward, ports)
             sep: Separation = separation if leftward else (lambda a, b: separation(b, a))

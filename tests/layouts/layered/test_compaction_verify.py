@@ -5,6 +5,8 @@ Spacings are the defaults (node 40, layer 60, edge 12, clearance 12)."""
 
 from __future__ import annotations
 
+import random
+from bisect import bisect_left
 from pathlib import Path
 
 import pytest
@@ -12,9 +14,9 @@ import pytest
 from layouts.graph import Graph, Node
 from layouts.layered import compaction
 from layouts.layered.compaction import Attempt, Compacted, attempt_compaction, solve
-from layouts.layered.compaction.constraints import Spacing
+from layouts.layered.compaction.constraints import Spacing, apart
 from layouts.layered.compaction.scene import Kind, Scene
-from layouts.layered.compaction.verify import kept_order, labels_kept
+from layouts.layered.compaction.verify import kept_order, labels_kept, line_neighbours
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import run_layout
 from layouts.options import LayoutOptions
@@ -159,3 +161,73 @@ def test_out_of_time_a_checked_compaction_is_kept_and_an_unchecked_one_skipped(
                         lambda r, o: Attempt(kept.routing, False))
     assert compaction.run(routing, graph, LayoutOptions(), spent) == \
         Compacted(routing, "compaction skipped: no time left to check it")
+
+
+def _rescanned(scene: Scene, shift: list[float], spacing: Spacing) -> bool:
+    """The pass check by its definition: a fresh scan of the moved drawing, every pair
+    of neighbours on every line checked (what :func:`kept_order` must agree with)."""
+    table = spacing.table()
+    units = scene.units()
+    moved = [(lo + d, hi + d, i)
+             for i, (lo, hi, d) in enumerate(zip(scene.low, scene.high, shift, strict=True))]
+    active: list[tuple[float, float, int]] = []
+
+    def holds(p: int, q: int) -> bool:
+        if units[p] == units[q]:
+            return True
+        before = scene.low[q] - scene.high[p]
+        now = moved[q][0] - moved[p][1]
+        if before < -1e-6:
+            return scene.low[p] - scene.high[q] <= 1e-6 and now >= before - 1e-6
+        return now >= before - 1e-6 or now >= min(before, apart(scene, table, p, q)) - 1e-6
+
+    for _, removal, i in scene.events():
+        p = bisect_left(active, moved[i])
+        if removal:
+            del active[p]
+            if 0 < p < len(active) and not holds(active[p - 1][2], active[p][2]):
+                return False
+            continue
+        active.insert(p, moved[i])
+        if (p > 0 and not holds(active[p - 1][2], i)) or \
+                (p + 1 < len(active) and not holds(i, active[p + 1][2])):
+            return False
+    return True
+
+
+@pytest.mark.parametrize(("name", "graph"), _corpus(), ids=[n for n, _ in _corpus()])
+def test_on_the_corpus_the_recorded_neighbours_check_agrees_with_a_fresh_scan(
+        name: str, graph: Graph, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the pass checks the pairs the constraint scan recorded: they must be the pairs of
+    # neighbours of a scan of the unmoved drawing, and the check must give what a fresh
+    # scan of the moved drawing gives, for the solver's shifts and for shifts gone wrong
+    seen: list[tuple[Scene, list[float], Spacing, list[tuple[int, int]]]] = []
+    real = compaction.kept_order
+
+    def spy(scene: Scene, shift: list[float], spacing: Spacing,
+            neighbours: list[tuple[int, int]]) -> bool:
+        seen.append((scene, list(shift), spacing, list(neighbours)))
+        return real(scene, shift, spacing, neighbours)
+
+    monkeypatch.setattr(compaction, "kept_order", spy)
+    run_layout(graph, LayoutOptions())
+    assert seen
+    rng = random.Random(7)
+    verdicts = []
+    for scene, shift, spacing, neighbours in seen:
+        assert sorted(neighbours) == sorted(line_neighbours(scene))
+        assert len(set(neighbours)) == len(neighbours)
+        units = scene.units()
+        tries = [shift]
+        for _ in range(20):
+            wrong = list(shift)
+            unit = units[rng.randrange(len(units))]
+            by = rng.choice((-200.0, -30.0, -5.0, 5.0, 30.0, 200.0))
+            tries.append([s + by if u == unit else s for s, u in zip(wrong, units,
+                                                                        strict=True)])
+        for tried in tries:
+            verdict = kept_order(scene, tried, spacing, neighbours)
+            assert verdict == _rescanned(scene, tried, spacing)
+            assert verdict == kept_order(scene, tried, spacing)
+            verdicts.append(verdict)
+    assert True in verdicts and False in verdicts
