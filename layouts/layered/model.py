@@ -58,6 +58,11 @@ class ChainEdge:
     lists the lane's dummies, one per layer from ``upper``'s to ``lower``'s inclusive,
     top to bottom, and the edge turns into the lane in the channels below ``lower`` and
     above ``upper``.
+
+    ``facing`` marks a reversed input edge drawn between its nodes' facing faces (see
+    :mod:`layouts.layered.loopbacks.facing`): the chain edge is then a forward one
+    (``reversed`` false, ``chain`` the dummies between the two layers) from ``upper``'s
+    bottom to ``lower``'s top, and undoing cycle breaking turns the route round.
     """
 
     id: str
@@ -72,6 +77,7 @@ class ChainEdge:
     label_height: float = 0.0
     corridor_side: Side | None = None
     lane: bool = False
+    facing: bool = False
 
 
 @dataclass(frozen=True, slots=True)

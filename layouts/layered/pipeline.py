@@ -4,7 +4,8 @@
 1. import: copy the caller's graph into the typed layered graph (canonical frame);
 2. cycle breaking: loop-backs first, then a small feedback set;
 3. layering: network simplex ranks;
-4. dummy chains: long edges split at every layer they cross;
+4. dummy chains: long edges split at every layer they cross (the reversed edge of a
+   mutual pair too, beside its partner: :mod:`.loopbacks.facing`);
 5. ordering: crossing minimisation (then, with ports, port-aware reordering:
    :mod:`.ordering.ports`); loop-back lanes: loop-backs whose corridors beside
    the drawing would cross drawn between the columns instead, when that crosses less;
@@ -56,7 +57,7 @@ from layouts.layered import (
 from layouts.layered.budget import COSTS, OutOfTimeError, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
-from layouts.layered.loopbacks import lanes
+from layouts.layered.loopbacks import facing, lanes
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.ordering import ports as port_order
 from layouts.layered.ordering.drawn_check import Drawing, fewer_crossings
@@ -135,7 +136,7 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     guess = round(COSTS.proper_per_item * items)
     deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items)))
     rank = run("layering", layering.run, acyclic, deadline)
-    proper = run("dummy chains", chains.run, acyclic, rank)
+    proper = run("dummy chains", chains.run, acyclic, rank, facing=facing.pairs(acyclic, options))
     front = sum(seconds for name, seconds in run.timings if name != "layering")
     speed = COSTS.speed(front, items)
     proper_items = len(proper.nodes) + len(proper.segments)

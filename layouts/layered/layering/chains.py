@@ -11,7 +11,11 @@ corridor, so they take no room inside the layers and no part in ordering. The ex
 are the reversed edges named in ``lanes`` (by input position, see
 :mod:`layouts.layered.loopbacks.lanes`): each gets a *lane*, a dummy chain from its upper node's
 layer down to its lower node's layer inclusive, which ordering places between the
-columns like any long edge; the lane joins its edge's component.
+columns like any long edge; the lane joins its edge's component. The reversed edges
+named in ``facing`` (:mod:`layouts.layered.loopbacks.facing`) are split like forward
+edges instead, from their upper node down to their lower one, and their chain edges are
+forward ones marked ``facing``: they are drawn between the two nodes' facing faces and
+turned round when cycle breaking is undone.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.graph import import_graph
@@ -35,6 +39,7 @@ columns like any long edge; the lane joins its edge's component.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
 
 from layouts.layered.graph import EngineEdge, EngineNode, LayeredGraph, ProperGraph
@@ -57,9 +62,24 @@ def dummy_prefix(node_ids: list[str]) -> str:
 
 
 def run(graph: LayeredGraph, rank: tuple[int, ...],
-        lanes: frozenset[int] = frozenset()) -> ProperGraph:
+        lanes: frozenset[int] = frozenset(), facing: frozenset[int] = frozenset()
+        ) -> ProperGraph:
     """Split long edges into dummy chains, give the reversed edges at the input
-    positions in ``lanes`` a lane; see the module docstring."""
+    positions in ``lanes`` a lane and split those in ``facing`` like forward edges; see
+    the module docstring.
+
+    >>> from layouts.graph import Edge, Graph, Node
+    >>> from layouts.layered.graph import import_graph
+    >>> from layouts.layered.cycles import run as break_cycles
+    >>> from layouts.options import LayoutOptions
+    >>> g = Graph(tuple(Node(n, 9, 9) for n in "ab"),
+    ...           (Edge("e", "a", "b"), Edge("r", "b", "a", loop_back=True)))
+    >>> proper = run(break_cycles(import_graph(g, LayoutOptions())), (0, 2),
+    ...              facing=frozenset({1}))
+    >>> back = proper.chain_edges[1]
+    >>> back.source, back.target, back.reversed, back.facing, back.chain
+    ('a', 'b', False, True, ('~d1',))
+    """
     nodes = list(graph.nodes)
     ranks = list(rank)
     prefix = dummy_prefix([n.id for n in graph.nodes])
@@ -75,6 +95,13 @@ def run(graph: LayeredGraph, rank: tuple[int, ...],
         return list(range(len(nodes) - (last + 1 - first), len(nodes)))
 
     for e in graph.edges:
+        if e.reversed and e.position in facing:
+            path = [e.source, *dummies(rank[e.source] + 1, rank[e.target] - 1), e.target]
+            segments.extend(pairwise(path))
+            chains[e.position] = replace(
+                _chain_edge(graph, replace(e, reversed=False),
+                            tuple(nodes[v].id for v in path[1:-1])), facing=True)
+            continue
         if e.reversed and e.position not in lanes:
             chains[e.position] = _chain_edge(graph, e, ())
             continue

@@ -94,12 +94,15 @@ def lane_start(before: ProperGraph, order: OrderingResult, after: ProperGraph, *
 
 def _index_map(before: ProperGraph, after: ProperGraph) -> list[int]:
     """``after``'s index of each node of ``before``: real nodes keep theirs, dummies are
-    matched along their chain edge (dummy ids shift when lanes come in before them)."""
+    matched along their chain edge (dummy ids shift when lanes come in before them).
+    :func:`layouts.layered.layering.chains.run` gives the dummies of one chain
+    consecutive indices, top to bottom, so a chain maps as one slice."""
     mapping = list(range(len(before.nodes)))
     for old, new in zip(before.chain_edges, after.chain_edges, strict=True):
-        if old.chain and len(old.chain) == len(new.chain):
-            for a, b in zip(old.chain, new.chain, strict=True):
-                mapping[before.index[a]] = after.index[b]
+        count = len(old.chain)
+        if count and count == len(new.chain):
+            first, start = before.index[old.chain[0]], after.index[new.chain[0]]
+            mapping[first:first + count] = range(start, start + count)
     return mapping
 
 

@@ -68,6 +68,7 @@ from layouts.layered import ordering, placement
 from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks.costs import CorridorCosts
+from layouts.layered.loopbacks.facing import costlier_than_corridors, facing_start
 from layouts.layered.loopbacks.lane_drawing import Drawn, loop_bound, measure
 from layouts.layered.loopbacks.lane_start import lane_start
 from layouts.layered.model import Deadline, Placement
@@ -128,6 +129,7 @@ def choose(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
     """:func:`run`, with the placement the trial made of its choice, if any."""
     if options.loop_back_route is LoopBackRoute.OUTSIDE:
         return LaneChoice(proper, order)
+    proper, order = _facing_check(graph, rank, proper, order, options, deadline)
     lanes: frozenset[int] = frozenset()
     for _ in range(ROUNDS):
         improved = False
@@ -137,7 +139,7 @@ def choose(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
             more = _costly_corridors(proper, order, _lane_room(proper, lanes), cover)
             if not more:
                 continue
-            candidate = chains.run(graph, rank, lanes | more)
+            candidate = chains.run(graph, rank, lanes | more, _facing(proper))
             reordered = _reorder(proper, order, candidate, options, deadline,
                                  inside_first=False)
             if _total(reordered) < _total(order):
@@ -146,6 +148,20 @@ def choose(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
         if not improved:
             break
     return _shorter(graph, rank, proper, order, lanes, options, deadline)
+
+
+def _facing_check(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
+                  order: OrderingResult, options: LayoutOptions, deadline: Deadline | None
+                  ) -> tuple[ProperGraph, OrderingResult]:
+    """The drawing with the facing edges whose chains cross more than corridors would
+    (:func:`.facing.costlier_than_corridors`) back in corridors, when the order refined
+    from the one in hand crosses less in total; else the one given."""
+    costly = costlier_than_corridors(proper, order)
+    if not costly or _expired(deadline):
+        return proper, order
+    candidate = chains.run(graph, rank, facing=_facing(proper) - costly)
+    reordered = _refined(candidate, facing_start(proper, order, candidate), options, deadline)
+    return (candidate, reordered) if _total(reordered) < _total(order) else (proper, order)
 
 
 def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
@@ -169,7 +185,7 @@ def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
             drawn = measure(proper, given.place(options), options)
         if loop_bound(proper, lanes | more, options) >= drawn.loops:
             continue
-        candidate = chains.run(graph, rank, lanes | more)
+        candidate = chains.run(graph, rank, lanes | more, _facing(proper))
         reordered = _reorder(proper, order, candidate, options, deadline, inside_first=True)
         if _total(reordered) > _total(order) or _expired(deadline):
             continue
@@ -190,11 +206,24 @@ def _reorder(proper: ProperGraph, order: OrderingResult, candidate: ProperGraph,
     On a graph of at most :data:`FULL_ORDER_NODES` nodes where that still crosses, the
     ordering from scratch too, if it crosses less."""
     start = lane_start(proper, order, candidate, inside_first=inside_first)
+    return _refined(candidate, start, options, deadline)
+
+
+def _refined(candidate: ProperGraph, start: list[list[int]], options: LayoutOptions,
+             deadline: Deadline | None) -> OrderingResult:
+    """:func:`ordering.refine` of ``candidate`` from ``start``; on a graph of at most
+    :data:`FULL_ORDER_NODES` nodes where that still crosses, the ordering from scratch
+    too, if it crosses less."""
     refined = ordering.refine(candidate, start, options, deadline)
     if not _total(refined) or len(candidate.nodes) > FULL_ORDER_NODES or _expired(deadline):
         return refined
     full = ordering.run(candidate, options, deadline)
     return full if _total(full) < _total(refined) else refined
+
+
+def _facing(proper: ProperGraph) -> frozenset[int]:
+    """Input positions of the reversed edges ``proper`` draws between facing faces."""
+    return frozenset(i for i, e in enumerate(proper.chain_edges) if e.facing)
 
 
 def _expired(deadline: Deadline | None) -> bool:
