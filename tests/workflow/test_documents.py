@@ -60,7 +60,7 @@ def test_a_yaml_anchor_used_twice_is_counted_expanded() -> None:
 ])
 def test_a_lone_surrogate_is_refused_however_it_is_written(text: str) -> None:
     assert may_hold_surrogates(text)
-    with pytest.raises(DocumentError, match="lone surrogate|invalid Unicode"):
+    with pytest.raises(DocumentError, match=r"lone surrogate|invalid Unicode"):
         parse_document(text)
 
 
