@@ -213,13 +213,15 @@ class WorkerPool:
     wait for a free worker. Every worker registers ``extra_providers`` (by default the
     providers registered with :func:`layouts.registry.register` in this process when the
     pool starts), so both sides know the same engines; factories that cannot be pickled
-    by reference (lambdas, local classes) stay behind.
+    by reference (lambdas, local classes) stay behind. ``warm`` workers render a small
+    workflow and settle their heap before they report ready
+    (:func:`renderer.isolation_worker.warm_up`): the service's, not a one-shot CLI's.
     """
 
     def __init__(
         self, size: int = DEFAULT_POOL_SIZE, *,
         extra_providers: Mapping[str, ProviderFactory] | None = None,
-        memory_limit_mb: int | None = None,
+        memory_limit_mb: int | None = None, warm: bool = False,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size {size} must be at least 1")
@@ -227,6 +229,7 @@ class WorkerPool:
             raise ValueError(f"memory limit {memory_limit_mb} MiB must be at least 1")
         self.size = size
         self.memory_limit_mb = memory_limit_mb
+        self.warm = warm
         self._extra = None if extra_providers is None else dict(extra_providers)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: dict[int, _Worker] = {}
@@ -269,7 +272,7 @@ class WorkerPool:
             raise
 
     def _spawn_locked(self) -> _Worker:
-        worker = _start_worker(WorkerSetup(self._extra or {}, self.memory_limit_mb))
+        worker = _start_worker(WorkerSetup(self._extra or {}, self.memory_limit_mb, self.warm))
         self._all[worker.pid] = worker
         return worker
 

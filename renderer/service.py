@@ -349,7 +349,8 @@ def create_app(
     if runtime is None and settings is not None:
         runtime = WorkflowRuntime.create(settings)
     limits = limits if limits is not None else RenderLimits()
-    service = Service(pool or WorkerPool(memory_limit_mb=limits.worker_memory_mb), fixtures_dir,
+    service = Service(pool or WorkerPool(memory_limit_mb=limits.worker_memory_mb, warm=True),
+                      fixtures_dir,
                       runtime.settings if runtime is not None else settings, runtime, limits)
 
     @asynccontextmanager
