@@ -219,7 +219,7 @@ class Service:
         async with lane.slot(), anyio.create_task_group() as group:
             group.start_soon(_cancel_on_disconnect, request, cancelled)
             try:  # raised outside the group, which would wrap it in an ExceptionGroup
-                output = await anyio.to_thread.run_sync(self.pool.render, job, cancelled)
+                output = await self.pool.render_async(job, cancelled)
             except Exception as error:
                 failure = error
             group.cancel_scope.cancel()
