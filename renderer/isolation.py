@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import logging
+import os
 import pickle
 import queue
 import socket
@@ -201,15 +202,20 @@ async def _wait_answer_async(connection: Connection, limit: float,
     """:func:`_wait_answer` on the event loop: the worker's socket is awaited, not polled
     from a thread."""
     deadline = time.monotonic() + limit
-    while cancelled is None or not cancelled.is_set():
-        if connection.poll(0):
-            return True
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return False
-        with anyio.move_on_after(min(left, CANCEL_POLL_SECONDS)):
-            await anyio.wait_readable(connection.fileno())
-    return None
+    try:
+        while cancelled is None or not cancelled.is_set():
+            if connection.poll(0):
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with anyio.move_on_after(min(left, CANCEL_POLL_SECONDS)):
+                await anyio.wait_readable(connection.fileno())
+        return None
+    finally:
+        # uvloop (libuv) makes a socket it watches non-blocking, and Connection.recv
+        # then fails on an answer that arrives in parts: make it blocking again
+        os.set_blocking(connection.fileno(), True)
 
 
 def _receive(worker: _Worker, *, engine: str) -> Any:

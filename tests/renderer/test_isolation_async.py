@@ -83,6 +83,21 @@ def test_a_small_job_is_answered_without_a_thread(pool: WorkerPool,
     assert node_ids(output.output) == ["a", "b"] and threads == []
 
 
+@pytest.mark.parametrize("backend_options", [{}, {"use_uvloop": True}], ids=["asyncio", "uvloop"])
+def test_a_large_answer_arrives_whole_on_either_loop(pool: WorkerPool,
+                                                    backend_options: dict[str, bool]) -> None:
+    # 400 nodes with 100-character ids: a body of ~50 KB (under the loop limit) and an
+    # answer of over 400 * 100 bytes, more than one read of the socket gives (uvloop made
+    # the socket non-blocking, and Connection.recv then failed on the partial answer)
+    nodes = [{"id": f"{i:0100d}", "width": 80, "height": 40} for i in range(400)]
+    body = json.dumps({"nodes": nodes}).encode()
+    big = RenderJob(body, None, "json", ENGINE, LayoutOptions())
+    assert len(body) <= LOOP_SEND_BYTES
+    for _ in range(3):  # the socket stays usable for the next job
+        output = anyio.run(pool.render_async, big, backend_options=backend_options)
+        assert len(node_ids(output.output)) == 400
+
+
 def test_a_body_over_the_loop_limit_goes_through_a_thread(
         pool: WorkerPool, monkeypatch: pytest.MonkeyPatch) -> None:
     threads = no_threads(monkeypatch)
