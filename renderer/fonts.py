@@ -6,7 +6,10 @@ Widths are the sum of the glyphs' advance widths (``hmtx``, looked up through th
 from ``hhea``, scaled the same way. Fonts and per-string widths are cached.
 
 The font files come from Debian's ``fonts-dejavu-core``; the environment variable
-``WFR_FONT`` (and ``WFR_FONT_BOLD``) may point at another TrueType file.
+``WFR_FONT`` (and ``WFR_FONT_BOLD``) may point at another TrueType file. The variables
+are read at each measurement, or once for a whole drawing inside :func:`pinned_fonts`
+(a drawing measures hundreds of texts, and reading the environment was a tenth of
+writing an SVG).
 
 >>> width, height = measure_text("Hello", 12)
 >>> 25 < width < 35, round(height, 2)
@@ -19,6 +22,9 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +62,10 @@ class FontMetrics:
         return self.ascender - self.descender + self.line_gap
 
 
+_PINNED: ContextVar[tuple[Path, Path] | None] = ContextVar("pinned_fonts", default=None)
+"""The (regular, bold) font files while :func:`pinned_fonts` is active."""
+
+
 def font_path(bold: bool = False) -> Path:
     """The TrueType file used for regular or bold text (``WFR_FONT``/``WFR_FONT_BOLD``
     override the DejaVu default; bold falls back to ``WFR_FONT`` when only it is set).
@@ -63,6 +73,33 @@ def font_path(bold: bool = False) -> Path:
     >>> font_path().name
     'DejaVuSans.ttf'
     """
+    pinned = _PINNED.get()
+    if pinned is not None:
+        return pinned[bold]
+    return _font_from_environment(bold)
+
+
+@contextmanager
+def pinned_fonts() -> Iterator[None]:
+    """Read the font choice (``WFR_FONT``, ``WFR_FONT_BOLD``) once and use it for every
+    measurement inside the block (one drawing: sizes and text from one font); nested
+    blocks keep the outer choice.
+
+    >>> with pinned_fonts():
+    ...     font_path(bold=True).name
+    'DejaVuSans-Bold.ttf'
+    """
+    if _PINNED.get() is not None:
+        yield
+        return
+    token = _PINNED.set((_font_from_environment(False), _font_from_environment(True)))
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
+def _font_from_environment(bold: bool) -> Path:
     override = os.environ.get(FONT_ENVIRONMENT_VARIABLES[bold])
     if not override and bold:
         override = os.environ.get(FONT_ENVIRONMENT_VARIABLES[False])

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 
 from layouts.graph import Edge, Graph, Node, Shape
 from renderer.diagram import Diagram, EdgeView, NodeView, StepKind
-from renderer.fonts import measure_text
+from renderer.fonts import measure_text, pinned_fonts
 from renderer.guards import guard_label
 from renderer.styles import (
     BADGE_INSET,
@@ -60,6 +60,7 @@ SUBTITLES: Mapping[StepKind, Callable[[Step], str | None]] = {
 """Which field of a step its node shows under the title."""
 
 
+@pinned_fonts()  # one environment read per diagram
 def diagram_from_definition(definition: Definition) -> Diagram:
     """The diagram of a workflow definition (the definition is not changed).
 

@@ -12,6 +12,7 @@ signs tokens with a local secret kept in ``.wfr/dev.json``.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Mapping
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     limits = RenderLimits(max_budget=args.max_budget, worker_memory_mb=args.worker_memory_mb,
                           queue_per_lane=args.queue_per_lane)
     pool = WorkerPool(args.pool_size or DEFAULT_POOL_SIZE,
-                      memory_limit_mb=limits.worker_memory_mb)
+                      memory_limit_mb=limits.worker_memory_mb, warm=True)
     try:
         runtime = WorkflowRuntime.create(settings)
     except (OSError, ValueError) as error:  # an unusable database or executors file
@@ -181,8 +182,10 @@ def main(argv: list[str] | None = None) -> None:
     print(banner(args.host, args.port, dev_secret_source=source,
                  studio_token=dev_studio_token(settings)), flush=True)
     print(f"Workflow engine: store {runtime.store.path}; {runtime.executors_note}", flush=True)
-    uvicorn.run(create_app(pool=pool, settings=settings, runtime=runtime, limits=limits),
-                host=args.host, port=args.port, **server_options())
+    app = create_app(pool=pool, settings=settings, runtime=runtime, limits=limits)
+    gc.collect()
+    gc.freeze()  # modules and the app live as long as the server: full collections skip them
+    uvicorn.run(app, host=args.host, port=args.port, **server_options())
 
 
 def server_options(*, limit_concurrency: int = MAX_CONNECTIONS) -> dict[str, Any]:

@@ -219,7 +219,7 @@ class Service:
         async with lane.slot(), anyio.create_task_group() as group:
             group.start_soon(_cancel_on_disconnect, request, cancelled)
             try:  # raised outside the group, which would wrap it in an ExceptionGroup
-                output = await anyio.to_thread.run_sync(self.pool.render, job, cancelled)
+                output = await self.pool.render_async(job, cancelled)
             except Exception as error:
                 failure = error
             group.cancel_scope.cancel()
@@ -349,7 +349,8 @@ def create_app(
     if runtime is None and settings is not None:
         runtime = WorkflowRuntime.create(settings)
     limits = limits if limits is not None else RenderLimits()
-    service = Service(pool or WorkerPool(memory_limit_mb=limits.worker_memory_mb), fixtures_dir,
+    service = Service(pool or WorkerPool(memory_limit_mb=limits.worker_memory_mb, warm=True),
+                      fixtures_dir,
                       runtime.settings if runtime is not None else settings, runtime, limits)
 
     @asynccontextmanager

@@ -40,7 +40,7 @@ from renderer.bpmn_frames import NAME_BAND, Frame, frames
 from renderer.bpmn_model import expanded_ids
 from renderer.diagram import Diagram, EdgeState, EdgeView, NodeView, StepKind
 from renderer.figures import DASH_ARRAYS, EdgeEnd, EdgeFigure
-from renderer.fonts import measure_text
+from renderer.fonts import measure_text, pinned_fonts
 from renderer.from_definition import edge_label_size
 from renderer.styles import (
     EDGE_LABEL_TEXT,
@@ -77,6 +77,7 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
     return XML_DECLARATION + document.encode("utf-8")
 
 
+@pinned_fonts()  # one environment read per drawing
 def svg_drawing(diagram: Diagram, result: LayoutResult, *,
                 title: str | None = None) -> svgwrite.Drawing:
     """The svgwrite drawing that :func:`write_svg` writes."""

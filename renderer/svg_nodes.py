@@ -12,6 +12,7 @@ fits the box the node was sized for. Text fills are attributes, never style-shee
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import svgwrite
@@ -41,6 +42,7 @@ TEXT_COLOURS = {"title": "#263238", "subtitle": "#455a64", "label": "#37474f",
 """Text fills, set as attributes so the style sheet never overrides them."""
 
 
+@lru_cache(maxsize=4096)  # a drawing writes the same coordinates and sizes again and again
 def format_number(value: float) -> str:
     """A number rounded to 2 decimals without trailing zeros (``-0`` prints as ``0``)."""
     text = f"{value:.2f}".rstrip("0").rstrip(".")

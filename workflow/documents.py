@@ -114,19 +114,73 @@ def parse_document(text: str, *, limits: DocumentLimits = DOCUMENT_LIMITS) -> ob
         raise DocumentError("input is nested too deeply to read") from None
     except ValueError as exc:  # YAML's "2020-13-01", "!!int x"; JSON's 5000-digit integers
         raise DocumentError(f"input has a value that cannot be read: {exc}") from None
-    check_document(data, limits=limits)
+    check_document(data, limits=limits, text=text)
     return data
 
 
-def check_document(data: object, *, limits: DocumentLimits = DOCUMENT_LIMITS) -> None:
+def check_document(data: object, *, limits: DocumentLimits = DOCUMENT_LIMITS,
+                   text: str | None = None) -> None:
     """Refuse parsed data over the value or depth limits, or with lone surrogates.
+    ``text``, the text ``data`` was parsed from, lets the surrogate walk be skipped when
+    no string can hold one (see :func:`may_hold_surrogates`).
 
     >>> check_document({"a": [1, 2]}) is None
     True
     """
     if isinstance(data, Mapping | list):
-        _check_expanded_size(data, limits)
-        _check_unicode(data)
+        if not _tree_within(data, limits):
+            _check_expanded_size(data, limits)
+        if text is None or may_hold_surrogates(text):
+            _check_unicode(data)
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether a document parsed from ``text`` can hold a lone surrogate: only when the
+    text has one itself or a ``\\u``/``\\U`` escape (JSON's and YAML's only escapes past
+    U+00FF).
+
+    >>> may_hold_surrogates('{"id": "caf\u00e9"}'), may_hold_surrogates('{"id": "\\\\ud800"}')
+    (False, True)
+    """
+    if "\\u" in text or "\\U" in text:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _tree_within(data: object, limits: DocumentLimits) -> bool:
+    """One walk of ``data``: ``True`` when it is a tree (no container reached twice, so
+    no YAML alias to expand) within the value and depth limits. ``False`` leaves the
+    verdict to :func:`_check_expanded_size`, which counts shared parts exactly and names
+    the problem.
+
+    >>> _tree_within({"a": [1, 2], "b": {"c": 3}}, DOCUMENT_LIMITS)
+    True
+    >>> shared = [1, 2]
+    >>> _tree_within({"a": shared, "b": shared}, DOCUMENT_LIMITS)
+    False
+    """
+    if not isinstance(data, dict | list):
+        return False
+    seen: set[int] = set()
+    values = 0
+    stack: list[tuple[dict[object, object] | list[object], int]] = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if id(item) in seen or depth > limits.max_depth or values > limits.max_values:
+            return False
+        seen.add(id(item))
+        children = item.values() if isinstance(item, dict) else item
+        values += len(children)
+        for child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+            elif not isinstance(child, str | int | float) and isinstance(child, Mapping):
+                return False  # not parser output: let the exact count handle it
+    return values <= limits.max_values
 
 
 def _check_flow_depth(text: str) -> None:
