@@ -182,8 +182,13 @@ def top_statements(admin_url: str, database: str, top: int = 8) -> list[str]:
                           "pg_stat_statements ORDER BY total_exec_time DESC LIMIT %s",
                           (top,)).fetchall()
         (total,) = db.execute("SELECT sum(total_exec_time) FROM pg_stat_statements").fetchone()
-    return [f"  {100 * t / total:5.1f}%  {calls:>7} calls  {mean:6.3f} ms  "
-            f"{' '.join(str(q).split())[:90]}" for calls, t, mean, q in rows]
+        ends = dict(db.execute("SELECT query, sum(calls) FROM pg_stat_statements WHERE query "
+                               "IN ('COMMIT', 'ROLLBACK') GROUP BY query").fetchall())
+    rolled_back, committed = int(ends.get("ROLLBACK", 0)), int(ends.get("COMMIT", 0))
+    heading = (f"  transactions: {committed} committed, {rolled_back} rolled back (refused "
+               "groups and conflicts)")
+    return [heading] + [f"  {100 * t / total:5.1f}%  {calls:>7} calls  {mean:6.3f} ms  "
+                        f"{' '.join(str(q).split())[:90]}" for calls, t, mean, q in rows]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,7 +50,7 @@ from workflow.store import Commit, QueuedSignal, QueueRowKind, Store
 
 LOGGER = logging.getLogger(__name__)
 
-BATCH_SIZE = 32
+BATCH_SIZE = 128
 """Rows one claim of a batched pump takes (``wfr worker --batch``)."""
 
 

@@ -65,9 +65,9 @@ def register_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     worker.add_argument("--lease-seconds", type=float, default=30.0, metavar="SECONDS",
                         help="how long a claimed queue row stays this worker's (real time; "
                              "a crashed worker's rows are taken over after it; default 30)")
-    worker.add_argument("--batch", type=int, default=32, metavar="N",
+    worker.add_argument("--batch", type=int, default=128, metavar="N",
                         help="on PostgreSQL, queue rows one claim takes and one transaction "
-                             "commits (default 32; 1: a transaction per row)")
+                             "commits (default 128; 1: a transaction per row)")
     worker.add_argument("--executors", metavar="FILE", default=None,
                         help="JSON file of executor name -> URL (default: $WFR_EXECUTORS_FILE)")
     worker.add_argument("--reconcile-every", type=float, default=30.0, metavar="SECONDS",

@@ -92,6 +92,10 @@ FLUSH_BARRIER = "SELECT pg_current_xact_id()"
 """A transaction with an id of its own: its commit waits (``synchronous_commit``) until the
 WAL is flushed past it, so past every commit before it on the connection."""
 STORED_LAYOUTS = 1000
+NO_JIT = "SET jit TO off"
+"""Every statement here is a short transaction's: compiling one with the JIT (which the
+planner starts on a high cost estimate, e.g. row-level security's unknown selectivity)
+takes 100 ms and more, far longer than running it."""
 
 INLINE_ITEMS = 1000
 """Runs with at most this many item rows are read whole in the statement that names them;
@@ -114,8 +118,12 @@ _RUN_COLUMNS = (f"r.run_id, r.revision, r.updated_at, r.document, "
 """A run as :meth:`PostgresStore._runs_of` reads it (``runs r``)."""
 _CLAIM = """
 UPDATE queue q SET attempts = q.attempts + 1, lease_owner = %s, lease_until = %s
-FROM (SELECT signal_id, run_id, kind FROM queue
+FROM (SELECT signal_id, run_id, kind FROM queue c
       WHERE due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)
+        AND NOT EXISTS (SELECT 1 FROM queue o WHERE o.run_id = c.run_id
+                        AND c.kind IN ('event', 'start-child')
+                        AND o.kind IN ('event', 'start-child')
+                        AND o.lease_until > %s AND o.lease_owner <> %s)
       ORDER BY due_at, seq LIMIT %s FOR UPDATE SKIP LOCKED) free
 LEFT JOIN runs r ON r.run_id = free.run_id AND free.kind IN ('event', 'start-child')
 WHERE q.signal_id = free.signal_id
@@ -198,6 +206,7 @@ class PostgresStore:
 
     def _configure(self, connection: Connection) -> None:
         connection.execute(f"SET search_path TO {self.schema}")
+        connection.execute(NO_JIT)
 
     def migrate(self) -> list[str]:
         """Apply the migrations this schema lacks; return their names."""
@@ -488,7 +497,7 @@ class PostgresStore:
         lease_now = now if wall is None else wall
         while True:
             rows = self._rows(_CLAIM, (owner, lease_now + lease_seconds, now, lease_now,
-                                       limit), flush=flush)
+                                       lease_now, owner, limit), flush=flush)
             rows.sort(key=lambda row: (row[4], row[7]))
             signals: list[QueuedSignal] = []
             buried = False

@@ -47,6 +47,35 @@ def test_only_the_postgres_store_batches(pg, tmp_path):
     sqlite.close()
 
 
+def test_a_claim_passes_over_the_events_of_a_run_another_worker_holds(pg):
+    dispatch = QueuedSignal("d", "r1", "dispatch", {"step_id": "x"}, 2.0)
+    pg.commit(Commit(None, enqueue=(signal("a", "r1", 1.0), signal("b", "r2", 1.5), dispatch,
+                                    signal("c", "r1", 3.0))), at=0.0)
+    first = pg.claim_batch("w1", now=1.0, lease_seconds=60.0, limit=1)
+    assert [s.signal_id for s, _ in first] == ["a"]
+    # w1 holds an event of r1: its other event waits (no conflict between the two
+    # workers' transitions of one run), its dispatch row (no write to the run) does not
+    later = pg.claim_batch("w2", now=10.0, lease_seconds=60.0, limit=10)
+    assert [s.signal_id for s, _ in later] == ["b", "d"]
+    # the holder itself takes the rest of its run
+    assert [s.signal_id for s, _ in pg.claim_batch("w1", now=10.0, lease_seconds=60.0,
+                                                   limit=10)] == ["c"]
+
+
+def test_a_run_held_by_a_lease_that_ran_out_is_claimable_again(pg):
+    pg.commit(Commit(None, enqueue=(signal("a", "r1", 1.0), signal("b", "r1", 2.0))), at=0.0)
+    assert len(pg.claim_batch("dead", now=2.0, lease_seconds=5.0, limit=1)) == 1
+    assert pg.claim_batch("w2", now=4.0, lease_seconds=5.0, limit=10) == []  # still held
+    # the holder died: at 7.0 its lease is over, and both rows go to the next claim
+    assert [s.signal_id for s, _ in pg.claim_batch("w2", now=7.0, lease_seconds=5.0,
+                                                   limit=10)] == ["a", "b"]
+
+
+def test_the_store_never_compiles_its_statements_with_the_jit(pg):
+    # a JIT compile took 100+ ms per claim when row-level security made the estimate high
+    assert pg._rows("SHOW jit") == [("off",)]
+
+
 def test_a_batch_claim_leases_due_rows_once_in_due_order(pg):
     pg.commit(Commit(None, enqueue=(signal("c", "r3", 3.0), signal("a", "r1", 1.0),
                                     signal("late", "r9", 50.0), signal("b", "r2", 2.0))),

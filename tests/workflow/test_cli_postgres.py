@@ -32,7 +32,8 @@ def url(pg_server):
 def test_db_migrate_applies_the_migrations_once(url, capsys):
     assert run_cli(["db", "migrate", "--db", url]) == 0
     first = capsys.readouterr().out
-    assert "applied 2 migration(s): 0001_initial, 0002_run_items" in first and "@" in first
+    assert "applied 3 migration(s): 0001_initial, 0002_run_items, 0003_hot_updates" in first
+    assert "@" in first
     assert run_cli(["db", "migrate", "--db", url]) == 0
     assert "applied 0 migration(s); it is up to date" in capsys.readouterr().out
 
