@@ -104,7 +104,7 @@ def svg_drawing(diagram: Diagram, result: LayoutResult, *,
         for node in result.nodes:
             if node.id in compound:
                 view = scene.view(node.id)
-                groups.add(draw_compound(drawing, node, view.title) if view.figure is None
+                groups.add(draw_compound(drawing, node, view) if view.figure is None
                            else draw_figure_node(drawing, node, view, compound=True))
     edges = drawing.add(drawing.g(id="edges"))
     for route in result.edges:
