@@ -31,6 +31,7 @@ from layouts.layered import cycles, layering, ordering, placement
 from layouts.layered.budget import COSTS, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.hierarchy.border_order import BorderOrder, pin_border_order
+from layouts.layered.hierarchy.straighten import straighten_borders
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Routing
@@ -161,7 +162,9 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, placed, options, deadline, layered.ports)
     restored = run("undo cycle breaking", cycles.undo, routed, acyclic)
-    compact = run("compact borders", compact_borders, restored, entering, leaving,
+    straight = run("straighten borders", straighten_borders, restored, entering, leaving,
+                   options.clearance, options.edge_spacing)
+    compact = run("compact borders", compact_borders, straight, entering, leaving,
                   options.clearance)
     return LaidOutLevel(compact, order.crossings, minimised)
 
