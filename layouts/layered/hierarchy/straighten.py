@@ -57,10 +57,12 @@ def straighten_borders(routing: Routing, entering: frozenset[str], leaving: froz
         return routing
     nodes = {n.id: n for n in routing.nodes}
     edges = list(routing.edges)
+    spans = [_span(e) for e in edges]   # a move only shrinks a route: still a bound
     for dummies, inward in ((entering, True), (leaving, False)):
         order = sorted((nodes[d] for d in dummies if d in nodes), key=lambda n: n.x)
+        pieces = _pieces(edges, dummies, inward)
         for i, dummy in enumerate(order):
-            k = _piece_of(edges, dummy.id, inward)
+            k = pieces.get(dummy.id)
             if k is None:
                 continue
             moved = _straight(edges[k].points if inward else edges[k].points[::-1])
@@ -71,8 +73,8 @@ def straighten_borders(routing: Routing, entering: frozenset[str], leaving: froz
             right = order[i + 1].x if i + 1 < len(order) else None
             shift = run.x - (dummy.x + dummy.width / 2)
             if not _fits(dummy.x + shift, left, right, edge_spacing) or _blocked(
-                    run, k, edges, routing.nodes, {dummy.id, edges[k].source, edges[k].target},
-                    clearance, edge_spacing):
+                    run, k, edges, spans, routing.nodes,
+                    {dummy.id, edges[k].source, edges[k].target}, clearance, edge_spacing):
                 continue
             nodes[dummy.id] = replace(dummy, x=dummy.x + shift)
             edges[k] = replace(edges[k], points=points if inward else points[::-1])
@@ -80,10 +82,15 @@ def straighten_borders(routing: Routing, entering: frozenset[str], leaving: froz
                    edges=tuple(edges))
 
 
-def _piece_of(edges: Sequence[EdgeRoute], dummy: str, inward: bool) -> int | None:
-    """The index of the one route that starts (``inward``) or ends at ``dummy``."""
-    found = [i for i, e in enumerate(edges) if (e.source if inward else e.target) == dummy]
-    return found[0] if len(found) == 1 else None
+def _pieces(edges: Sequence[EdgeRoute], dummies: frozenset[str], inward: bool
+            ) -> dict[str, int]:
+    """Per dummy, the index of the one route that starts (``inward``) or ends at it."""
+    found: dict[str, list[int]] = {}
+    for i, e in enumerate(edges):
+        end = e.source if inward else e.target
+        if end in dummies:
+            found.setdefault(end, []).append(i)
+    return {d: ks[0] for d, ks in found.items() if len(ks) == 1}
 
 
 def _straight(points: Sequence[Point]) -> tuple[tuple[Point, ...], _Run] | None:
@@ -110,7 +117,18 @@ def _fits(new_x: float, left: float | None, right: float | None, spacing: float)
             and (right is None or new_x <= right - spacing / 2))
 
 
-def _blocked(run: _Run, own: int, edges: Sequence[EdgeRoute], boxes: Sequence[NodeBox],
+def _span(route: EdgeRoute) -> tuple[float, float, float, float]:
+    """The bounding box of a route's points and label box: (x0, y0, x1, y1)."""
+    xs = [p.x for p in route.points]
+    ys = [p.y for p in route.points]
+    if (b := route.label_box) is not None:
+        xs += [b.x, b.right]
+        ys += [b.y, b.bottom]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _blocked(run: _Run, own: int, edges: Sequence[EdgeRoute],
+             spans: Sequence[tuple[float, float, float, float]], boxes: Sequence[NodeBox],
              ends: set[str], clearance: float, spacing: float) -> bool:
     """Whether the new part of the run meets a node (within ``clearance``), another
     route's segment or label box."""
@@ -120,8 +138,11 @@ def _blocked(run: _Run, own: int, edges: Sequence[EdgeRoute], boxes: Sequence[No
         if (n.x - clearance < run.x < n.x + n.width + clearance
                 and n.y - clearance < run.bottom and run.top < n.y + n.height + clearance):
             return True
+    reach = spacing / 2 + _EPS
     for i, route in enumerate(edges):
-        if i == own:
+        x0, y0, x1, y1 = spans[i]
+        if i == own or x1 < run.x - reach or x0 > run.x + reach or y1 < run.top - _EPS \
+                or y0 > run.bottom + _EPS:
             continue
         label = route.label_box
         if label is not None and label.x < run.x < label.right and label.y < run.bottom \
