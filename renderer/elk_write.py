@@ -273,8 +273,9 @@ def _skeleton(diagram: Diagram) -> dict[str, Any]:
         item: dict[str, Any] = {"id": n.id, "x": 0, "y": 0, "width": 0, "height": 0,
                                 "shape": n.shape.value, "labels": [{"text": titles[n.id]}]}
         if n.ports:
-            item["ports"] = [{"id": p.id, **({"labels": [{"text": p.label}]} if p.label else {})}
-                             for p in n.ports]
+            item["ports"] = [{"id": p.id, **({"labels": [
+                {"text": text} for text in (p.label, *(x.text for x in p.extra_labels))]}
+                if p.label else {})} for p in n.ports]
         if n.children:
             item["children"] = [node(c) for c in n.children]
         if edges_in.get(n.id):

@@ -30,6 +30,7 @@ from dataclasses import replace
 
 from layouts.graph import Graph, Node
 from renderer.diagram import Diagram, NodeView, StepKind
+from renderer.svg_compound import heading_size
 
 GROUP_SIZE = 20.0
 """The smallest width and height of a group box; it grows to hold its steps."""
@@ -136,7 +137,9 @@ def group_fanouts(diagram: Diagram) -> Diagram:
     def build(item: str) -> Node:
         if item in nodes_by_id:
             return nodes_by_id[item]
-        return Node(item, GROUP_SIZE, GROUP_SIZE, label=labels[item],
+        width, height = heading_size(NodeView(StepKind.PLAIN, labels[item]))
+        return Node(item, GROUP_SIZE, GROUP_SIZE, label=labels[item], label_width=width,
+                    label_height=height,
                     children=tuple(build(c) for c in contents.get(item, [])))
 
     grouped = Graph(tuple(build(i) for i in contents.get(None, [])), graph.edges,

@@ -28,6 +28,7 @@ from pathlib import Path
 from layouts.graph import Edge, Graph, Node
 from renderer.diagram import Diagram, EdgeView, NodeView
 from renderer.from_definition import diagram_from_definition
+from renderer.svg_compound import heading_size
 from workflow.dsl import Definition, DslError, Step
 from workflow.kinds import StepKind
 
@@ -72,8 +73,10 @@ def _expand(definition: Definition, find_child: ChildFinder, path: tuple[str, ..
         inner_prefix = f"{step.id}/"
         inner = _expand(child, find_child, (*path, f"{child.workflow}@{child.version}"),
                         prefix + inner_prefix)
-        nodes.append(replace(node, children=tuple(_renamed(n, inner_prefix)
-                                                  for n in inner.graph.nodes)))
+        width, height = heading_size(views[node.id])   # the box's heading: badge,
+        nodes.append(replace(node, label_width=width, label_height=height,   # title, child
+                             children=tuple(_renamed(n, inner_prefix)
+                                            for n in inner.graph.nodes)))
         edges.extend(replace(e, id=inner_prefix + e.id, source=inner_prefix + e.source,
                              target=inner_prefix + e.target) for e in inner.graph.edges)
         views.update({inner_prefix + k: v for k, v in inner.nodes.items()})

@@ -50,10 +50,11 @@ from renderer.styles import (
     EdgeStyle,
 )
 from renderer.svg_collapsed import collapsed_markers
-from renderer.svg_compound import draw_compound, draw_port
+from renderer.svg_compound import draw_compound
 from renderer.svg_figures import DEFAULT_STROKE, draw_figure_node, text_lines
 from renderer.svg_nodes import draw_node, draw_text, element_id, xml_safe
 from renderer.svg_nodes import format_number as _n
+from renderer.svg_ports import draw_ports
 from renderer.svg_xml import xml_text
 
 MARGIN = 20.0
@@ -104,7 +105,7 @@ def svg_drawing(diagram: Diagram, result: LayoutResult, *,
         for node in result.nodes:
             if node.id in compound:
                 view = scene.view(node.id)
-                groups.add(draw_compound(drawing, node, view.title) if view.figure is None
+                groups.add(draw_compound(drawing, node, view) if view.figure is None
                            else draw_figure_node(drawing, node, view, compound=True))
     edges = drawing.add(drawing.g(id="edges"))
     for route in result.edges:
@@ -118,9 +119,7 @@ def svg_drawing(diagram: Diagram, result: LayoutResult, *,
                   else draw_figure_node(drawing, node, view))
     shown_ports = [p for p in result.ports if scene.view(p.node).figure is None]
     if shown_ports:  # a DOT record's ports are its fields, drawn with it
-        ports = drawing.add(drawing.g(id="ports"))
-        for port in shown_ports:
-            ports.add(draw_port(drawing, port))
+        drawing.add(draw_ports(drawing, diagram.graph, result.nodes, shown_ports))
     for marker in collapsed_markers(drawing, diagram.graph, result):
         nodes.add(marker)
     labels = drawing.add(drawing.g(id="labels"))  # "edge-labels" is edge "labels"'s id

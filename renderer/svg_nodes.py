@@ -131,7 +131,7 @@ def _outline(drawing: svgwrite.Drawing, node: NodeBox) -> Any:
                         rx=_n(CORNER_RADIUS))
 
 
-def _badge(drawing: svgwrite.Drawing, x: float, y: float, view: NodeView) -> list[Any]:
+def draw_badge(drawing: svgwrite.Drawing, x: float, y: float, view: NodeView) -> list[Any]:
     style = KIND_STYLES[view.kind]
     assert style.marker is not None
     square = drawing.rect(insert=(_n(x), _n(y)), size=(_n(BADGE_SIZE), _n(BADGE_SIZE)),
@@ -152,10 +152,10 @@ def _node_content(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> l
     elements: list[Any] = []
     title_x = c.x
     if style.marker and node.shape is Shape.RECT:
-        elements += _badge(drawing, node.x + BADGE_INSET, node.y + BADGE_INSET, view)
+        elements += draw_badge(drawing, node.x + BADGE_INSET, node.y + BADGE_INSET, view)
     elif style.marker and node.shape is Shape.DIAMOND:
         left = c.x - block_width / 2
-        elements += _badge(drawing, left, c.y - BADGE_SIZE / 2, view)
+        elements += draw_badge(drawing, left, c.y - BADGE_SIZE / 2, view)
         title_x = left + BADGE_SIZE + LINE_GAP + title_width / 2
         top = c.y - title_height / 2
     elements.append(draw_text(drawing, view.title, title_x, top, TITLE_TEXT, css_class="title"))
@@ -175,7 +175,7 @@ def _subtitle(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView, top: flo
     elements: list[Any] = []
     if style.marker and node.shape is Shape.CIRCLE:
         left = x - (BADGE_SIZE + LINE_GAP + width) / 2
-        elements += _badge(drawing, left, top + (height - BADGE_SIZE) / 2, view)
+        elements += draw_badge(drawing, left, top + (height - BADGE_SIZE) / 2, view)
         x = left + BADGE_SIZE + LINE_GAP + width / 2
     elements.append(draw_text(drawing, view.subtitle, x, top, SUBTITLE_TEXT, css_class="subtitle"))
     return elements

@@ -62,3 +62,29 @@ def test_the_cli_expands_from_the_store_and_names_a_missing_child(
     assert main(["render", str(FIXTURE), "--expand-subworkflows", "--db", str(empty),
                  "-o", str(tmp_path / "x.json")]) == 2
     assert "cannot expand sub-workflow 'records-archival' 1.x" in capsys.readouterr().err
+
+
+def test_the_expanded_box_shows_its_badge_title_and_child_workflow_above_its_children(
+        ) -> None:
+    import xml.etree.ElementTree as ET
+
+    from renderer.svg import write_svg
+
+    child = load_definition_text(RECORDS_ARCHIVAL)
+    diagram = expand_subworkflows(load_definition(FIXTURE), lambda name, version: child)
+    result = layout(diagram.graph, engine="layered")
+    archive = result.node("archive")
+    heading = archive.label_box
+    assert heading is not None
+    children = [n for n in result.nodes if n.parent == "archive"]
+    assert archive.x <= heading.x and heading.right <= archive.x + archive.width
+    assert archive.y <= heading.y and heading.bottom <= min(n.y for n in children)
+    svg = ET.fromstring(write_svg(diagram, result))
+    ns = "{http://www.w3.org/2000/svg}"
+    group = next(g for g in svg.iter(f"{ns}g") if g.get("data-step-id") == "archive")
+    texts = {t.get("class"): t for t in group.iter(f"{ns}text")}
+    assert texts["badge"].text == "S"
+    assert texts["title"].text == "archive" and texts["subtitle"].text == child.workflow
+    # left-aligned after the 14 px badge and its 2 px gap, within the heading's box
+    assert float(texts["title"].get("x", "nan")) == pytest.approx(heading.x + 14 + 2, abs=0.01)
+    assert texts["title"].get("text-anchor") == "start"

@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layouts.graph import Node
+from layouts.layered.hierarchy.port_room import NO_ROOM, PortRoom
 from layouts.layered.model import Routing
-from layouts.result import Box
+from layouts.result import Box, Side
 
 PADDING = 12.0
 """Space between a compound node's border and everything inside it, in px."""
@@ -102,26 +103,42 @@ def label_size(node: Node) -> tuple[float, float]:
     return CHAR_WIDTH * max(len(line) for line in lines), LINE_HEIGHT * len(lines)
 
 
+def padding(room: PortRoom, side: Side) -> float:
+    """The padding of face ``side``: :data:`PADDING`, or more for the band of its port
+    labels (:mod:`.port_room`).
+
+    >>> padding(PortRoom(top=19.0), Side.TOP), padding(PortRoom(top=19.0), Side.LEFT)
+    (25.0, 12.0)
+    """
+    depth = room.depth(side)
+    return max(PADDING, depth + LABEL_GAP) if depth else PADDING
+
+
 def frame_for(node: Node, interior: Interior, *, entering: int, leaving: int,
-              edge_spacing: float, transposed: bool) -> Frame:
+              edge_spacing: float, transposed: bool, room: PortRoom = NO_ROOM) -> Frame:
     """The box of compound ``node`` around ``interior`` with ``entering`` and ``leaving``
-    border crossings; ``transposed`` for LeftToRight (canonical sizes are swapped)."""
+    border crossings; ``transposed`` for LeftToRight (canonical sizes are swapped);
+    ``room`` for the labels of its own ports (:mod:`.port_room`)."""
     label_w, label_h = label_size(node)
-    room = label_h + LABEL_GAP if label_h else 0.0
-    top = PADDING + (0.0 if transposed else room)
-    left = PADDING + (room if transposed else 0.0)
+    title = label_h + LABEL_GAP if label_h else 0.0
+    pad_top, pad_left = padding(room, Side.TOP), padding(room, Side.LEFT)
+    pad_right, pad_bottom = padding(room, Side.RIGHT), padding(room, Side.BOTTOM)
+    top = pad_top + (0.0 if transposed else title)
+    left = pad_left + (title if transposed else 0.0)
     entering_strip = edge_spacing * (entering + 1) if entering else 0.0
     leaving_strip = edge_spacing * (leaving + 1) if leaving else 0.0
-    need_w = left + interior.width + PADDING
-    need_h = top + entering_strip + interior.height + leaving_strip + PADDING
+    need_w = left + interior.width + pad_right
+    need_h = top + entering_strip + interior.height + leaving_strip + pad_bottom
     min_w, min_h = (node.height, node.width) if transposed else (node.width, node.height)
-    label_span = label_w + 2 * PADDING if label_w else 0.0
+    min_w, min_h = max(min_w, room.min_width), max(min_h, room.min_height)
+    label_span = label_w + pad_left + pad_right if label_w else 0.0
+    label_depth = label_w + pad_top + pad_bottom if label_w else 0.0
     width = max(need_w, min_w, 0.0 if transposed else label_span)
-    height = max(need_h, min_h, label_span if transposed else 0.0)
+    height = max(need_h, min_h, label_depth if transposed else 0.0)
     label_box = None
     if label_w or label_h:
-        label_box = Box(PADDING, PADDING, *((label_h, label_w) if transposed
-                                            else (label_w, label_h)))
+        label_box = Box(pad_left, pad_top, *((label_h, label_w) if transposed
+                                             else (label_w, label_h)))
     inner_y = top + entering_strip
     return Frame(width, height, left + (width - need_w) / 2, inner_y, label_box,
                  top + edge_spacing, inner_y + interior.height + edge_spacing, edge_spacing)

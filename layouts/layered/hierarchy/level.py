@@ -31,6 +31,7 @@ from layouts.layered import cycles, layering, ordering, placement
 from layouts.layered.budget import COSTS, Plan
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.hierarchy.border_order import BorderOrder, pin_border_order
+from layouts.layered.hierarchy.straighten import straighten_borders
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lanes
 from layouts.layered.model import Deadline, Routing
@@ -42,14 +43,21 @@ from layouts.layered.routing import route_edges
 from layouts.options import LayoutOptions
 from layouts.result import Point
 
-__all__ = ["LANES_SHARE", "LaidOutLevel", "Minimised", "StepRunner", "lay_out_level",
-           "pin_borders"]
+__all__ = ["AFTER_ORDERING_SHARE", "LANES_SHARE", "LaidOutLevel", "Minimised", "StepRunner",
+           "lay_out_level", "pin_borders"]
 
 LANES_SHARE = 0.25
 """The part of a level's time left after ordering that loop-back lanes may take: on a
 level of big compound boxes with long loop-backs their shifts cost seconds per lane
 (a 500-node graph of 50 compounds spent 3.6 s of 4.4 at draft effort there), and the
 steps after them must not be starved."""
+
+
+AFTER_ORDERING_SHARE = 0.4
+"""The part of a level's time crossing minimisation leaves to the steps after it: the
+cost model's reserve for placement and routing alone let a big level's ordering at best
+effort take 7.9 s of its 8.3 (a 500-node graph of 50 compounds then took 12 s on a 10 s
+budget, its loop-back lanes and routing running past the end)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +135,8 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     rank = run("pin borders", pin_borders, acyclic, rank, entering, leaving)
     proper = run("dummy chains", chains.run, acyclic, rank)
     proper_items = len(proper.nodes) + len(proper.segments)
-    deadline.keep(COSTS.after_ordering(2 * proper_items))
+    deadline.keep(max(COSTS.after_ordering(2 * proper_items),
+                      AFTER_ORDERING_SHARE * deadline.remaining()))
     order = minimised.reuse(proper) if minimised is not None else None
     if order is None:
         order = run("ordering", ordering.run, proper, options, deadline)
@@ -161,7 +170,9 @@ def lay_out_level(graph: Graph, entering: frozenset[str], leaving: frozenset[str
     deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, placed, options, deadline, layered.ports)
     restored = run("undo cycle breaking", cycles.undo, routed, acyclic)
-    compact = run("compact borders", compact_borders, restored, entering, leaving,
+    straight = run("straighten borders", straighten_borders, restored, entering, leaving,
+                   options.clearance, options.edge_spacing)
+    compact = run("compact borders", compact_borders, straight, entering, leaving,
                   options.clearance)
     return LaidOutLevel(compact, order.crossings, minimised)
 

@@ -44,6 +44,7 @@ from layouts.layered.hierarchy.border_order import (
 from layouts.layered.hierarchy.frames import Frame, Interior, frame_for
 from layouts.layered.hierarchy.level import LaidOutLevel, Minimised, lay_out_level
 from layouts.layered.hierarchy.plan import Level, Plan
+from layouts.layered.hierarchy.port_room import port_room
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import StepRunner
 from layouts.layered.portmap import transpose_port
@@ -148,9 +149,13 @@ class _Context:
     def frame(self, level: Level, routing: Routing) -> Frame:
         """The frame of the compound that owns ``level``, around its ``routing``."""
         assert level.owner is not None
-        return frame_for(self.graph.node(level.owner), Interior.of(routing),
+        node = self.graph.node(level.owner)
+        room = port_room(node, self.graph.edges, transposed=self.transposed,
+                         entering=len(level.entering), leaving=len(level.leaving))
+        return frame_for(node, Interior.of(routing),
                          entering=len(level.entering), leaving=len(level.leaving),
-                         edge_spacing=self.options.edge_spacing, transposed=self.transposed)
+                         edge_spacing=self.options.edge_spacing, transposed=self.transposed,
+                         room=room)
 
 
 def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRunner,
@@ -235,10 +240,9 @@ def _level_graph(level: Level, frames: Mapping[str, Frame], transposed: bool) ->
     (compounds at their frame's size), leaving dummies."""
     def child(n: Node) -> Node:
         ports = tuple(transpose_port(p) for p in n.ports) if transposed else n.ports
-        if n.id in frames:   # no port labels on a compound's border: they would
-            f = frames[n.id]   # stand inside it, over its children
-            unlabelled = tuple(replace(p, label_width=0.0, label_height=0.0) for p in ports)
-            return Node(n.id, f.width, f.height, Shape.RECT, ports=unlabelled,
+        if n.id in frames:   # its port labels stand in the bands its frame keeps
+            f = frames[n.id]
+            return Node(n.id, f.width, f.height, Shape.RECT, ports=ports,
                         port_constraints=n.port_constraints)
         if transposed:
             return Node(n.id, n.height, n.width, n.shape, ports=ports,
