@@ -332,3 +332,36 @@ def test_sort_layer_reverses_ties_when_asked() -> None:
     pos = [0, 1, 0, 1, 2]
     assert sort_layer([2, 3, 4], pos, up, median=False) == [2, 3, 4]
     assert sort_layer([2, 3, 4], pos, up, median=False, reverse_ties=True) == [3, 2, 4]
+
+
+def test_sifting_row_costs_match_the_pairwise_counts() -> None:
+    # The tabulated row of sifting against pair_crossings, the plain pairwise count,
+    # on random layers with repeated neighbours (parallel edges) and isolated nodes.
+    from layouts.layered.ordering.local_search import _LayerCosts
+
+    rng = random.Random(7)
+    for _ in range(40):
+        sizes = [rng.randint(1, 6) for _ in range(3)]
+        ids = [list(range(sum(sizes[:i]), sum(sizes[:i + 1]))) for i in range(3)]
+        pos = [0] * sum(sizes)
+        for layer in ids:
+            rng.shuffle(layer)
+            for p, v in enumerate(layer):
+                pos[v] = p
+        up: list[list[int]] = [[] for _ in pos]
+        down: list[list[int]] = [[] for _ in pos]
+        for upper, lower in pairwise(ids):
+            for _ in range(rng.randint(0, 10)):
+                a, b = rng.choice(upper), rng.choice(lower)
+                down[a].append(b)
+                up[b].append(a)
+        middle = ids[1]
+        costs = _LayerCosts(middle, pos, up, down)
+        for v in middle:
+            others = [w for w in middle if w != v]
+            expected = ([pair_crossings(up[v], up[w], pos) + pair_crossings(down[v], down[w], pos)
+                         for w in others],
+                        [pair_crossings(up[w], up[v], pos) + pair_crossings(down[w], down[v], pos)
+                         for w in others])
+            assert costs.row(v, others) == expected
+            assert [costs.costs(v, w) for w in others] == list(zip(*expected, strict=True))
