@@ -365,3 +365,21 @@ def test_sifting_row_costs_match_the_pairwise_counts() -> None:
                          for w in others])
             assert costs.row(v, others) == expected
             assert [costs.costs(v, w) for w in others] == list(zip(*expected, strict=True))
+
+
+def test_breadth_first_layers_visit_siblings_before_grandchildren() -> None:
+    # Edges 0 -> 2 -> 4, 0 -> 3 -> 6, 1 -> 5 -> 6; ranks {0, 1}, {2, 3, 5}, {4, 6}.
+    # From the top, root 0's search meets 0, 2, 3, 4, 6 (siblings 2 and 3 before 2's
+    # child 4), root 1's then 1 and 5: layers [0, 1], [2, 3, 5], [4, 6]. From the
+    # bottom, sink 4's search meets 4, 2, 0, sink 6's then 6, 3, 5, 1: the same layers.
+    from layouts.layered.ordering.sweep import breadth_first_layers
+
+    down = [[2, 3], [5], [4], [6], [], [6], []]
+    up: list[list[int]] = [[] for _ in down]
+    for a, targets in enumerate(down):
+        for b in targets:
+            up[b].append(a)
+    rank = [0, 0, 1, 1, 2, 1, 2]
+    assert breadth_first_layers(range(7), rank, down, up, 3) == [[0, 1], [2, 3, 5], [4, 6]]
+    assert breadth_first_layers(range(7), rank, down, up, 3, from_bottom=True) == \
+        [[0, 1], [2, 3, 5], [4, 6]]
