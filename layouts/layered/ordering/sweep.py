@@ -131,17 +131,20 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
         if not around or (pinned and pinned[v]):
             continue
         key: float
-        if len(around) == 1:
+        count = len(around)
+        if count == 1:
             key = pos[around[0]]
-        elif len(around) == 2:   # the median of two is their mean, as is the barycenter
+        elif count == 2:   # the median of two is their mean, as is the barycenter
             key = (pos[around[0]] + pos[around[1]]) / 2
         elif median:
             key = weighted_median(around, pos) or 0.0
         else:
-            key = sum([pos[w] for w in around]) / len(around)
+            key = sum([pos[w] for w in around]) / count
         movable.append((key, -pos[v] if reverse_ties else pos[v], v))
         slots.append(index)
     result = list(layer)
+    if len(movable) < 2:    # one movable node keeps its slot
+        return result
     movable.sort()
     for index, (_, _, v) in zip(slots, movable, strict=True):
         result[index] = v
