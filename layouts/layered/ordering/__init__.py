@@ -39,7 +39,7 @@ from layouts.layered.loopbacks.lane_shift import shift_lanes
 from layouts.layered.model import Deadline
 from layouts.layered.ordering.crossings import bilayer_crossings, total_crossings
 from layouts.layered.ordering.local_search import sift, transpose, widen
-from layouts.layered.ordering.sweep import SweepMemo, initial_layers, sweep
+from layouts.layered.ordering.sweep import SweepMemo, breadth_first_layers, initial_layers, sweep
 from layouts.options import Effort, LayoutOptions
 
 __all__ = ["EFFORT_PLANS", "EFFORT_STAGES", "OrderingPlan", "OrderingResult", "run"]
@@ -50,7 +50,9 @@ class OrderingPlan:
     """The search one effort level adds to the one below it (:data:`EFFORT_STAGES`).
 
     ``restarts`` layer-sweep runs, the first from the depth-first model order unless
-    ``continue_best`` (then from the best order so far), the rest seeded-random; up to
+    ``continue_best`` (then from the best order so far), with ``breadth_first`` the
+    second and third from dot's breadth-first orders from the top and from the bottom
+    (:func:`.sweep.breadth_first_layers`), the rest seeded-random; up to
     ``restarts`` only while the per-restart work (nodes times sweeps) stays within
     ``work`` node-sweeps, at least ``min_restarts``. Each run does up to ``sweeps``
     sweeps (alternately down and up; barycenter for two sweeps, then median for two),
@@ -75,6 +77,7 @@ class OrderingPlan:
     sift_restarts: bool = False
     continue_best: bool = False
     plateau: bool = False
+    breadth_first: bool = False
 
     def restart_count(self, nodes: int) -> int:
         """Restarts for a component of ``nodes`` (proper graph nodes and anchors).
@@ -93,7 +96,7 @@ class OrderingPlan:
 EFFORT_PLANS: dict[Effort, OrderingPlan] = {
     Effort.DRAFT: OrderingPlan(restarts=1, sweeps=2, transpose=False, sifting_rounds=0),
     Effort.BALANCED: OrderingPlan(restarts=12, sweeps=8, transpose=True, sifting_rounds=2,
-                                  min_restarts=4, work=64_000),
+                                  min_restarts=4, work=64_000, breadth_first=True),
     Effort.BEST: OrderingPlan(restarts=24, sweeps=16, transpose=True, sifting_rounds=4,
                               min_restarts=4, work=400_000, restart_patience=4,
                               sift_restarts=True, continue_best=True, plateau=True),
@@ -291,6 +294,10 @@ class _Search:
                 break
             if restart == 0 and plan.continue_best and self.best:
                 self.start([list(layer) for layer in self.best])
+            elif restart in (1, 2) and plan.breadth_first:
+                work = self.work
+                self.start(breadth_first_layers(self.nodes, work.rank, work.down, work.up,
+                                                work.layer_count, from_bottom=restart == 2))
             else:
                 work = self.work
                 self.start(initial_layers(self.nodes, work.rank, work.down, work.layer_count,

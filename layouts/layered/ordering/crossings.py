@@ -1,7 +1,10 @@
 """Exact crossing counts: Barth, Juenger and Mutzel (2004), "Simple and efficient bilayer
 cross counting", JGAA 8(2). Edges between two layers, sorted by their upper end and then
 their lower end, cross exactly as often as the sequence of lower positions has
-inversions; an accumulator tree counts them in ``O(E log V)``.
+inversions. Where they use an accumulator tree, the count here keeps the lower positions
+seen so far in a sorted list (``bisect``): ``O(E log E)`` comparisons plus list inserts
+that move at most ``E`` words in C, several times faster in Python for layers of up to
+a few thousand edges.
 
 Also the pairwise count ``c(v, w)`` used by transpose and sifting: the crossings among the
 edges of ``v`` and ``w`` to one neighbouring layer when ``v`` stands left of ``w``.
@@ -14,6 +17,7 @@ edges of ``v`` and ``w`` to one neighbouring layer when ``v`` stands left of ``w
 
 from __future__ import annotations
 
+from bisect import bisect_right, insort
 from collections.abc import Sequence
 
 
@@ -27,21 +31,20 @@ def bilayer_crossings(upper: Sequence[int], pos: Sequence[int],
     >>> bilayer_crossings([0, 1, 2], [0, 1, 2, 0, 1], [[4], [3, 4], [3], [], []], 2)
     3
     """
-    first = 1
-    while first < lower_size:
-        first *= 2
-    tree = [0] * (2 * first - 1)
-    first -= 1
+    seen: list[int] = []   # lower positions of the edges so far, sorted
     crossings = 0
     for u in upper:
-        for p in sorted([pos[w] for w in down[u]]):
-            index = p + first
-            tree[index] += 1
-            while index > 0:
-                if index % 2:
-                    crossings += tree[index + 1]
-                index = (index - 1) // 2
-                tree[index] += 1
+        around = down[u]
+        if len(around) == 1:
+            p = pos[around[0]]
+            crossings += len(seen) - bisect_right(seen, p)
+            insort(seen, p)
+            continue
+        ends = sorted([pos[w] for w in around])
+        for p in ends:
+            crossings += len(seen) - bisect_right(seen, p)
+        for p in ends:
+            insort(seen, p)
     return crossings
 
 

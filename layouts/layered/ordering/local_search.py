@@ -29,7 +29,8 @@ from layouts.layered.ordering.crossings import bilayer_crossings
 
 def _sorted_positions(layer: Sequence[int], pos: Sequence[int],
                       neighbours: Sequence[Sequence[int]]) -> dict[int, list[int]]:
-    return {v: sorted([pos[u] for u in neighbours[v]]) for v in layer}
+    return {v: [pos[around[0]]] if len(around := neighbours[v]) == 1
+            else sorted([pos[u] for u in around]) for v in layer}
 
 
 def _side_costs(left: list[int], right: list[int]) -> tuple[int, int]:
@@ -71,10 +72,46 @@ class _LayerCosts:
 
     def costs(self, v: int, w: int) -> tuple[int, int]:
         """Crossings at ``v`` and ``w``, both sides: with ``v`` left of ``w``, and with
-        ``w`` left of ``v``."""
-        up_vw, up_wv = _side_costs(self.up[v], self.up[w])
-        down_vw, down_wv = _side_costs(self.down[v], self.down[w])
+        ``w`` left of ``v``. (Two nodes with one edge each way, such as two dummies,
+        take an inlined path: transpose asks this for every neighbouring pair.)"""
+        up_v, up_w, down_v, down_w = self.up[v], self.up[w], self.down[v], self.down[w]
+        if len(up_v) == len(up_w) == len(down_v) == len(down_w) == 1:
+            a, b, c, d = up_v[0], up_w[0], down_v[0], down_w[0]
+            return (a > b) + (c > d), (a < b) + (c < d)
+        up_vw, up_wv = _side_costs(up_v, up_w)
+        down_vw, down_wv = _side_costs(down_v, down_w)
         return up_vw + down_vw, up_wv + down_wv
+
+    def row(self, v: int, others: Sequence[int]) -> tuple[list[int], list[int]]:
+        """:meth:`costs` of ``v`` with each of ``others``, as two lists (``v`` left,
+        ``v`` right). Per side, how many of ``v``'s neighbour positions lie above and
+        below each position is tabulated once, so each other node costs one look-up per
+        edge instead of a merge of two lists.
+
+        Node 0 reaches positions 0 and 2 below, node 1 position 1, node 2 position 0:
+        left of 1, 0's edge to 2 crosses 1's (and right of it, 0's edge to 0 does);
+        left of 2, 0's edge to 2 crosses 2's edge to 0, right of it nothing crosses.
+
+        >>> costs = _LayerCosts([0, 1, 2], [0, 1, 2, 0, 1, 2], [[], [], [], [], [], []],
+        ...                     [[3, 5], [4], [3], [], [], []])
+        >>> costs.row(0, [1, 2])
+        ([1, 1], [1, 0])
+        """
+        left = [0] * len(others)
+        right = [0] * len(others)
+        for mine, theirs in ((self.up[v], self.up), (self.down[v], self.down)):
+            if not mine:
+                continue
+            limit = mine[-1] + 1      # every position past v's last counts as this one
+            above = [len(mine) - bisect_right(mine, b) for b in range(limit + 1)]
+            below = [bisect_left(mine, b) for b in range(limit + 1)]
+            for i, w in enumerate(others):
+                for b in theirs[w]:
+                    if b > limit:
+                        b = limit
+                    left[i] += above[b]
+                    right[i] += below[b]
+        return left, right
 
 
 def transpose(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
@@ -170,9 +207,7 @@ def _sift_node(layer: list[int], v: int, pos: list[int], costs: _LayerCosts,
         return
     others = [w for w in layer if w != v]
     current = pos[v] - offset
-    pairs = [costs.costs(v, w) for w in others]
-    right_of = [left for left, _ in pairs]
-    left_of = [right for _, right in pairs]
+    right_of, left_of = costs.row(v, others)
     cost = sum(right_of)
     best, best_cost = 0, cost
     current_cost = cost if current == 0 else None

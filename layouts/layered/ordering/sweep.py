@@ -46,6 +46,45 @@ def initial_layers(nodes: Sequence[int], rank: Sequence[int], down: Sequence[Seq
     return layers
 
 
+def breadth_first_layers(nodes: Sequence[int], rank: Sequence[int],
+                         down: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
+                         layer_count: int, *, from_bottom: bool = False) -> list[list[int]]:
+    """Breadth-first discovery order per layer from the nodes without predecessors
+    (``from_bottom``: without successors), in model order: dot's initial order
+    (``build_ranks``, Gansner et al. 1993, section 3), which visits every node's
+    neighbours before theirs, so siblings start side by side.
+
+    >>> breadth_first_layers([0, 1, 2, 3], [0, 0, 1, 1], [[3], [2], [], []],
+    ...                      [[], [], [1], [0]], 2)
+    [[0, 1], [3, 2]]
+    """
+    forward = up if from_bottom else down
+    backward = down if from_bottom else up
+    layers: list[list[int]] = [[] for _ in range(layer_count)]
+    seen = [False] * (max(nodes, default=-1) + 1)
+    member = set(nodes)
+    queue: list[int] = []
+    for root in sorted(nodes, key=lambda v: -rank[v] if from_bottom else rank[v]):
+        if seen[root] or any(u in member for u in backward[root]):
+            continue
+        seen[root] = True
+        queue.append(root)
+        head = len(queue) - 1
+        while head < len(queue):
+            v = queue[head]
+            head += 1
+            layers[rank[v]].append(v)
+            for w in forward[v]:
+                if not seen[w]:
+                    seen[w] = True
+                    queue.append(w)
+    for v in sorted(nodes, key=lambda v: rank[v]):   # reached from no root: cannot happen
+        if not seen[v]:                              # in a DAG, kept for safety
+            seen[v] = True
+            layers[rank[v]].append(v)
+    return layers
+
+
 def barycenter(neighbours: Sequence[int], pos: Sequence[int]) -> float | None:
     """Mean neighbour position, ``None`` without neighbours.
 
@@ -92,17 +131,20 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
         if not around or (pinned and pinned[v]):
             continue
         key: float
-        if len(around) == 1:
+        count = len(around)
+        if count == 1:
             key = pos[around[0]]
-        elif len(around) == 2:   # the median of two is their mean, as is the barycenter
+        elif count == 2:   # the median of two is their mean, as is the barycenter
             key = (pos[around[0]] + pos[around[1]]) / 2
         elif median:
             key = weighted_median(around, pos) or 0.0
         else:
-            key = sum([pos[w] for w in around]) / len(around)
+            key = sum([pos[w] for w in around]) / count
         movable.append((key, -pos[v] if reverse_ties else pos[v], v))
         slots.append(index)
     result = list(layer)
+    if len(movable) < 2:    # one movable node keeps its slot
+        return result
     movable.sort()
     for index, (_, _, v) in zip(slots, movable, strict=True):
         result[index] = v

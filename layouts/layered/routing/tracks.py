@@ -118,9 +118,9 @@ def _pair_weights(runs: Sequence[ChannelRun], pairs: Sequence[tuple[int, int]]
                 above += FORBIDDEN
             if -SAME_X <= b_down - a_up <= SAME_X or (forced and (b, a) in forced):
                 below += FORBIDDEN
-        if above <= below:
+        if above < below:
             weights[(a, b)] = below - above
-        else:
+        elif below < above:
             weights[(b, a)] = above - below
     return weights
 

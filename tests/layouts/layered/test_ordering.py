@@ -332,3 +332,54 @@ def test_sort_layer_reverses_ties_when_asked() -> None:
     pos = [0, 1, 0, 1, 2]
     assert sort_layer([2, 3, 4], pos, up, median=False) == [2, 3, 4]
     assert sort_layer([2, 3, 4], pos, up, median=False, reverse_ties=True) == [3, 2, 4]
+
+
+def test_sifting_row_costs_match_the_pairwise_counts() -> None:
+    # The tabulated row of sifting against pair_crossings, the plain pairwise count,
+    # on random layers with repeated neighbours (parallel edges) and isolated nodes.
+    from layouts.layered.ordering.local_search import _LayerCosts
+
+    rng = random.Random(7)
+    for _ in range(40):
+        sizes = [rng.randint(1, 6) for _ in range(3)]
+        ids = [list(range(sum(sizes[:i]), sum(sizes[:i + 1]))) for i in range(3)]
+        pos = [0] * sum(sizes)
+        for layer in ids:
+            rng.shuffle(layer)
+            for p, v in enumerate(layer):
+                pos[v] = p
+        up: list[list[int]] = [[] for _ in pos]
+        down: list[list[int]] = [[] for _ in pos]
+        for upper, lower in pairwise(ids):
+            for _ in range(rng.randint(0, 10)):
+                a, b = rng.choice(upper), rng.choice(lower)
+                down[a].append(b)
+                up[b].append(a)
+        middle = ids[1]
+        costs = _LayerCosts(middle, pos, up, down)
+        for v in middle:
+            others = [w for w in middle if w != v]
+            expected = ([pair_crossings(up[v], up[w], pos) + pair_crossings(down[v], down[w], pos)
+                         for w in others],
+                        [pair_crossings(up[w], up[v], pos) + pair_crossings(down[w], down[v], pos)
+                         for w in others])
+            assert costs.row(v, others) == expected
+            assert [costs.costs(v, w) for w in others] == list(zip(*expected, strict=True))
+
+
+def test_breadth_first_layers_visit_siblings_before_grandchildren() -> None:
+    # Edges 0 -> 2 -> 4, 0 -> 3 -> 6, 1 -> 5 -> 6; ranks {0, 1}, {2, 3, 5}, {4, 6}.
+    # From the top, root 0's search meets 0, 2, 3, 4, 6 (siblings 2 and 3 before 2's
+    # child 4), root 1's then 1 and 5: layers [0, 1], [2, 3, 5], [4, 6]. From the
+    # bottom, sink 4's search meets 4, 2, 0, sink 6's then 6, 3, 5, 1: the same layers.
+    from layouts.layered.ordering.sweep import breadth_first_layers
+
+    down = [[2, 3], [5], [4], [6], [], [6], []]
+    up: list[list[int]] = [[] for _ in down]
+    for a, targets in enumerate(down):
+        for b in targets:
+            up[b].append(a)
+    rank = [0, 0, 1, 1, 2, 1, 2]
+    assert breadth_first_layers(range(7), rank, down, up, 3) == [[0, 1], [2, 3, 5], [4, 6]]
+    assert breadth_first_layers(range(7), rank, down, up, 3, from_bottom=True) == \
+        [[0, 1], [2, 3, 5], [4, 6]]

@@ -110,6 +110,23 @@ def test_tracks_after_the_deadline_keep_the_forced_order_and_separate_conflicts(
     assert counts == {1: 2}
 
 
+def test_a_staircase_of_short_jogs_stacks_without_crossings() -> None:
+    # Three parallel edges jog right by about 4 px in one channel (b94.dot: 46 parallel
+    # labelled edges). In each overlapping pair the right leg's up-vertical lies inside
+    # the left leg's range and the left leg's down-vertical inside the right one's: with
+    # the left leg above, both cross (2 crossings); with the right leg above, neither.
+    # So c above b above a, no crossing. a and c do not overlap (46.3 < 49.7) but lie
+    # within 12 px, so they need different tracks, and either order crosses nothing: read
+    # as "a above c", that tie closed the cycle a-c-b-a, and the feedback ordering broke
+    # a real arc.
+    a = ChannelRun(0, 1, 42.1, 46.3, (42.1,), (46.3,))
+    b = ChannelRun(1, 1, 45.9, 50.5, (45.9,), (50.5,))
+    c = ChannelRun(2, 1, 49.7, 54.8, (49.7,), (54.8,))
+    tracks, counts = assign_tracks([a, b, c], spacing=12)
+    assert tracks[2] < tracks[1] < tracks[0]
+    assert counts == {1: 3}
+
+
 def brute_crossings(points: tuple[Point, ...], others: list[tuple[Point, ...]]
                     ) -> tuple[int, int]:
     relations = [segment_relation(s, t) for other in others
