@@ -74,7 +74,7 @@ def test_a_layout_that_raises_leaves_no_watchdog_behind() -> None:
     the default suite died without a report wherever it had got to by then."""
     assert stress.main(["--engine", "nope", "--graph", SMALL], io.StringIO()) == 2
     armed = [t for t in threading.enumerate()
-             if isinstance(t, threading.Timer) and t.is_alive()
+             if isinstance(t, threading.Timer) and not t.finished.is_set()
              and getattr(t.function, "__func__", None) is stress.Watchdog._fire]
     assert armed == []
 
