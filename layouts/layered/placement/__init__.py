@@ -24,6 +24,7 @@ horizontal axis. The drawing's left-most box starts at x = 0, the first layer at
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -175,14 +176,23 @@ def _bend_scorer(graph: ProperGraph, ports: Ports | None
     halves = [n.width / 2 for n in nodes]
 
     def score(centre: Sequence[float]) -> tuple[float, float]:
+        bends = 0
         if ports is None:
-            bends = sum(weight for a, b, weight, _, _ in counted
-                        if not abs(centre[a] - centre[b]) <= 0.5)
+            for a, b, weight, _, _ in counted:
+                if not abs(centre[a] - centre[b]) <= 0.5:
+                    bends += weight
         else:
-            bends = sum(weight for a, b, weight, bottom, top in counted
-                        if not abs(centre[a] + bottom - centre[b] - top) <= 0.5)
-        left = min((c - h for c, h in zip(centre, halves, strict=False)), default=0.0)
-        right = max((c + h for c, h in zip(centre, halves, strict=False)), default=0.0)
+            for a, b, weight, bottom, top in counted:
+                if not abs(centre[a] + bottom - centre[b] - top) <= 0.5:
+                    bends += weight
+        if not halves:
+            return bends, 0.0
+        left, right = math.inf, -math.inf
+        for c, h in zip(centre, halves, strict=False):
+            if c - h < left:
+                left = c - h
+            if c + h > right:
+                right = c + h
         return bends, right - left
 
     return score

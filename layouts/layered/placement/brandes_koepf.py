@@ -68,29 +68,32 @@ def _vertical_alignment(layers: Sequence[Sequence[int]], neighbours: Sequence[Se
     the aligned segments' ports one above the other (all 0 without ports)."""
     shift = [0.0] * node_count
     root = list(range(node_count))
-    align = list(range(node_count))
     pos = layer_positions(layers, node_count)
+    forced_get = forced.get
     for layer in layers:
         previous = -1
         for v in layer:
-            partner = forced.get(v)
-            ws = neighbours[v] if partner is None else (partner,)
-            count = len(ws)
-            if not count:
-                continue
-            for i in range((count - 1) // 2, count // 2 + 1):
-                w = ws[i]
-                if align[v] != v or previous >= pos[w]:
+            partner = forced_get(v)
+            if partner is not None:
+                medians: Sequence[int] = (partner,)
+            else:
+                medians = neighbours[v]
+                count = len(medians)
+                if not count:
+                    continue
+                if count > 2:
+                    medians = medians[(count - 1) // 2:count // 2 + 1]
+            for w in medians:     # the first median that may align does; then v is done
+                if previous >= pos[w]:
                     continue
                 pair = (w, v) if upward else (v, w)
                 if pair not in conflicts:
-                    align[w] = v
                     root[v] = root[w]
-                    align[v] = root[v]
                     previous = pos[w]
                     if ports is not None:
                         step = ports.bottom[pair] - ports.top[pair]
                         shift[v] = shift[w] + (step if upward else -step)
+                    break
     return root, shift
 
 
@@ -109,22 +112,27 @@ def _ordered(neighbours: Sequence[Sequence[int]], pos: Sequence[int]
 
 
 def _compact(layers: Sequence[Sequence[int]], root: Sequence[int],
-             separation: Separation, shift: Sequence[float]) -> dict[int, float]:
+             gaps: Sequence[Sequence[float]], shift: Sequence[float]) -> dict[int, float]:
     """Block coordinates (a node sits at its root's plus its ``shift``): longest path
-    from the left, then blocks pulled right into unused space (dagre's two passes)."""
+    from the left, then blocks pulled right into unused space (dagre's two passes).
+    ``gaps[r][j]``: the separation between nodes ``j`` and ``j + 1`` of layer ``r``."""
     edges: dict[int, dict[int, float]] = {}
     incoming: dict[int, list[int]] = {}
-    for layer in layers:
-        for left, right in pairwise(layer):
+    for layer, layer_gaps in zip(layers, gaps, strict=True):
+        for j in range(len(layer) - 1):
+            left, right = layer[j], layer[j + 1]
             a, b = root[left], root[right]
-            gap = separation(left, right) + shift[left] - shift[right]
+            gap = layer_gaps[j] + shift[left] - shift[right]
             targets = edges.get(a)
             if targets is None:
                 targets = edges[a] = {}
             old = targets.get(b)
             if old is None:
                 targets[b] = gap
-                incoming.setdefault(b, []).append(a)
+                if b in incoming:
+                    incoming[b].append(a)
+                else:
+                    incoming[b] = [a]
             elif gap > old:
                 targets[b] = gap
     blocks = sorted({root[v] for layer in layers for v in layer})
@@ -178,8 +186,8 @@ def balance(candidates: list[list[float]], layers: Sequence[Sequence[int]],
             separation: Separation) -> list[float]:
     """Per node, the mean of the two middle values of the four alignments; then any
     separation the averaging broke is restored left to right."""
-    balanced = [(a + b) / 2 for a, b in
-                (sorted(c[v] for c in candidates)[1:3] for v in range(len(candidates[0])))]
+    balanced = [(middle[1] + middle[2]) / 2 for middle in
+                map(sorted, zip(*candidates, strict=True))]
     _restore_separation(layers, balanced, separation)
     return balanced
 
@@ -205,20 +213,28 @@ def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
     forced_up = {v: u for u, v in priority}
     forced_down = {u: v for u, v in priority}
     ordered = {True: _ordered(up, pos), False: _ordered(down, pos)}
+    gaps = [[separation(layer[j], layer[j + 1]) for j in range(len(layer) - 1)]
+            for layer in layers]
     candidates: list[list[float]] = []
     for upward in (True, False):
         vertical = list(layers) if upward else list(reversed(layers))
+        vertical_gaps = gaps if upward else gaps[::-1]
         for leftward in (True, False):
             adjusted = vertical if leftward else [list(reversed(layer)) for layer in vertical]
             root, shift = _vertical_alignment(adjusted, ordered[upward][not leftward],
                                               conflicts,
                                               forced_up if upward else forced_down,
                                               node_count, upward, ports)
-            sep: Separation = separation if leftward else (lambda a, b: separation(b, a))
-            sign = 1.0 if leftward else -1.0
-            block_x = _compact(adjusted, root, sep, [sign * value for value in shift])
-            candidates.append([sign * block_x[root[v]] + shift[v] if root[v] in block_x
-                               else 0.0 for v in range(node_count)])
+            # read right to left, a layer's neighbours and their gaps come reversed
+            sep = vertical_gaps if leftward else [g[::-1] for g in vertical_gaps]
+            if leftward:
+                block_x = _compact(adjusted, root, sep, shift)
+                candidates.append([block_x[root[v]] + shift[v] if root[v] in block_x
+                                   else 0.0 for v in range(node_count)])
+            else:
+                block_x = _compact(adjusted, root, sep, [-value for value in shift])
+                candidates.append([-block_x[root[v]] + shift[v] if root[v] in block_x
+                                   else 0.0 for v in range(node_count)])
     _align_to_narrowest(candidates, width, layers)
     return candidates
 
@@ -226,12 +242,17 @@ def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
 def _align_to_narrowest(candidates: list[list[float]], width: Sequence[float],
                         layers: Sequence[Sequence[int]]) -> None:
     nodes = [v for layer in layers for v in layer]
-
-    def extent(xs: list[float]) -> tuple[float, float]:
-        return (min(xs[v] - width[v] / 2 for v in nodes), max(xs[v] + width[v] / 2 for v in nodes))
-
-    spans = [extent(c) for c in candidates]
-    narrowest = min(range(4), key=lambda i: (spans[i][1] - spans[i][0], i))
+    spans = []
+    for xs in candidates:
+        low, high = math.inf, -math.inf
+        for v in nodes:
+            x, half = xs[v], width[v] / 2
+            if x - half < low:
+                low = x - half
+            if x + half > high:
+                high = x + half
+        spans.append(high - low)
+    narrowest = min(range(4), key=lambda i: (spans[i], i))
     low = min(candidates[narrowest][v] for v in nodes)
     high = max(candidates[narrowest][v] for v in nodes)
     for i, c in enumerate(candidates):

@@ -71,10 +71,22 @@ def port_offsets(graph: ProperGraph, layers: Sequence[Sequence[int]],
     bottom: dict[tuple[int, int], float] = {}
     top: dict[tuple[int, int], float] = {}
     for v, node in enumerate(graph.nodes):
-        for other, offset in _face(node, below[v]):
-            bottom.setdefault((v, other), offset)
-        for other, offset in _face(node, above[v]):
-            top.setdefault((other, v), offset)
+        ends = below[v]
+        if len(ends) == 1:        # a face's one end sits at its centre: offset 0
+            other = ends[0][1]
+            if other != -1 and (v, other) not in bottom:
+                bottom[(v, other)] = 0.0
+        elif ends:
+            for other, offset in _face(node, ends):
+                bottom.setdefault((v, other), offset)
+        ends = above[v]
+        if len(ends) == 1:
+            other = ends[0][1]
+            if other != -1 and (other, v) not in top:
+                top[(other, v)] = 0.0
+        elif ends:
+            for other, offset in _face(node, ends):
+                top.setdefault((other, v), offset)
     return Ports(bottom, top)
 
 

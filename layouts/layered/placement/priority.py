@@ -84,12 +84,20 @@ def path_weights(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
     """
     above = [0] * len(is_dummy)
     below = [0] * len(is_dummy)
-    for layer in layers:
+    for layer in layers:          # plain loops: this runs for every node of every placement
         for v in layer:
-            above[v] = (not is_dummy[v]) + max((above[u] for u in up[v]), default=0)
+            best = 0
+            for u in up[v]:
+                if above[u] > best:
+                    best = above[u]
+            above[v] = best if is_dummy[v] else best + 1
     for layer in reversed(layers):
         for v in layer:
-            below[v] = (not is_dummy[v]) + max((below[w] for w in down[v]), default=0)
+            best = 0
+            for w in down[v]:
+                if below[w] > best:
+                    best = below[w]
+            below[v] = best if is_dummy[v] else best + 1
     return above, below
 
 
@@ -120,13 +128,19 @@ def _mutual(layer: Sequence[int], g: _Graph, picked_up: Sequence[Sequence[int]]
     """Weighted mutual segments below ``layer``, at most one per upper and lower end
     (``picked_up``: the upper picks of every node)."""
     per_lower: dict[int, list[Weighted]] = {}
+    above, below, down, is_dummy = g.above, g.below, g.down, g.is_dummy
     for u in layer:
-        chosen = _best([((g.above[u] + g.below[v], (1, 2, 8)[g.is_dummy[u] + g.is_dummy[v]]),
-                         (u, v))
-                        for v in _picks(g.above[u], g.down[u], g.below, g)
-                        if u in picked_up[v]])
+        below_u = down[u]
+        picks = below_u if len(below_u) < 2 else _picks(above[u], below_u, below, g)
+        candidates = [((above[u] + below[v], (1, 2, 8)[is_dummy[u] + is_dummy[v]]), (u, v))
+                      for v in picks if u in picked_up[v]]
+        chosen = _best(candidates)
         if chosen is not None:
-            per_lower.setdefault(chosen[1][1], []).append(chosen)
+            lower = chosen[1][1]
+            if lower in per_lower:
+                per_lower[lower].append(chosen)
+            else:
+                per_lower[lower] = [chosen]
     return [best for v in sorted(per_lower) if (best := _best(per_lower[v])) is not None]
 
 
@@ -139,7 +153,8 @@ def priority_segments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int
     heaviest = max((a + b - (not d) for a, b, d in zip(above, below, is_dummy, strict=True)),
                    default=0)
     g = _Graph(up, down, is_dummy, pos, above, below, heaviest)
-    picked_up = [_picks(below[v], up[v], above, g) for v in range(len(is_dummy))]
+    picked_up = [ws if len(ws) < 2 else _picks(below[v], ws, above, g)
+                 for v, ws in enumerate(up)]
     chosen: set[Segment] = set()
     for layer in layers:
         uppers: list[int] = []
