@@ -35,7 +35,6 @@ uncompacted drawing kept, or moves an edge label nearer another route than its o
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -190,9 +189,12 @@ def _arcs(constraints: list[tuple[tuple[int, int], float]], units: list[int]
     for (first, second), slack in constraints:
         a, b = units[first], units[second]
         if a != b:
-            targets = arcs.setdefault(a, {})
+            targets = arcs.get(a)
+            if targets is None:
+                targets = arcs[a] = {}
             w = -slack
-            if w > targets.get(b, -math.inf):
+            old = targets.get(b)
+            if old is None or w > old:    # slacks are finite: any w beats none
                 targets[b] = w
     return {a: sorted(targets.items()) for a, targets in arcs.items()}
 

@@ -92,31 +92,38 @@ class Scene:
         """One run element of route ``owner`` per stretch of its points with one
         coordinate ``us`` along the axis (``vs`` across it), each its own unit; per
         point, its run."""
-        runs: list[int] = []
         count = len(us)
         if not count:
-            return runs
-        kinds, lows, highs = self.kind.append, self.low.append, self.high.append
-        starts, ends, owners = self.start.append, self.end.append, self.owner.append
-        reaches, parents = self.reach.append, self._parent.append
+            return []
         index = len(self._parent)
+        runs: list[int] = []
+        along: list[float] = []
+        starts: list[float] = []
+        ends: list[float] = []
         first, u = 0, us[0]
         for i in range(1, count + 1):
             if i < count and abs(us[i] - u) <= SAME:
                 continue
-            stretch = vs[first:i]
-            kinds(Kind.RUN)
-            lows(u)
-            highs(u)
-            starts(min(stretch))
-            ends(max(stretch))
-            owners(owner)
-            reaches(0.0)
-            parents(index)
-            runs.extend([index] * (i - first))
-            index += 1
+            if i - first == 1:
+                low = high = vs[first]
+            else:
+                stretch = vs[first:i]
+                low, high = min(stretch), max(stretch)
+            along.append(u)
+            starts.append(low)
+            ends.append(high)
+            runs.extend([index + len(along) - 1] * (i - first))
             if i < count:
                 first, u = i, us[i]
+        made = len(along)
+        self.kind.extend([Kind.RUN] * made)
+        self.low.extend(along)
+        self.high.extend(along)
+        self.start.extend(starts)
+        self.end.extend(ends)
+        self.owner.extend([owner] * made)
+        self.reach.extend([0.0] * made)
+        self._parent.extend(range(index, index + made))
         return runs
 
     def __len__(self) -> int:
@@ -148,8 +155,14 @@ class Scene:
         return i
 
     def units(self) -> list[int]:
-        """Every element's unit representative."""
-        return [self.unit(i) for i in range(len(self._parent))]
+        """Every element's unit representative (in one pass: a unit is represented by
+        its smallest element, so every parent index is at most its child's and each
+        element's root is known by the time it is reached); the paths are compressed."""
+        roots: list[int] = []
+        for i, parent in enumerate(self._parent):
+            roots.append(i if parent == i else roots[parent])
+        self._parent[:] = roots
+        return roots
 
     def join(self, a: int, b: int) -> None:
         """Make ``a`` and ``b`` one rigid unit (the smaller index represents it)."""
@@ -215,11 +228,16 @@ def reach(us: Sequence[float], vs: Sequence[float], u0: float, v0: float, u1: fl
         if a == c and b == d:
             continue
         if a == c or b == d:
-            distance = math.hypot(max(u0 - max(a, c), 0.0, min(a, c) - u1),
-                                  max(v0 - max(b, d), 0.0, min(b, d) - v1))
+            # the gap per axis, max(u0 - max(a, c), 0, min(a, c) - u1), without calls
+            low, high = (a, c) if a <= c else (c, a)
+            du = u0 - high if u0 - high > low - u1 else low - u1
+            low, high = (b, d) if b <= d else (d, b)
+            dv = v0 - high if v0 - high > low - v1 else low - v1
+            distance = math.hypot(du if du > 0.0 else 0.0, dv if dv > 0.0 else 0.0)
         else:
             distance = segment_box_distance(Segment(a, b, c, d, 0, "", ""), u0, v0, u1, v1)
-        best = min(best, distance)
+        if distance < best:
+            best = distance
     return 0.0 if best == math.inf else best
 
 

@@ -47,22 +47,30 @@ def _relax(order: Sequence[int], shift: dict[int, float],
            ) -> dict[int, float] | None:
     """Bellman-Ford passes in ``order`` (reversed for the right pack) until nothing moves."""
     sequence = list(order) if forward else list(reversed(order))
-    incoming: dict[int, list[tuple[int, float]]] = {}
-    if not forward:
+    plan: list[tuple[int, Sequence[tuple[int, float]]]]
+    if forward:
+        plan = [(u, out) for u in sequence if (out := arcs.get(u))]
+    else:
+        incoming: dict[int, list[tuple[int, float]]] = {}
         for u in order:
             for v, w in arcs.get(u, ()):
-                incoming.setdefault(v, []).append((u, w))
+                if v in incoming:
+                    incoming[v].append((u, w))
+                else:
+                    incoming[v] = [(u, w)]
+        plan = [(u, into) for u in sequence if (into := incoming.get(u))]
     for _ in range(MAX_PASSES):
         moved = False
-        for u in sequence:
-            if forward:
+        if forward:
+            for u, out in plan:
                 base = shift[u]
-                for v, w in arcs.get(u, ()):
+                for v, w in out:
                     if base + w > shift[v] + EPSILON:
                         shift[v] = base + w
                         moved = True
-            else:
-                for t, w in incoming.get(u, ()):
+        else:
+            for u, sources in plan:
+                for t, w in sources:
                     if shift[u] - w < shift[t] - EPSILON:
                         shift[t] = shift[u] - w
                         moved = True
@@ -91,22 +99,29 @@ def pulled(order: Sequence[int], shift: dict[int, float],
         for v, w in arcs.get(u, ()):
             incoming.setdefault(v, []).append((u, w))
     result = dict(shift)
-    movable = [u for u in order if pulls.get(u)]
+    # per movable unit: its segments' other ends, its bounds, and its separations
+    movable = [(u, pulls[u], bounds[u], incoming.get(u, ()), arcs.get(u, ()))
+               for u in order if pulls.get(u)]
     for sweep in range(2 * rounds):
         moved = False
-        for u in movable if sweep % 2 == 0 else reversed(movable):
-            targets = sorted([result[v] + offset for v, offset in pulls[u]])
-            low, high = bounds[u]
-            for a, w in incoming.get(u, ()):
+        for u, ends, (low, high), before, after in \
+                movable if sweep % 2 == 0 else reversed(movable):
+            if len(ends) == 1:
+                v, offset = ends[0]
+                first = last = result[v] + offset
+            else:
+                targets = sorted([result[v] + offset for v, offset in ends])
+                first, last = targets[(len(targets) - 1) // 2], targets[len(targets) // 2]
+            for a, w in before:
                 if result[a] + w > low:
                     low = result[a] + w
-            for b, w in arcs.get(u, ()):
+            for b, w in after:
                 if result[b] - w < high:
                     high = result[b] - w
-            middle = (len(targets) - 1) // 2
-            best = min(max(result[u], targets[middle]), targets[len(targets) // 2])
-            best = min(max(best, low), high) if low <= high else result[u]
-            if abs(best - result[u]) > EPSILON:
+            here = result[u]
+            best = min(max(here, first), last)
+            best = min(max(best, low), high) if low <= high else here
+            if abs(best - here) > EPSILON:
                 result[u] = best
                 moved = True
         if not moved:

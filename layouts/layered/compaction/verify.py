@@ -58,7 +58,9 @@ def kept_order(scene: Scene, shift: Sequence[float], spacing: Spacing,
     for p, q in line_neighbours(scene) if neighbours is None else neighbours:
         dp, dq = shift[p], shift[q]
         low_p, high_p, low_q, high_q = low[p] + dp, high[p] + dp, low[q] + dq, high[q] + dq
-        if (low_p, high_p, p) >= (low_q, high_q, q):
+        # (low_p, high_p, p) >= (low_q, high_q, q), without building the tuples
+        if low_p > low_q or (low_p == low_q and (high_p > high_q or
+                                                 (high_p == high_q and p >= q))):
             return False                               # the pair changed places
         if units[p] == units[q]:
             continue
