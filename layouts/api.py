@@ -55,10 +55,24 @@ def layout(
     require_features(graph, engine, provider)
     provider.availability().require(engine)
     if getattr(provider, "places_every_label", False):
-        result = provider.layout(graph, resolved)
+        result = _validated_layout(provider, graph, graph, resolved)
     else:
-        result = unstacked(graph, provider.layout(stacked(graph), resolved))
+        blocks = stacked(graph)
+        result = unstacked(graph, _validated_layout(provider, graph, blocks, resolved))
     return with_option_warnings(graph, engine, provider, result)
+
+
+def _validated_layout(provider: LayoutProvider, checked: Graph, graph: Graph,
+                      options: LayoutOptions) -> LayoutResult:
+    """``provider.layout(graph, options)``; through the provider's
+    ``layout_validated`` when it has one and ``graph`` is ``checked``, the graph this
+    call validated and collapsed already (so a layout validates its graph once; a
+    graph changed since, such as stacked labels, is validated again)."""
+    validated = getattr(provider, "layout_validated", None)
+    if validated is not None and graph is checked:
+        result: LayoutResult = validated(graph, options)
+        return result
+    return provider.layout(graph, options)
 
 
 def with_option_warnings(graph: Graph, engine: str, provider: LayoutProvider,

@@ -55,13 +55,19 @@ class LayeredProvider:
         overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`); free
         ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`). The
         cyclic garbage collector is paused meanwhile (:mod:`layouts.layered.collector`)."""
+        graph.validate()
+        graph = collapse(graph)
+        require_features(graph, self.name, self)
+        return self.layout_validated(graph, options)
+
+    def layout_validated(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
+        """:meth:`layout` of a graph already validated and collapsed, with features this
+        engine has (as :func:`layouts.api.layout` hands it over, so a layout validates
+        its graph once)."""
         with paused():
             return self._layout(graph, options)
 
     def _layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
-        graph.validate()
-        graph = collapse(graph)
-        require_features(graph, self.name, self)
         features = graph.features()
         base = replace(options, direction=base_direction(options.direction))
         engine = run_hierarchy if GraphFeature.COMPOUND in features else run_layout

@@ -107,19 +107,20 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
             if candidates else []
         _centre_gateways(graph, ordering.layers, up, down, centre, separation, ports)
         _centre_joins(graph, ordering.layers, up, down, centre, separation, ports)
-    left = min((centre[v] - graph.nodes[v].width / 2 for layer in ordering.layers
+    nodes = graph.nodes
+    left = min((centre[v] - nodes[v].width / 2 for layer in ordering.layers
                 for v in layer), default=0.0)
     tops = layer_tops(graph, ordering.layers, options.layer_spacing)
-    placed: dict[int, PlacedNode] = {}
+    placed: list[PlacedNode | None] = [None] * node_count   # by index: the nodes' order
     for rank, layer in enumerate(ordering.layers):
         top, height = tops[rank]
         for order, v in enumerate(layer):
-            n = graph.nodes[v]
+            n = nodes[v]
             placed[v] = PlacedNode(n.id, rank, order, centre[v] - n.width / 2 - left,
                                    top + (height - n.height) / 2, n.width, n.height,
                                    n.shape, n.dummy)
     return Placement(
-        nodes={placed[v].id: placed[v] for v in sorted(placed)},
+        nodes={p.id: p for p in placed if p is not None},
         layers=tuple(tuple(graph.nodes[v].id for v in layer) for layer in ordering.layers),
         edges=_with_corridor_sides(graph, ordering),
         node_spacing=options.node_spacing,
@@ -275,12 +276,17 @@ def _centre_joins(graph: ProperGraph, layers: Sequence[Sequence[int]],
     >>> centre[2]      # halfway between 50 and 190
     120.0
     """
-    position = {v: (rank, i) for rank, layer in enumerate(layers) for i, v in enumerate(layer)}
+    position: dict[int, tuple[int, int]] | None = None    # worked out at the first join
     for layer in layers:
         for v in layer:
-            inputs = sorted(set(up[v]))
-            if graph.nodes[v].shape is not Shape.DIAMOND or len(inputs) < 2:
+            if graph.nodes[v].shape is not Shape.DIAMOND or len(up[v]) < 2:
                 continue
+            inputs = sorted(set(up[v]))
+            if len(inputs) < 2:
+                continue
+            if position is None:
+                position = {w: (rank, i) for rank, row in enumerate(layers)
+                            for i, w in enumerate(row)}
             chain = _straight_chain(v, up, down, centre, ports)
             if chain is None:
                 continue
