@@ -77,8 +77,8 @@ class LayeredProvider:
             mirrored = mirror_ports(fitted, options.direction)
             return _warned(mirror_result(engine(mirrored, base), options.direction), grown)
 
-        if GraphFeature.PORTS not in features:
-            return lay_out(graph)
+        if GraphFeature.PORTS not in features:   # no port to fit, mirror or put on a side
+            return mirror_result(engine(graph, base), options.direction)
         return choose_free_sides(graph, options, lay_out)
 
 
