@@ -109,3 +109,20 @@ def test_iterations_with_different_layouts_are_reported(monkeypatch: pytest.Monk
     assert stress.summarise(iterations)["identical"] is False
     same = [stress.Iteration(n, 0.1, (), False, "a") for n in (1, 2)]
     assert stress.summarise(same)["identical"] is True
+
+
+def test_cpu_time_and_time_outside_the_phases_are_reported(tmp_path: Path) -> None:
+    report = tmp_path / "out.json"
+    out = io.StringIO()
+    assert stress.main(["--iterations", "2", "--graph", SMALL, "--effort", "Draft",
+                        "--json", str(report)], out) == 0
+    assert "CPU seconds of this process" in out.getvalue()
+    summary = json.loads(report.read_text(encoding="utf-8"))["summary"]
+    assert summary["cpuMedian"] > 0
+    # the phases are timed inside the layout: they cannot add up to more than all of it
+    assert 0 <= summary["outsidePhasesMedian"] < summary["median"]
+
+
+def test_outside_phases_is_the_total_less_the_phases() -> None:
+    it = stress.Iteration(1, 0.010, (("a", 0.004), ("b", 0.005)), False, "d", 0.009)
+    assert it.outside_phases == pytest.approx(0.010 - (0.004 + 0.005))
