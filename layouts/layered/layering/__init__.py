@@ -45,8 +45,21 @@ def components(node_count: int, pairs: list[tuple[int, int]]) -> list[int]:
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
-    numbers: dict[int, int] = {}
-    return [numbers.setdefault(find(v), len(numbers)) for v in range(node_count)]
+    # a component's root is its smallest member, so every parent index is at most its
+    # child's: one pass in index order finds every root (and numbers them in model order)
+    roots: list[int] = []
+    numbers: list[int] = []
+    count = 0
+    for v, up in enumerate(parent):
+        if up == v:
+            roots.append(v)
+            numbers.append(count)
+            count += 1
+        else:
+            root = roots[up]
+            roots.append(root)
+            numbers.append(numbers[root])
+    return numbers
 
 
 def run(graph: LayeredGraph, deadline: Deadline | None = None) -> tuple[int, ...]:

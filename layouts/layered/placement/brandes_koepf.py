@@ -229,12 +229,12 @@ def alignments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
             sep = vertical_gaps if leftward else [g[::-1] for g in vertical_gaps]
             if leftward:
                 block_x = _compact(adjusted, root, sep, shift)
-                candidates.append([block_x[root[v]] + shift[v] if root[v] in block_x
-                                   else 0.0 for v in range(node_count)])
+                candidates.append([block_x[r] + s if r in block_x else 0.0
+                                   for r, s in zip(root, shift, strict=True)])
             else:
                 block_x = _compact(adjusted, root, sep, [-value for value in shift])
-                candidates.append([-block_x[root[v]] + shift[v] if root[v] in block_x
-                                   else 0.0 for v in range(node_count)])
+                candidates.append([-block_x[r] + s if r in block_x else 0.0
+                                   for r, s in zip(root, shift, strict=True)])
     _align_to_narrowest(candidates, width, layers)
     return candidates
 
