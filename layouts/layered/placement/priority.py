@@ -134,14 +134,18 @@ def _mutual(layer: Sequence[int], g: _Graph, picked_up: Sequence[Sequence[int]]
         picks = below_u if len(below_u) < 2 else _picks(above[u], below_u, below, g)
         candidates = [((above[u] + below[v], (1, 2, 8)[is_dummy[u] + is_dummy[v]]), (u, v))
                       for v in picks if u in picked_up[v]]
-        chosen = _best(candidates)
+        if not candidates:
+            continue
+        chosen = candidates[0] if len(candidates) == 1 else _best(candidates)
         if chosen is not None:
             lower = chosen[1][1]
             if lower in per_lower:
                 per_lower[lower].append(chosen)
             else:
                 per_lower[lower] = [chosen]
-    return [best for v in sorted(per_lower) if (best := _best(per_lower[v])) is not None]
+    return [best for v in sorted(per_lower)
+            if (best := (per_lower[v][0] if len(per_lower[v]) == 1 else _best(per_lower[v])))
+            is not None]
 
 
 def priority_segments(layers: Sequence[Sequence[int]], up: Sequence[Sequence[int]],
