@@ -81,9 +81,10 @@ def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline,
     started = time.perf_counter()
     first = draw(replace(options, effort=Effort.BALANCED), deadline)
     spent = time.perf_counter() - started
+    if first.order_crossings is None or items > SEARCH_ITEMS or deadline.exhausted:
+        return first      # no search to try: no need to count the drawing's crossings
     first_key = _key(first.routing)
-    if first_key[0] == 0 or first.order_crossings is None or items > SEARCH_ITEMS \
-            or deadline.exhausted or deadline.remaining() < AFFORD * spent:
+    if first_key[0] == 0 or deadline.remaining() < AFFORD * spent:
         return first
     was_exhausted = deadline.exhausted
     second = draw(options, deadline)

@@ -109,3 +109,24 @@ def test_best_gives_balanced_drawing_above_the_search_size(
     balanced = layout(graph, engine="layered", options=_options(Effort.BALANCED))
     best = layout(graph, engine="layered", options=_options(Effort.BEST))
     assert (best.nodes, best.edges) == (balanced.nodes, balanced.edges)
+
+
+def test_best_above_the_search_size_does_not_count_the_drawing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # above SEARCH_ITEMS the balanced drawing is the answer whatever it crosses: counting
+    # its crossings first cost ~40 ms of nothing at 1000 nodes
+    counted: list[Routing] = []
+    key = drawn_check._key
+
+    def counting(routing: Routing) -> tuple[int, int]:
+        counted.append(routing)
+        return key(routing)
+
+    monkeypatch.setattr(drawn_check, "_key", counting)
+    graph = dense_graph(13, 15, 27)
+    monkeypatch.setattr(drawn_check, "SEARCH_ITEMS", 15 + 27 - 1)
+    layout(graph, engine="layered", options=_options(Effort.BEST))
+    assert counted == []
+    monkeypatch.setattr(drawn_check, "SEARCH_ITEMS", 15 + 27)   # within it: counted
+    layout(graph, engine="layered", options=_options(Effort.BEST))
+    assert len(counted) >= 1
