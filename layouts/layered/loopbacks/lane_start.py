@@ -35,7 +35,6 @@ beside a and b, on the right (nothing there to cross; the corridor was on the ri
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -161,10 +160,10 @@ def _best_slots(layers: Sequence[Sequence[int]], graph: ProperGraph, lane: _Lane
     back: list[list[int]] = []
     for k in range(1, len(ranks)):
         pairs = [(pos[a], pos[b]) for a in layers[ranks[k - 1]] for b in down[a]]
-        crossed = _crossed(pairs, choices[k - 1], choices[k])
-        totals = [[cost[i] + o + crossing * crossed[i][j]
-                   for i in range(len(choices[k - 1]))]
-                  for j, o in enumerate(outer[k])]
+        totals = [[cost[i] + o + crossing * sum(1 for pa, pb in pairs
+                                                if (pa < s) != (pb < t))
+                   for i, s in enumerate(choices[k - 1])]
+                  for t, o in zip(choices[k], outer[k], strict=True)]
         step = [row.index(min(row)) for row in totals]
         cost = [min(row) for row in totals]
         back.append(step)
@@ -176,37 +175,6 @@ def _best_slots(layers: Sequence[Sequence[int]], graph: ProperGraph, lane: _Lane
         picked.append(step[picked[-1]])
     picked.reverse()
     return cost[best], [choices[k][i] for k, i in enumerate(picked)]
-
-
-def _crossed(pairs: Sequence[tuple[int, int]], tops: Sequence[int], bottoms: Sequence[int]
-             ) -> list[list[int]]:
-    """``crossed[i][j]``: how many of the segments ``pairs`` (slots above, below) cross
-    the lane's segment from insertion slot ``tops[i]`` to ``bottoms[j]``: those with
-    exactly one end before the lane's, ``(top < tops[i]) != (bottom < bottoms[j])``.
-    Counted as ``before(i) + before(j) - 2 * both(i, j)`` from the segments sorted by
-    their top, the bottoms of each prefix in a sorted list (binary searches instead of
-    a pass over every segment per pair of slots).
-
-    Segments 0-2, 1-0, 2-1: the lane 1-0 crosses only 0-2 (its top is before the lane's,
-    its bottom after); 1-2 crosses all three; 3-0 all three (every top before, no
-    bottom); 3-2 only 0-2 (the others end before 2 too):
-
-    >>> _crossed([(0, 2), (1, 0), (2, 1)], [1, 3], [0, 2])
-    [[1, 3], [3, 1]]
-    """
-    ordered = sorted(pairs)
-    every = sorted(bottom for _, bottom in ordered)
-    below = [bisect.bisect_left(every, t) for t in bottoms]   # bottoms before each t
-    crossed: list[list[int]] = [[] for _ in tops]
-    prefix: list[int] = []                                    # bottoms of tops < s
-    taken = 0
-    for i in sorted(range(len(tops)), key=lambda i: tops[i]):
-        while taken < len(ordered) and ordered[taken][0] < tops[i]:
-            bisect.insort(prefix, ordered[taken][1])
-            taken += 1
-        crossed[i] = [taken + below[j] - 2 * bisect.bisect_left(prefix, t)
-                      for j, t in enumerate(bottoms)]
-    return crossed
 
 
 def _choices(layers: Sequence[Sequence[int]], ranks: Sequence[int], column: set[int],

@@ -8,8 +8,6 @@ given.
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from layouts.graph import Edge, Graph, Node
@@ -17,7 +15,7 @@ from layouts.layered import ordering
 from layouts.layered.graph import ProperGraph, layer_positions
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks.costs import CorridorCosts
-from layouts.layered.loopbacks.lane_start import _crossed, lane_start
+from layouts.layered.loopbacks.lane_start import lane_start
 from layouts.layered.ordering.crossings import total_crossings
 from layouts.layered.pipeline import Stages, prepare
 from layouts.options import Effort, LayoutOptions, LoopBackRoute
@@ -110,16 +108,3 @@ def test_refine_crosses_no_more_than_its_start(size: int, seed: int, effort: Eff
     assert_layers_hold_their_nodes(after, [list(layer) for layer in result.layers])
     assert result.crossings + result.corridor_crossings == crossings(after, result.layers)
     assert crossings(after, result.layers) <= crossings(after, start)
-
-
-def test_slot_pair_crossings_match_the_definition() -> None:
-    # a lane segment from slot s to slot t crosses a segment (a, b) exactly when one of
-    # a < s and b < t holds: counted here pair by pair, slots with and without ties
-    rng = random.Random(7)
-    for _ in range(500):
-        pairs = [(rng.randint(0, 6), rng.randint(0, 6)) for _ in range(rng.randint(0, 12))]
-        tops = rng.sample(range(8), rng.randint(1, 5))
-        bottoms = rng.sample(range(8), rng.randint(1, 5))
-        expected = [[sum(1 for a, b in pairs if (a < s) != (b < t)) for t in bottoms]
-                    for s in tops]
-        assert _crossed(pairs, tops, bottoms) == expected
