@@ -18,11 +18,11 @@ increasing length, first fit).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from layouts.layered.model import Placement
+from layouts.layered.model import ChainEdge, Placement
 from layouts.result import Side
 
 
@@ -61,17 +61,27 @@ def assign_corridors(placement: Placement) -> dict[int, Corridor]:
     position."""
     if not placement.nodes:
         return {}
-    low, high = _real_extent(placement)
+    nodes = placement.nodes
+    return plan_corridors(placement.edges, _real_extent(placement),
+                          lambda n: (nodes[n].layer, nodes[n].x, nodes[n].width))
+
+
+def plan_corridors(edges: Sequence[ChainEdge], extent: tuple[float, float],
+                   box: Callable[[str], tuple[int, float, float]]) -> dict[int, Corridor]:
+    """:func:`assign_corridors` of ``edges`` from the real nodes' ``extent`` (left-most
+    and right-most box side) and each node's ``box``: ``(layer, x, width)`` by id."""
+    low, high = extent
     middle = (low + high) / 2
     wanted: list[tuple[int, int, int, CorridorSide]] = []
-    for position, edge in enumerate(placement.edges):
+    for position, edge in enumerate(edges):
         if not edge.reversed or edge.upper == edge.lower or edge.lane:
             continue
-        upper, lower = placement.nodes[edge.upper], placement.nodes[edge.lower]
-        mean = (upper.x + upper.width / 2 + lower.x + lower.width / 2) / 2
+        (upper_layer, upper_x, upper_width) = box(edge.upper)
+        (lower_layer, lower_x, lower_width) = box(edge.lower)
+        mean = (upper_x + upper_width / 2 + lower_x + lower_width / 2) / 2
         side = _planned_side(edge.corridor_side) or (
             CorridorSide.LEFT if mean <= middle else CorridorSide.RIGHT)
-        wanted.append((position, upper.layer, lower.layer + 1, side))
+        wanted.append((position, upper_layer, lower_layer + 1, side))
     wanted.sort(key=lambda w: (w[2] - w[1], w[1], w[0]))
     taken: dict[tuple[CorridorSide, int], list[tuple[int, int]]] = {}
     result: dict[int, Corridor] = {}

@@ -150,6 +150,8 @@ def costlier_than_corridors(graph: ProperGraph, order: OrderingResult) -> frozen
     >>> sorted(costlier_than_corridors(proper, OrderingResult(((0, 2), (1, 3)), 0)))
     []
     """
+    if not any(edge.facing for edge in graph.chain_edges):
+        return frozenset()
     pos = layer_positions(order.layers, len(graph.nodes))
     channels: dict[int, list[tuple[int, int]]] = {}
     for a, b in graph.segments:

@@ -29,14 +29,17 @@ In a corridor each run is at least 60 / 2 + 12 (the corridor margin); in a lane 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from layouts.layered.graph import ProperGraph
-from layouts.layered.loopbacks.corridors import assign_corridors, corridor_lines
-from layouts.layered.model import PlacedNode, Placement
+from layouts.layered.loopbacks.corridors import corridor_lines, plan_corridors
+from layouts.layered.model import ChainEdge, Placement
+from layouts.layered.ordering import OrderingResult
+from layouts.layered.placement import left_edge, with_corridor_sides
 from layouts.options import LayoutOptions
 
-__all__ = ["Drawn", "corridor_margin", "loop_bound", "measure"]
+__all__ = ["Drawn", "corridor_margin", "loop_bound", "measure", "measure_centres"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,19 +71,63 @@ def lane_gap(options: LayoutOptions) -> float:
 def measure(proper: ProperGraph, placed: Placement, options: LayoutOptions) -> Drawn:
     """The :class:`Drawn` of ``placed``, the placement of ``proper``."""
     nodes = placed.nodes
-    low = min(n.x for n in nodes.values())
-    high = max(n.x + n.width for n in nodes.values())
-    lines = corridor_lines(assign_corridors(placed), (low, high), corridor_margin(options),
+    boxes = [(nodes[n.id].layer, nodes[n.id].x, n.width, n.dummy) for n in proper.nodes]
+    return _measured(proper, placed.edges, boxes, options)
+
+
+def measure_centres(proper: ProperGraph, order: OrderingResult, centre: Sequence[float],
+                    options: LayoutOptions) -> Drawn:
+    """:func:`measure` of the placement :func:`layouts.layered.placement.placed` would
+    build of ``proper`` at ``centre`` (:func:`layouts.layered.placement.centres`), the
+    same numbers to the last bit, without building it: the lane trial places two
+    drawings and keeps one.
+
+    >>> from layouts.graph import Edge, Graph, Node
+    >>> from layouts.layered import ordering, placement
+    >>> from layouts.layered.cycles import run as break_cycles
+    >>> from layouts.layered.graph import import_graph
+    >>> from layouts.layered.layering import chains
+    >>> g = Graph(tuple(Node(n, 60, 30) for n in "abc"), (Edge("ab", "a", "b"),
+    ...           Edge("bc", "b", "c"), Edge("back", "c", "a", loop_back=True)))
+    >>> proper = chains.run(break_cycles(import_graph(g, LayoutOptions())), (0, 1, 2))
+    >>> order = ordering.run(proper, LayoutOptions())
+    >>> centre = placement.centres(proper, order, LayoutOptions())
+    >>> measure_centres(proper, order, centre, LayoutOptions()) == measure(
+    ...     proper, placement.placed(proper, order, LayoutOptions(), centre), LayoutOptions())
+    True
+    """
+    left = left_edge(proper, order.layers, centre)
+    boxes = [(0, 0.0, 0.0, False)] * len(proper.nodes)
+    for rank, layer in enumerate(order.layers):
+        for v in layer:
+            n = proper.nodes[v]
+            boxes[v] = (rank, centre[v] - n.width / 2 - left, n.width, n.dummy)
+    return _measured(proper, with_corridor_sides(proper, order), boxes, options)
+
+
+def _measured(proper: ProperGraph, edges: Sequence[ChainEdge],
+              boxes: Sequence[tuple[int, float, float, bool]], options: LayoutOptions
+              ) -> Drawn:
+    """:func:`measure` from ``(layer, x, width, dummy)`` per node index."""
+    if not boxes:
+        raise ValueError("a drawing without nodes has nothing to measure")
+    index = proper.index
+    low = min(x for _, x, _, _ in boxes)
+    high = max(x + width for _, x, width, _ in boxes)
+    real = [box for box in boxes if not box[3]] or list(boxes)
+    extent = (min(x for _, x, _, _ in real), max(x + width for _, x, width, _ in real))
+    corridors = plan_corridors(edges, extent, lambda n: boxes[index[n]][:3])
+    lines = corridor_lines(corridors, (low, high), corridor_margin(options),
                            options.edge_spacing)
-    centre = [_centre(nodes[n.id]) for n in proper.nodes]
+    centre = [x + width / 2 for _, x, width, _ in boxes]
     every = sum(abs(centre[a] - centre[b]) for a, b in proper.segments)
     loops = 0.0
-    for i, edge in enumerate(placed.edges):
+    for i, edge in enumerate(edges):
         if not edge.reversed or edge.upper == edge.lower:
             continue
-        lower, upper = _centre(nodes[edge.lower]), _centre(nodes[edge.upper])
+        lower, upper = centre[index[edge.lower]], centre[index[edge.upper]]
         if edge.lane:
-            columns = [_centre(nodes[d]) for d in edge.chain]
+            columns = [centre[index[d]] for d in edge.chain]
             runs = abs(columns[-1] - lower) + abs(columns[0] - upper)
             loops += runs + sum(abs(b - a) for a, b in itertools.pairwise(columns))
         else:
@@ -106,5 +153,3 @@ def loop_bound(proper: ProperGraph, lanes: frozenset[int], options: LayoutOption
     return bound
 
 
-def _centre(node: PlacedNode) -> float:
-    return node.x + node.width / 2

@@ -21,6 +21,7 @@ runs in those channels). ``expired()`` stops the shifts early.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 __all__ = ["MAX_SHIFT", "shift_lanes"]
 
@@ -38,8 +39,9 @@ def shift_lanes(layers: list[list[int]], lanes: Sequence[Sequence[int]],
             break
         first, last = max(rank[lane[0]] - 1, 0), min(rank[lane[-1]], len(layers) - 2)
         start, best_count = best, cost(best, first, last)
+        moves = _moves(start, lane, pinned, rank)
         for step in (*range(-MAX_SHIFT, 0), *range(1, MAX_SHIFT + 1)):
-            candidate = _shifted(start, lane, step, pinned, rank)
+            candidate = _shifted(start, moves, step)
             if candidate is None:
                 continue
             count = cost(candidate, first, last)
@@ -48,21 +50,55 @@ def shift_lanes(layers: list[list[int]], lanes: Sequence[Sequence[int]],
     return best
 
 
-def _shifted(layers: list[list[int]], lane: Sequence[int], step: int,
-             pinned: Sequence[int], rank: Sequence[int]) -> list[list[int]] | None:
-    """A copy of ``layers`` with every dummy of ``lane`` moved ``step`` slots, or
-    ``None`` when no dummy can move."""
-    out = list(layers)
-    moved = False
+@dataclass(frozen=True, slots=True)
+class _Move:
+    """One dummy of a lane in ``layers[layer]``: its slot, and the lowest and highest
+    slots it may take (the unpinned ones; pinned nodes stay at their layer's ends)."""
+
+    dummy: int
+    layer: int
+    slot: int
+    low: int
+    high: int
+
+
+def _moves(layers: Sequence[Sequence[int]], lane: Sequence[int], pinned: Sequence[int],
+           rank: Sequence[int]) -> list[_Move]:
+    """Every dummy of ``lane`` as a :class:`_Move` in ``layers``: the same for every
+    step, so worked out once per lane.
+
+    >>> _moves([[7, 0, 5, 8]], [5], [1 if v == 8 else -1 if v == 7 else 0 for v in range(9)],
+    ...        [0] * 9)
+    [_Move(dummy=5, layer=0, slot=2, low=1, high=2)]
+    """
+    moves = []
     for d in lane:
-        layer = list(out[rank[d]])
+        layer = layers[rank[d]]
         low = sum(1 for v in layer if pinned[v] < 0)
         high = len(layer) - 1 - sum(1 for v in layer if pinned[v] > 0)
-        old = layer.index(d)
-        new = min(max(old + step, low), high)
-        if new != old:
-            layer.remove(d)
-            layer.insert(new, d)
-            out[rank[d]] = layer
+        moves.append(_Move(d, rank[d], layer.index(d), low, high))
+    return moves
+
+
+def _shifted(layers: list[list[int]], moves: Sequence[_Move], step: int
+             ) -> list[list[int]] | None:
+    """A copy of ``layers`` with every dummy of the lane ``moves`` describes moved
+    ``step`` slots (clamped to its unpinned slots), or ``None`` when no dummy can move.
+
+    >>> moves = _moves([[0, 5], [6, 1]], [5, 6], [0] * 7, [0, 1, 0, 0, 0, 0, 1])
+    >>> _shifted([[0, 5], [6, 1]], moves, -1), _shifted([[0, 5], [6, 1]], moves, 2)
+    ([[5, 0], [6, 1]], [[0, 5], [1, 6]])
+    >>> _shifted([[0, 5], [6, 1]], moves[:1], 1) is None
+    True
+    """
+    out = list(layers)
+    moved = False
+    for move in moves:
+        new = min(max(move.slot + step, move.low), move.high)
+        if new != move.slot:
+            layer = list(out[move.layer])
+            del layer[move.slot]
+            layer.insert(new, move.dummy)
+            out[move.layer] = layer
             moved = True
     return out if moved else None

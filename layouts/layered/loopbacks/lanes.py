@@ -29,7 +29,8 @@ the lanes would widen the drawing: a loop whose column is already outermost, or 
 that must squeeze between columns. A try whose lanes cannot be shorter whatever the order
 (:func:`.lane_drawing.loop_bound`) is skipped, and the placement the try made of the
 drawing it keeps is handed on (:class:`LaneChoice`), so the placement step does not
-place it again.
+place it again; the trial compares the placements' centres
+(:func:`.lane_drawing.measure_centres`) and builds only the kept one.
 
 With the option ``loop_back_route=outside`` (or once the time budget has run out) the step
 does nothing.
@@ -69,7 +70,7 @@ from layouts.layered.graph import LayeredGraph, ProperGraph, layer_positions
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks.costs import CorridorCosts
 from layouts.layered.loopbacks.facing import costlier_than_corridors, facing_start
-from layouts.layered.loopbacks.lane_drawing import Drawn, loop_bound, measure
+from layouts.layered.loopbacks.lane_drawing import Drawn, loop_bound, measure_centres
 from layouts.layered.loopbacks.lane_start import lane_start
 from layouts.layered.model import Deadline, Placement
 from layouts.layered.ordering import OrderingResult
@@ -175,26 +176,29 @@ def _shorter(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
     drawing's loop-backs is not tried."""
     corridors = _corridors(proper, max(_lane_room(proper, lanes), SHORT_ROOM))
     short = frozenset(i for i in corridors if _span(proper, i) <= SHORT_SPAN)
-    given = LaneChoice(proper, order)
-    drawn: Drawn | None = None
+    given: list[float] | None = None      # centres of the given drawing, once placed
+    drawn = Drawn(0.0, 0.0, 0.0)
     for more in dict.fromkeys((corridors, short)):
         if not more or _expired(deadline):
             break
-        if drawn is None:
-            given = LaneChoice(proper, order, placement.run(proper, order, options))
-            drawn = measure(proper, given.place(options), options)
+        if given is None:
+            given = placement.centres(proper, order, options)
+            drawn = measure_centres(proper, order, given, options)
         if loop_bound(proper, lanes | more, options) >= drawn.loops:
             continue
         candidate = chains.run(graph, rank, lanes | more, _facing(proper))
         reordered = _reorder(proper, order, candidate, options, deadline, inside_first=True)
         if _total(reordered) > _total(order) or _expired(deadline):
             continue
-        placed = placement.run(candidate, reordered, options)
-        lane = measure(candidate, placed, options)
+        centre = placement.centres(candidate, reordered, options)
+        lane = measure_centres(candidate, reordered, centre, options)
         if lane.width <= drawn.width * (1 + WIDTH_SLACK) and lane.loops < drawn.loops \
                 and lane.every <= drawn.every:
-            return LaneChoice(candidate, reordered, placed)
-    return given
+            return LaneChoice(candidate, reordered,
+                              placement.placed(candidate, reordered, options, centre))
+    if given is None:
+        return LaneChoice(proper, order)
+    return LaneChoice(proper, order, placement.placed(proper, order, options, given))
 
 
 def _reorder(proper: ProperGraph, order: OrderingResult, candidate: ProperGraph,

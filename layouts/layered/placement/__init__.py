@@ -37,7 +37,8 @@ from layouts.layered.placement.ports import Ports, port_offsets
 from layouts.options import LayoutOptions
 from layouts.result import Side
 
-__all__ = ["layer_tops", "run", "separation_for"]
+__all__ = ["centres", "layer_tops", "left_edge", "placed", "run", "separation_for",
+           "with_corridor_sides"]
 
 
 def separation_for(graph: ProperGraph, options: LayoutOptions) -> Separation:
@@ -89,6 +90,15 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
     short) packs each layer from the left instead of running Brandes-Koepf: the same
     post-condition, in linear time, with more bends. ``offsets``: where segments end on
     their nodes, when known better than :func:`.ports.port_offsets` (:mod:`.port_pass`)."""
+    return placed(graph, ordering, options,
+                  centres(graph, ordering, options, quick=quick, offsets=offsets))
+
+
+def centres(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
+            quick: bool = False, offsets: Ports | None = None) -> list[float]:
+    """The centre x of every node (by index) that :func:`run` places it at, before the
+    drawing is moved to start at x = 0: for callers that compare placements and keep
+    one (:mod:`layouts.layered.loopbacks.lanes`), :func:`placed` builds the one kept."""
     node_count = len(graph.nodes)
     up: list[list[int]] = [[] for _ in range(node_count)]
     down: list[list[int]] = [[] for _ in range(node_count)]
@@ -97,21 +107,33 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
         up[b].append(a)
     separation = separation_for(graph, options)
     if quick:
-        centre = _packed(graph, ordering.layers, separation)
-    else:
-        ports = offsets or port_offsets(graph, ordering.layers, ordering.corridor_sides)
-        candidates = alignments(ordering.layers, up, down, separation,
-                                [n.dummy for n in graph.nodes], [n.width for n in graph.nodes],
-                                ports)
-        centre = _straightest(graph, ordering.layers, candidates, separation, ports) \
-            if candidates else []
-        _centre_gateways(graph, ordering.layers, up, down, centre, separation, ports)
-        _centre_joins(graph, ordering.layers, up, down, centre, separation, ports)
-    nodes = graph.nodes
-    left = min((centre[v] - nodes[v].width / 2 for layer in ordering.layers
-                for v in layer), default=0.0)
+        return _packed(graph, ordering.layers, separation)
+    ports = offsets or port_offsets(graph, ordering.layers, ordering.corridor_sides)
+    candidates = alignments(ordering.layers, up, down, separation,
+                            [n.dummy for n in graph.nodes], [n.width for n in graph.nodes],
+                            ports)
+    centre = _straightest(graph, ordering.layers, candidates, separation, ports) \
+        if candidates else []
+    _centre_gateways(graph, ordering.layers, up, down, centre, separation, ports)
+    _centre_joins(graph, ordering.layers, up, down, centre, separation, ports)
+    return centre
+
+
+def left_edge(graph: ProperGraph, layers: Sequence[Sequence[int]],
+              centre: Sequence[float]) -> float:
+    """The left-most box side at ``centre`` (:func:`centres`), which :func:`placed`
+    moves to x = 0."""
+    return min((centre[v] - graph.nodes[v].width / 2 for layer in layers for v in layer),
+               default=0.0)
+
+
+def placed(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions,
+           centre: Sequence[float]) -> Placement:
+    """The :class:`Placement` of the nodes at ``centre`` (:func:`centres`)."""
+    left = left_edge(graph, ordering.layers, centre)
     tops = layer_tops(graph, ordering.layers, options.layer_spacing)
-    placed: list[PlacedNode | None] = [None] * node_count   # by index: the nodes' order
+    nodes = graph.nodes
+    placed: list[PlacedNode | None] = [None] * len(nodes)   # by index: the nodes' order
     for rank, layer in enumerate(ordering.layers):
         top, height = tops[rank]
         for order, v in enumerate(layer):
@@ -122,7 +144,7 @@ def run(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions, *,
     return Placement(
         nodes={p.id: p for p in placed if p is not None},
         layers=tuple(tuple(graph.nodes[v].id for v in layer) for layer in ordering.layers),
-        edges=_with_corridor_sides(graph, ordering),
+        edges=with_corridor_sides(graph, ordering),
         node_spacing=options.node_spacing,
         layer_spacing=options.layer_spacing,
     )
@@ -224,7 +246,7 @@ def _straightest(graph: ProperGraph, layers: Sequence[Sequence[int]],
     return options[min(range(len(options)), key=lambda i: (scores[i], i))]
 
 
-def _with_corridor_sides(graph: ProperGraph, ordering: OrderingResult
+def with_corridor_sides(graph: ProperGraph, ordering: OrderingResult
                          ) -> tuple[ChainEdge, ...]:
     """Chain edges with the corridor side ordering planned for each reversed edge."""
     if not ordering.corridor_sides:
