@@ -17,13 +17,14 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
   by ``edge_spacing``), so the horizontal and the vertical beside the node cross nothing
   in the layer;
 * nothing else uses that face, and no other elbow runs in that gap of the layer;
-* a source is not a diamond (a gateway's exits may not use its side tips); an end that
-  leaves a diamond's face (a join's entry, or the other end of a gateway's branch to the
+* a gateway's exit takes the lower of two slots on its diamond's side face (exits may
+  not use the side tips; the lattice keeps the upper slot empty); an end that leaves a
+  diamond's face (a join's entry, or the other end of a gateway's branch to the
   next layer) does so only where that face cannot be fanned anyway (some end on it runs
   straight from off the tip), so fans keep their trunks (:mod:`layouts.layered.fans`);
 * the edge is not a mutual pair's reversed edge drawn beside its partner
-  (:mod:`layouts.layered.loopbacks.facing`), and has no label when its source end would
-  move (its label sits beside its first vertical below the source);
+  (:mod:`layouts.layered.loopbacks.facing`) (an edge's label then sits beside its column
+  below the source, its first vertical there);
 * the column, whose vertical now runs down the whole channel beside the end, keeps clear
   of where the labels of that channel may go (beside their edges' slots) and no other
   edge's leg in that channel spans it (so the elbow adds no crossing);
@@ -160,12 +161,8 @@ def _holds(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces, roo
     return side
 
 
-def _candidate(plan: EdgePlan, role: str) -> bool:
-    if plan.kind is not EdgeKind.FORWARD or plan.edge.facing:
-        return False
-    if role == "source":
-        return plan.edge.label_width <= 0 and plan.edge.label_height <= 0
-    return True
+def _candidate(plan: EdgePlan) -> bool:
+    return plan.kind is EdgeKind.FORWARD and not plan.edge.facing
 
 
 def _gap(placement: Placement, node_id: str, side: Side) -> tuple[int, int]:
@@ -174,10 +171,10 @@ def _gap(placement: Placement, node_id: str, side: Side) -> tuple[int, int]:
 
 
 def _label_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
-                 room: _Room) -> dict[int, list[tuple[float, float]]]:
+                 room: _Room) -> dict[int, list[tuple[float, float, int]]]:
     """Per channel, the x spans where the labels of edges leaving the layer above may
     go (beside the edge's slot on either side, :mod:`.label_zones`)."""
-    spans: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    spans: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
     for plan in plans:
         width = plan.edge.label_width
         if width <= 0 and plan.edge.label_height <= 0:
@@ -189,18 +186,19 @@ def _label_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
             low, high = x - reach, x + reach
         else:                                   # a self-loop's label, beside the loop
             low, high = box.x, box.x + box.width + room.spacing * plan.source.count + reach
-        spans[placement.nodes[plan.source.node].layer + 1].append((low, high))
+        spans[placement.nodes[plan.source.node].layer + 1].append((low, high, plan.position))
     return spans
 
 
 def _clear_of_labels(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
-                     spans: Mapping[int, Sequence[tuple[float, float]]]) -> bool:
+                     spans: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
     """The column the elbow's vertical now runs down the whole channel beside its end
-    passes no label's span there."""
+    passes no other edge's label span there (its own label goes beside that vertical)."""
     layer = placement.nodes[_end(plan, key[1]).node].layer
     channel = layer + 1 if key[1] == "source" else layer
     column = _column(plan, key[1], placement, faces)
-    return not any(low <= column <= high for low, high in spans.get(channel, ()))
+    return not any(low <= column <= high and position != plan.position
+                   for low, high, position in spans.get(channel, ()))
 
 
 def _plan_legs(plan: EdgePlan, placement: Placement, faces: _Faces,
@@ -276,7 +274,7 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
         for role in ("source", "target"):
             key = (plan.position, role)
             node = _end(plan, role).node
-            if not _candidate(plan, role) or (role == "source" and node in diamonds):
+            if not _candidate(plan):
                 continue
             touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
             if any(not _unfannable(faces.planned[key_of(plan, n)], plans, placement, faces)
@@ -324,9 +322,15 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
     sides = _greedy(plans, placement, _Faces(plans, boxes), room, corridors)
     if not sides:
         return plans
+    diamonds = frozenset(b.id for b in boxes.values() if b.shape is Shape.DIAMOND)
+
     def moved(plan: EdgePlan, role: str) -> EndSlot:
         end, side = _end(plan, role), sides.get((plan.position, role))
-        return end if side is None else EndSlot(end.node, side, 0, 1)
+        if side is None:
+            return end
+        if role == "source" and end.node in diamonds:
+            return EndSlot(end.node, side, 1, 2)    # below the side tip
+        return EndSlot(end.node, side, 0, 1)
 
     return tuple(replace(plan, source=moved(plan, "source"), target=moved(plan, "target"))
                  for plan in plans)

@@ -97,15 +97,28 @@ def test_a_neighbour_past_the_clearance_leaves_room_for_the_elbow() -> None:
     assert skip.source_end.side is Side.RIGHT
 
 
-def test_a_gateway_never_leaves_by_a_side_tip() -> None:
+def test_a_gateway_leaves_by_the_lower_slot_of_its_side_face_never_the_tip() -> None:
     skip = next(e for e in route(*skip_scene(Shape.DIAMOND)).edges if e.id == "ab")
-    assert skip.source_end.side is Side.BOTTOM
-    assert skip.target_end.side is Side.RIGHT
+    # the diamond a (0..150 x 0..40, centre (75, 20)): slot 1 of 2 on its right face is
+    # y = 40 * 2/3; there the outline is 75 * (1 - (40 * 2/3 - 20) / 20) = 50 right of
+    # the centre, at x = 125; the right tip (150, 20) stays empty
+    y = 40 * 2 / 3
+    assert skip.points == pts((125, y), (170, y), (170, 220), (150, 220))
+    assert skip.source_end == EdgeEnd(Side.RIGHT, 1, 2)
 
 
-def test_a_labelled_edge_keeps_its_source_on_the_bottom_face() -> None:
-    skip = next(e for e in route(*skip_scene(label=(40.0, 16.0))).edges if e.id == "ab")
-    assert skip.source_end.side is Side.BOTTOM
+def test_a_labelled_edge_leaves_by_its_side_and_keeps_its_label_below_the_source() -> None:
+    r = route(*skip_scene(label=(40.0, 16.0)))
+    skip = next(e for e in r.edges if e.id == "ab")
+    assert skip.source_end.side is Side.RIGHT
+    box = skip.label_box
+    assert box is not None
+    # in the channel below a (a's bottom at y = 40), and beside the column x = 170,
+    # not over m's edges at x = 50
+    m_top = next(n.y for n in r.nodes if n.id == "m")
+    assert 40 <= box.y and box.y + box.height <= m_top
+    assert box.x > 50 and (box.x <= 170 <= box.x + box.width or
+                           min(abs(box.x - 170), abs(box.x + box.width - 170)) <= 12)
 
 
 def test_an_edge_to_the_next_layer_turns_once_into_its_column() -> None:
