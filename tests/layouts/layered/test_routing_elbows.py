@@ -116,7 +116,7 @@ def test_a_labelled_edge_leaves_by_its_side_and_keeps_its_label_below_the_source
     # in the channel below a (a's bottom at y = 40), and beside the column x = 170,
     # not over m's edges at x = 50
     m_top = next(n.y for n in r.nodes if n.id == "m")
-    assert 40 <= box.y and box.y + box.height <= m_top
+    assert box.y >= 40 and box.y + box.height <= m_top
     assert box.x > 50 and (box.x <= 170 <= box.x + box.width or
                            min(abs(box.x - 170), abs(box.x + box.width - 170)) <= 12)
 
