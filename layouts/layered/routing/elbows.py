@@ -12,10 +12,10 @@ routers (ELK's, dot's ``splines=ortho``) draw such L-shaped ends.
 
 In the canonical top-to-bottom frame an end moves to the side face facing its column when
 
-* the column lies at least ``clearance`` beyond that side, and the node's neighbour in its
-  layer on that side lies beyond the column (a node by ``clearance``, a dummy's vertical
-  by ``edge_spacing``), so the horizontal and the vertical beside the node cross nothing
-  in the layer;
+* the column lies at least ``clearance`` beyond that side, and the first node or dummy
+  of the layer past it lies beyond it (a node by ``clearance``, a dummy's vertical by
+  ``edge_spacing``); the horizontal may pass dummies between, when their chains run
+  straight through the channel the edge jogged in (that jog crossed them too);
 * nothing else uses that face, and no other elbow runs in that gap of the layer;
 * a gateway's exit takes the lower of two slots on its diamond's side face (exits may
   not use the side tips; the lattice keeps the upper slot empty); an end that leaves a
@@ -27,7 +27,8 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
   below the source, its first vertical there);
 * the column, whose vertical now runs down the whole channel beside the end, keeps clear
   of where the labels of that channel may go (beside their edges' slots) and no other
-  edge's leg in that channel spans it (so the elbow adds no crossing);
+  edge's leg in that channel spans it but not the end's slot (so the elbow adds no
+  crossing);
 * an edge between neighbouring layers moves one end at most (the other end is its column);
 
 The ends left on a face an end moved off keep their slots: the face's lattice keeps the
@@ -46,6 +47,7 @@ slots its face's lattice has), so an edge that ran straight from its slot still 
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -132,42 +134,82 @@ def _side_towards(box: NodeBox, column: float, clearance: float) -> Side | None:
     return None
 
 
-def _neighbour_clear(placement: Placement, node_id: str, side: Side, column: float,
-                     room: _Room) -> bool:
-    """The node's neighbour in its layer on ``side`` lies beyond ``column``."""
+Straight = Mapping[str, tuple[bool, bool]]
+"""Per dummy, whether its chain runs straight (no jog) through the channel above it and
+through the channel below it."""
+
+
+def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
+              ) -> dict[str, tuple[bool, bool]]:
+    out: dict[str, tuple[bool, bool]] = {}
+    for plan in plans:
+        chain = plan.edge.chain
+        if plan.kind not in (EdgeKind.FORWARD, EdgeKind.LANE) or not chain:
+            continue
+        xs = [_centre(placement, d) for d in chain]
+        if plan.kind is EdgeKind.FORWARD:
+            xs = [faces.x((plan.position, "source")), *xs,
+                  faces.x((plan.position, "target"))]
+        else:                       # a lane's ends turn into it: never straight there
+            xs = [math.nan, *xs, math.nan]
+        for i, d in enumerate(chain, start=1):
+            out[d] = (abs(xs[i - 1] - xs[i]) < SNAP, abs(xs[i + 1] - xs[i]) < SNAP)
+    return out
+
+
+def _passed(placement: Placement, node_id: str, side: Side, column: float, room: _Room,
+            straight: Straight, role: str) -> list[int] | None:
+    """The orders of the dummies the elbow's horizontal passes between the node and its
+    column, or ``None`` when it may not: each must run straight through the channel the
+    edge jogged in (so the jog crossed it too), and the first element of the layer past
+    the column must lie beyond it (a node by ``clearance``, a dummy by ``edge_spacing``).
+    """
     node = placement.nodes[node_id]
     layer = placement.layers[node.layer]
-    order = node.order + (1 if side is Side.RIGHT else -1)
-    if not 0 <= order < len(layer):
-        return True
-    other = placement.nodes[layer[order]]
-    if other.dummy:
-        return abs(_centre(placement, other.id) - column) >= room.spacing and \
-            (_centre(placement, other.id) > column) == (side is Side.RIGHT)
-    if side is Side.RIGHT:
-        return other.x - column >= room.clearance
-    return column - (other.x + other.width) >= room.clearance
+    step = 1 if side is Side.RIGHT else -1
+    passed: list[int] = []
+    order = node.order + step
+    while 0 <= order < len(layer):
+        other = placement.nodes[layer[order]]
+        if not other.dummy:
+            gap = other.x - column if side is Side.RIGHT else column - (other.x + other.width)
+            return passed if gap >= room.clearance else None
+        beyond = (_centre(placement, other.id) - column) * step
+        if beyond >= room.spacing:
+            return passed
+        if beyond > -room.spacing or not straight[other.id][role == "source"]:
+            return None
+        passed.append(order)
+        order += step
+    return passed
 
 
-def _holds(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces, room: _Room
-           ) -> Side | None:
-    """The side face ``key`` may move to, if any."""
+def _holds(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces, room: _Room,
+           straight: Straight) -> tuple[Side, list[int]] | None:
+    """The side face ``key`` may move to and the dummies its elbow passes, if any."""
     node = _end(plan, key[1]).node
     box = faces.boxes[node]
     column = _column(plan, key[1], placement, faces)
     side = _side_towards(box, column, room.clearance)
-    if side is None or not _neighbour_clear(placement, node, side, column, room):
+    if side is None:
         return None
-    return side
+    passed = _passed(placement, node, side, column, room, straight, key[1])
+    return None if passed is None else (side, passed)
+
+
+def _gaps(placement: Placement, node_id: str, side: Side, passed: Sequence[int]
+          ) -> set[tuple[int, int]]:
+    """The gaps of the node's layer its elbow's horizontal runs in (gap ``i`` lies
+    between orders ``i`` and ``i + 1``)."""
+    node = placement.nodes[node_id]
+    orders = [node.order, *passed]
+    if side is Side.RIGHT:
+        return {(node.layer, o) for o in orders}
+    return {(node.layer, o - 1) for o in orders}
 
 
 def _candidate(plan: EdgePlan) -> bool:
     return plan.kind is EdgeKind.FORWARD and not plan.edge.facing
-
-
-def _gap(placement: Placement, node_id: str, side: Side) -> tuple[int, int]:
-    node = placement.nodes[node_id]
-    return node.layer, node.order if side is Side.RIGHT else node.order - 1
 
 
 def _label_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
@@ -235,12 +277,17 @@ def _leg_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
 
 def _crosses_no_leg(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
                     legs: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
-    """No other edge's leg in the channel beside the end spans the column: its vertical,
-    now running down the whole channel, crosses nothing there."""
+    """No other edge's leg in the channel beside the end spans the column but not the
+    end's slot: the elbow's vertical, now running down the whole channel, crosses no
+    leg there that the edge's route did not cross before (a leg spanning both the slot
+    and the column crossed one of the route's two verticals there, whatever its track).
+    """
     layer = placement.nodes[_end(plan, key[1]).node].layer
     channel = layer + 1 if key[1] == "source" else layer
     column = _column(plan, key[1], placement, faces)
-    return not any(low < column < high and position != plan.position
+    slot = faces.x(key)
+    return not any(low < column < high and not low < slot < high
+                   and position != plan.position
                    for low, high, position in legs.get(channel, ()))
 
 
@@ -270,6 +317,7 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
     gaps: set[tuple[int, int]] = set()
     spans = _label_spans(plans, placement, faces, room)
     legs = _leg_spans(plans, placement, faces, corridors)
+    straight = _straight(plans, placement, faces)
     for plan in plans:
         for role in ("source", "target"):
             key = (plan.position, role)
@@ -282,14 +330,17 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
                 continue
             if not plan.edge.chain and (plan.position, "source") in sides:
                 continue
-            side = _holds(key, plan, placement, faces, room)
-            if side is None or faces.members.get((node, side)) or \
-                    _gap(placement, node, side) in gaps or \
+            held = _holds(key, plan, placement, faces, room, straight)
+            if held is None:
+                continue
+            side, passed = held
+            spanned = _gaps(placement, node, side, passed)
+            if faces.members.get((node, side)) or spanned & gaps or \
                     not _clear_of_labels(key, plan, placement, faces, spans) or \
                     not _crosses_no_leg(key, plan, placement, faces, legs):
                 continue
             sides[key] = side
-            gaps.add(_gap(placement, node, side))
+            gaps |= spanned
             faces.move(key, side)
     return sides
 

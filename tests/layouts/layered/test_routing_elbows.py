@@ -129,12 +129,51 @@ def test_an_edge_to_the_next_layer_turns_once_into_its_column() -> None:
 
 
 def test_another_leg_across_the_column_keeps_the_end_on_its_face() -> None:
-    # c (layer 0, 400..500) runs to m's top: its leg in channel 1 spans x 450 .. 50, so
-    # the skip edge's column at 170 would cross it over the whole channel
+    # c (layer 0, 260..360, slot x 310) runs to e (layer 1, 110..150, centre 130): its leg
+    # in channel 1 spans 130..310, across the column at 170 but not the skip's slot on
+    # a's bottom (150 * 2/3 = 100), so the column, running down the whole channel, would
+    # cross it where the jog from 100 to 170 on its own track need not
+    nodes = [node("a", 0, 0, 0, 150), node("c", 0, 1, 260, 100), node("m", 1, 0, 0, 100),
+             node("e", 1, 1, 110, 40), dummy("d", 1, 2, 170), node("b", 2, 0, 0, 150)]
+    edges = [forward("am", "a", "m"), forward("mb", "m", "b"),
+             forward("ab", "a", "b", ("d",)), forward("ce", "c", "e")]
+    skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
+    assert skip.source_end.side is Side.BOTTOM
+
+
+def test_a_leg_across_both_the_slot_and_the_column_does_not_block_the_elbow() -> None:
+    # c (layer 0, 400..500) runs to m's top: m's top now holds two ends, so c's leg runs
+    # from 450 to 100 * 2/3 and spans the slot (100) and the column (170) alike: the
+    # route crossed it before too, on one of its verticals
     nodes, edges = skip_scene(extra=[node("c", 0, 1, 400, 100)])
     edges.append(forward("cm", "c", "m"))
     skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
-    assert skip.source_end.side is Side.BOTTOM
+    assert skip.source_end.side is Side.RIGHT
+
+
+def _pass_scene(y2_x: float) -> Routing:
+    # a long edge z -> w (layers 0 .. 3) comes down x = 165 (dummy y1) into b's layer
+    # (dummy y2 at ``y2_x``), between b's right side (150) and the skip's column at 190
+    nodes = [node("a", 0, 0, 0, 150), node("z", 0, 1, 215, 100), node("m", 1, 0, 0, 100),
+             dummy("y1", 1, 1, 165), dummy("d", 1, 2, 190), node("b", 2, 0, 0, 150),
+             dummy("y2", 2, 1, y2_x), node("w", 3, 0, y2_x - 50, 100)]
+    edges = [forward("am", "a", "m"), forward("mb", "m", "b"),
+             forward("ab", "a", "b", ("d",)), forward("zw", "z", "w", ("y1", "y2"))]
+    return route(nodes, edges)
+
+
+def test_the_elbow_may_pass_a_dummy_running_straight_through_the_channel() -> None:
+    # y2 runs straight down from y1: the jog from the column to b's top crossed it, the
+    # elbow's horizontal into b's right face crosses it instead
+    skip = next(e for e in _pass_scene(165).edges if e.id == "ab")
+    assert skip.target_end.side is Side.RIGHT
+    end = skip.points[-1]
+    assert end.x == 150 and skip.points[-2] == Point(190, end.y)
+
+
+def test_the_elbow_may_not_pass_a_dummy_that_jogs_in_the_channel() -> None:
+    skip = next(e for e in _pass_scene(168).edges if e.id == "ab")
+    assert skip.target_end.side is Side.TOP
 
 
 def _graph() -> Graph:
