@@ -19,9 +19,11 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
 * nothing else uses that face, and no other elbow runs in that gap of the layer;
 * a gateway's exit takes the lower of two slots on its diamond's side face (exits may
   not use the side tips; the lattice keeps the upper slot empty); an end that leaves a
-  diamond's face (a join's entry, or the other end of a gateway's branch to the
-  next layer) does so only where that face cannot be fanned anyway (some end on it runs
-  straight from off the tip), so fans keep their trunks (:mod:`layouts.layered.fans`);
+  diamond's face (a gateway's exit, a join's entry, or the other end of such an edge
+  between neighbouring layers, whose route changes there) does so only where the face
+  will not be fanned anyway (fewer than two ends, an end of a reversed edge, or one
+  running straight through from off the tip), so fans keep their trunks
+  (:mod:`layouts.layered.fans`);
 * the edge is not a mutual pair's reversed edge drawn beside its partner
   (:mod:`layouts.layered.loopbacks.facing`) (an edge's label then sits beside its column
   below the source, its first vertical there);
@@ -296,16 +298,31 @@ def key_of(plan: EdgePlan, node: str) -> EndKey:
     return (plan.position, "source" if plan.source.node == node else "target")
 
 
+def _straight_through(plan: EdgePlan, placement: Placement, faces: _Faces) -> bool:
+    """The edge's planned route is one vertical from end to end."""
+    xs = [faces.x((plan.position, "source")),
+          *(_centre(placement, d) for d in plan.edge.chain),
+          faces.x((plan.position, "target"))]
+    return max(xs) - min(xs) < SNAP
+
+
 def _unfannable(end: EndSlot, plans: Sequence[EdgePlan], placement: Placement,
                 faces: _Faces) -> bool:
-    """A diamond's face that :mod:`layouts.layered.fans` cannot fan: some end on it runs
-    straight (to its column) from off the tip, and keeps doing so when an elbow leaves."""
+    """A diamond's face that :mod:`layouts.layered.fans` will not fan, as planned: it
+    holds fewer than two ends, an end of an edge that is not a plain forward one, or an
+    end off the tip whose route runs straight to the other node (a fan needs every end
+    to leave from the tip or turn along a track)."""
     box = faces.boxes[end.node]
     tip = box.x + box.width / 2
-    for key in faces.members[(end.node, end.side)]:
-        x = faces.x(key)
-        if abs(x - tip) > SNAP and \
-                abs(x - _column(plans[key[0]], key[1], placement, faces)) <= SNAP:
+    members = faces.members[(end.node, end.side)]
+    if len(members) < 2:
+        return True
+    for key in members:
+        plan = plans[key[0]]
+        if plan.kind is not EdgeKind.FORWARD or plan.edge.reversed or plan.edge.loop_back \
+                or plan.edge.facing:
+            return True
+        if abs(faces.x(key) - tip) > SNAP and _straight_through(plan, placement, faces):
             return True
     return False
 
