@@ -104,12 +104,17 @@ class _Faces:
         self.face_of = {key: face for face, keys in self.members.items() for key in keys}
         self.planned = {(p.position, role): _end(p, role) for p in plans
                         for role in ("source", "target")}
+        self._x: dict[EndKey, float] = {}
 
     def x(self, key: EndKey) -> float:
         """The slot x of ``key`` on its face as first planned (the ends left on a face
         keep their slots)."""
-        end = self.planned[key]
-        return slot_coordinate(self.boxes[end.node], end.side, end.count, end.index)
+        x = self._x.get(key)
+        if x is None:
+            end = self.planned[key]
+            x = self._x[key] = slot_coordinate(self.boxes[end.node], end.side, end.count,
+                                               end.index)
+        return x
 
     def move(self, key: EndKey, side: Side) -> None:
         face = self.face_of[key]
@@ -335,6 +340,15 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
     spans = _label_spans(plans, placement, faces, room)
     legs = _leg_spans(plans, placement, faces, corridors)
     straight = _straight(plans, placement, faces)
+    unfannable: dict[tuple[Face, int], bool] = {}
+
+    def fan_free(end: EndSlot) -> bool:
+        face = (end.node, end.side)
+        state = (face, len(faces.members[face]))   # faces only lose ends
+        if state not in unfannable:
+            unfannable[state] = _unfannable(end, plans, placement, faces)
+        return unfannable[state]
+
     for plan in plans:
         for role in ("source", "target"):
             key = (plan.position, role)
@@ -342,7 +356,7 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
             if not _candidate(plan):
                 continue
             touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
-            if any(not _unfannable(faces.planned[key_of(plan, n)], plans, placement, faces)
+            if any(not fan_free(faces.planned[key_of(plan, n)])
                    for n in sorted(touched & diamonds)):
                 continue
             if not plan.edge.chain and (plan.position, "source") in sides:
@@ -401,7 +415,8 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
         return EndSlot(end.node, side, 0, 1)
 
     return tuple(replace(plan, source=moved(plan, "source"), target=moved(plan, "target"))
-                 for plan in plans)
+                 if (plan.position, "source") in sides or (plan.position, "target") in sides
+                 else plan for plan in plans)
 
 
 def reserved(plans: Sequence[EdgePlan]) -> dict[Face, int]:
