@@ -337,9 +337,9 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
     diamonds = frozenset(b.id for b in faces.boxes.values() if b.shape is Shape.DIAMOND)
     sides: dict[EndKey, Side] = {}
     gaps: set[tuple[int, int]] = set()
-    spans = _label_spans(plans, placement, faces, room)
-    legs = _leg_spans(plans, placement, faces, corridors)
-    straight = _straight(plans, placement, faces)
+    spans: dict[int, list[tuple[float, float, int]]] | None = None   # built when needed
+    legs: dict[int, list[tuple[float, float, int]]] | None = None
+    straight: dict[str, tuple[bool, bool]] | None = None
     unfannable: dict[tuple[Face, int], bool] = {}
 
     def fan_free(end: EndSlot) -> bool:
@@ -350,25 +350,32 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
         return unfannable[state]
 
     for plan in plans:
+        if not _candidate(plan):
+            continue
         for role in ("source", "target"):
             key = (plan.position, role)
-            node = _end(plan, role).node
-            if not _candidate(plan):
+            if not plan.edge.chain and (plan.position, "source") in sides:
                 continue
+            node = _end(plan, role).node
+            if _side_towards(faces.boxes[node], _column(plan, role, placement, faces),
+                             room.clearance) is None:
+                continue                    # the usual case: the route turns below
             touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
             if any(not fan_free(faces.planned[key_of(plan, n)])
                    for n in sorted(touched & diamonds)):
                 continue
-            if not plan.edge.chain and (plan.position, "source") in sides:
-                continue
+            if straight is None:
+                straight = _straight(plans, placement, faces)
+                spans = _label_spans(plans, placement, faces, room)
+                legs = _leg_spans(plans, placement, faces, corridors)
             held = _holds(key, plan, placement, faces, room, straight)
             if held is None:
                 continue
             side, passed = held
             spanned = _gaps(placement, node, side, passed)
             if faces.members.get((node, side)) or spanned & gaps or \
-                    not _clear_of_labels(key, plan, placement, faces, spans) or \
-                    not _crosses_no_leg(key, plan, placement, faces, legs):
+                    not _clear_of_labels(key, plan, placement, faces, spans or {}) or \
+                    not _crosses_no_leg(key, plan, placement, faces, legs or {}):
                 continue
             sides[key] = side
             gaps |= spanned
