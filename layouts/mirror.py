@@ -129,8 +129,8 @@ class _Flip:
         renumber = end.side not in self.swap and end.slot is not None
         slot: int | None = end.slot
         if renumber and slot is not None:
-            slot = counts[(node, end.side)] - 1 - slot
-        return EdgeEnd(side, slot)
+            slot = (end.lattice or counts[(node, end.side)]) - 1 - slot
+        return EdgeEnd(side, slot, end.lattice)
 
     def route(self, r: EdgeRoute, counts: Counter[tuple[str, Side]]) -> EdgeRoute:
         return replace(

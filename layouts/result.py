@@ -135,10 +135,12 @@ class PortBox:
 class EdgeEnd:
     """Where an edge end attaches: the node face and, for slot-based engines, the slot
     index on that face (0 is the left-most / top-most slot); ``None`` when the engine
-    has no slots."""
+    has no slots. ``lattice``, when set, is the number of slots on the face's lattice
+    when some of them are left empty (more than the ends and ports on the face use)."""
 
     side: Side | None = None
     slot: int | None = None
+    lattice: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +290,11 @@ def _port_to_dict(p: PortBox) -> dict[str, Any]:
 
 
 def _end_to_dict(end: EdgeEnd) -> dict[str, Any]:
-    return {"side": None if end.side is None else end.side.value, "slot": end.slot}
+    out: dict[str, Any] = {"side": None if end.side is None else end.side.value,
+                           "slot": end.slot}
+    if end.lattice is not None:
+        out["lattice"] = end.lattice
+    return out
 
 
 def _edge_to_dict(e: EdgeRoute) -> dict[str, Any]:
@@ -348,8 +354,9 @@ def _optional_text(value: object) -> str | None:
 
 
 def _end_from_dict(data: Mapping[str, Any]) -> EdgeEnd:
-    side, slot = data["side"], data["slot"]
-    return EdgeEnd(None if side is None else Side(side), None if slot is None else int(slot))
+    side, slot, lattice = data["side"], data["slot"], data.get("lattice")
+    return EdgeEnd(None if side is None else Side(side), None if slot is None else int(slot),
+                   None if lattice is None else int(lattice))
 
 
 def _edge_from_dict(data: Mapping[str, Any]) -> EdgeRoute:

@@ -183,7 +183,8 @@ def result_json_schema() -> dict[str, Any]:
     end = _closed({
         "side": {"enum": [*(s.value for s in Side), None]},
         "slot": {"type": ["integer", "null"], "minimum": 0},
-    })
+        "lattice": {"type": "integer", "minimum": 1},
+    }, optional=("lattice",))
     node = _closed({"id": _ID, "x": _NUMBER, "y": _NUMBER, "width": _NON_NEGATIVE,
                     "height": _NON_NEGATIVE, "shape": _SHAPE, "parent": _ID,
                     "labelBox": box}, optional=("parent", "labelBox"))

@@ -191,8 +191,8 @@ def _fan(node: NodeBox, members: Sequence[EdgeRoute], outgoing: bool
             return None
         if abs(first.x - tip.x) <= SAME:
             continue                                   # leaves from the tip already
-        if len(path) < 3 or abs(path[2].y - second.y) > SAME:
-            return None                                # straight to a node off the tip
+        if len(path) < 4 or abs(path[2].y - second.y) > SAME:
+            return None       # straight to a node off the tip, or turning into its side
         turns.append(second.y)
     if not turns:
         return None

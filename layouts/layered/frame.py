@@ -57,7 +57,8 @@ def _node(n: NodeBox) -> NodeBox:
 
 
 def _end(end: EdgeEnd) -> EdgeEnd:
-    return EdgeEnd(None if end.side is None else TRANSPOSED_SIDE[end.side], end.slot)
+    return EdgeEnd(None if end.side is None else TRANSPOSED_SIDE[end.side], end.slot,
+                   end.lattice)
 
 
 def _edge(e: EdgeRoute) -> EdgeRoute:

@@ -235,7 +235,7 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline,
-                 stages.layered.ports)
+                 stages.layered.ports, elbows=True)
     restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
     fanned = run("fans", fans.run, restored, options.clearance)
     compacted = run("compaction", compaction.run, fanned, graph, options, run.deadline)

@@ -36,13 +36,25 @@ def _ends(route: EdgeRoute) -> Iterator[tuple[str, str, Point, Side | None, int 
     yield "target", route.target, route.points[-1], route.target_end.side, route.target_end.slot
 
 
+def _lattices(routes: Sequence[EdgeRoute]) -> dict[tuple[str, Side | None], int]:
+    """Faces whose ends declare a lattice with empty slots, and its size (the largest)."""
+    sizes: dict[tuple[str, Side | None], int] = {}
+    for route in routes:
+        for node, end in ((route.source, route.source_end), (route.target, route.target_end)):
+            if end.lattice is not None:
+                sizes[(node, end.side)] = max(end.lattice, sizes.get((node, end.side), 0))
+    return sizes
+
+
 def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
                 ports: Sequence[PortBox] = (),
                 unslotted: frozenset[tuple[str, str]] = frozenset()) -> list[Violation]:
     """Each end lies on its slot point: slot ``i`` of the ``k`` slots on that face, where
     a face's slots are those its ends and ``ports`` use (the ends at a port share its
-    slot; without ports, one per end). Ends ``(route id, role)`` in ``unslotted`` (at a
-    ``fixed_pos`` port) are left to :func:`~.ports.check_port_ends`."""
+    slot; without ports, one per end), or the ``lattice`` its ends declare when it has
+    more, some left empty (:mod:`layouts.layered.routing.elbows`). Ends ``(route id,
+    role)`` in ``unslotted`` (at a ``fixed_pos`` port) are left to
+    :func:`~.ports.check_port_ends`."""
     used: dict[tuple[str, Side | None], set[object]] = {}
     for route in routes:
         for role, node, _, side, slot in _ends(route):
@@ -51,6 +63,8 @@ def check_slots(routes: Sequence[EdgeRoute], nodes: Mapping[str, NodeBox],
         if p.slot is not None:
             used.setdefault((p.node, p.side), set()).add(p.slot)
     counts = Counter({face: len(found) for face, found in used.items()})
+    for face, size in _lattices(routes).items():
+        counts[face] = max(counts[face], size)
     out = []
     for route in routes:
         for role, node, point, side, slot in _ends(route):

@@ -12,7 +12,8 @@ The steps, one module each:
 
 1. :mod:`layouts.layered.loopbacks.corridors`: a corridor beside the drawing for every
    reversed edge;
-2. :mod:`.ends`: a face and a slot for every edge end, ordered by where edges go;
+2. :mod:`.ends`: a face and a slot for every edge end, ordered by where edges go, and
+   :mod:`.elbows`: side faces for the ends whose route turns past their node;
 3. :mod:`.legs`: columns and the horizontal legs between them (doglegs for swaps);
 4. :mod:`.tracks`: tracks for the legs of each channel (ELK's orthogonal routing
    generator, Sander 2003);
@@ -42,11 +43,12 @@ from layouts.layered.loopbacks.legs import corridor_legs, lane_legs
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.portmap import PortTable
 from layouts.layered.routing.draw import EdgeGeometry, draw_routes, final_boxes, shift_right
+from layouts.layered.routing.elbows import choose as choose_elbows
+from layouts.layered.routing.elbows import column_along, reserved
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, plan_ends
 from layouts.layered.routing.frame import vertical_frame
 from layouts.layered.routing.geometry import (
     Along,
-    ends_along,
     horizontal_extent,
     label_requests,
     layer_offsets,
@@ -65,6 +67,7 @@ from layouts.layered.routing.repair import repair_routes
 from layouts.layered.routing.tracks import assign_tracks
 from layouts.layered.routing.validate import RoutingInputError, validate_placement
 from layouts.options import LayoutOptions
+from layouts.result import Side
 
 __all__ = ["RoutingInputError", "route_edges"]
 
@@ -113,22 +116,27 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
 
 
 def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline,
-                ports: PortTable | None = None) -> Routing:
+                ports: PortTable | None = None, *, elbows: bool = False) -> Routing:
     """Route every edge of ``placement``; see the module docstring for the steps. With
     ``ports``, ends at ports get their fixed slots (:mod:`.port_ends`) and their stubs
-    (:mod:`.port_stubs`)."""
+    (:mod:`.port_stubs`); without, and with ``elbows``, ends whose route turns past their
+    node leave (or enter) from its side face (:mod:`.elbows`)."""
     validate_placement(placement)
     spacing, clearance = options.edge_spacing, options.clearance
     margin = max(clearance, spacing)   # between nodes and the nearest track or corridor
     corridors = assign_corridors(placement)
     assigned: dict[str, NodeAssignment] = {}
-    if ports is None:
+    lattices: dict[tuple[str, Side], int] = {}
+    if ports is None and elbows:
+        plans = choose_elbows(placement, corridors, options)
+        lattices = reserved(plans)
+    elif ports is None:
         plans = plan_ends(placement, corridors)
     else:
         plans, assigned = plan_port_ends(placement, corridors, ports)
     boxes = placed_boxes(placement)
     steps = loop_steps(placement, plans, spacing, clearance)
-    along = ends_along(plans, boxes)
+    along = column_along(plans, placement, boxes)
     labels = label_requests(plans, boxes, placement, steps, corridors, along)
     extent = horizontal_extent(placement, boxes, plans, labels, steps)
     corridor_x = corridor_lines(corridors, extent, margin, spacing)
@@ -143,7 +151,7 @@ def route_edges(placement: Placement, options: LayoutOptions, deadline: Deadline
                for k, leg in enumerate(legs)}
     final = final_boxes(placement, frame, offsets)
     routes = draw_routes(plans, geometries, legs, track_y, final,
-                         {r.key: r for r in labels}, rows, frame, steps, along)
+                         {r.key: r for r in labels}, rows, frame, steps, along, lattices)
     routes = repair_routes(routes, final, options, deadline)
     left = min([extent[0], *corridor_x.values()])
     right = max([extent[1], *corridor_x.values()])

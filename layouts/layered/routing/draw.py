@@ -17,7 +17,7 @@ from layouts.layered.routing.geometry import Along, loop_reach
 from layouts.layered.routing.legs import Leg
 from layouts.layered.routing.polylines import orthogonal_path, self_loop_path
 from layouts.layered.routing.slots import VERTICAL_SIDES, outline_depth, slot_point
-from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point
+from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,19 +59,30 @@ def _edge_points(plan: EdgePlan, geometry: EdgeGeometry, legs: Sequence[Leg],
     end = _end_point(boxes[plan.target.node], plan.target, along[1])
     if plan.kind is EdgeKind.SELF_LOOP:
         return self_loop_path(start, end, loop_reach(boxes, plan, steps))
-    start = Point(geometry.first_x, start.y)
-    end = Point(geometry.last_x, end.y)
     pieces = [(legs[k].start, legs[k].end, track_y[k]) for k in geometry.legs]
-    return orthogonal_path(start, pieces, end)
+    path = orthogonal_path(Point(geometry.first_x, start.y), pieces,
+                           Point(geometry.last_x, end.y))
+    if plan.source.side not in VERTICAL_SIDES:    # an elbow: across to its column first
+        path = (start, *path)
+    if plan.target.side not in VERTICAL_SIDES:
+        path = (*path, end)
+    return path
 
 
 def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
                 legs: Sequence[Leg], track_y: Mapping[int, float],
                 boxes: Mapping[str, NodeBox], labels: Mapping[int, LabelRequest],
                 rows: LabelRows, frame: Frame, steps: Mapping[str, float],
-                along: Along) -> list[EdgeRoute]:
+                along: Along, lattices: Mapping[tuple[str, Side], int] | None = None
+                ) -> list[EdgeRoute]:
     """One route per edge, in input order, with points from its source to its target
-    (``along``: each edge's slot x, :func:`~.geometry.ends_along`)."""
+    (``along``: each edge's slot x, :func:`~.geometry.ends_along`; ``lattices``: the
+    faces whose lattice has empty slots, :func:`~.elbows.reserved`)."""
+    lattices = lattices or {}
+
+    def end_of(end: EndSlot) -> EdgeEnd:
+        return EdgeEnd(end.side, end.index, lattices.get((end.node, end.side)))
+
     routes: list[EdgeRoute] = []
     for plan, geometry in zip(plans, geometries, strict=True):
         edge = plan.edge
@@ -82,8 +93,7 @@ def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
         routes.append(EdgeRoute(
             edge.id, edge.source, edge.target,
             _edge_points(plan, geometry, legs, track_y, boxes, steps, along[plan.position]),
-            EdgeEnd(plan.source.side, plan.source.index),
-            EdgeEnd(plan.target.side, plan.target.index),
+            end_of(plan.source), end_of(plan.target),
             box, edge.loop_back or edge.reversed,
         ))
     return routes

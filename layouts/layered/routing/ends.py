@@ -22,6 +22,7 @@ Spönemann, von Hanxleden 2014, "Drawing layered graphs with port constraints").
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -94,7 +95,11 @@ def _corridor_key(corridor: Corridor) -> float:
 _Request = tuple[str, Side, float, int, int, str]  # node, side, key, tie, position, end
 
 
-def requests(placement: Placement, corridors: dict[int, Corridor]) -> list[_Request]:
+def requests(placement: Placement, corridors: dict[int, Corridor],
+             sides: Mapping[tuple[int, str], Side] | None = None) -> list[_Request]:
+    """Every end's face request; ``sides`` moves forward edges' ends (by position and
+    role) to a side face (:mod:`.elbows`)."""
+    sides = sides or {}
     requests: list[_Request] = []
     loops_seen: dict[str, int] = defaultdict(int)
     loops_total: dict[str, int] = defaultdict(int)
@@ -122,13 +127,17 @@ def requests(placement: Placement, corridors: dict[int, Corridor]) -> list[_Requ
             columns = (edge.upper, *edge.chain, edge.lower)
             down_key = _centre_x(placement, columns[1])
             up_key = _centre_x(placement, columns[-2])
-            requests.append((edge.upper, Side.BOTTOM, down_key, position, position, "source"))
-            requests.append((edge.lower, Side.TOP, up_key, position, position, "target"))
+            requests.append((edge.upper, sides.get((position, "source"), Side.BOTTOM),
+                             down_key, position, position, "source"))
+            requests.append((edge.lower, sides.get((position, "target"), Side.TOP),
+                             up_key, position, position, "target"))
     return requests
 
 
-def plan_ends(placement: Placement, corridors: dict[int, Corridor]) -> tuple[EdgePlan, ...]:
-    """Give every edge end a face and a slot; returns one plan per edge, in input order.
+def plan_ends(placement: Placement, corridors: dict[int, Corridor],
+              sides: Mapping[tuple[int, str], Side] | None = None) -> tuple[EdgePlan, ...]:
+    """Give every edge end a face and a slot; returns one plan per edge, in input order
+    (``sides``: forward edges' ends moved to a side face, see :func:`requests`).
 
     >>> from layouts.layered.model import PlacedNode
     >>> nodes = {"a": PlacedNode("a", 0, 0, 0, 0, 100, 40),
@@ -139,7 +148,7 @@ def plan_ends(placement: Placement, corridors: dict[int, Corridor]) -> tuple[Edg
     EndSlot(node='a', side=<Side.BOTTOM: 'bottom'>, index=0, count=1, offset=None)
     """
     faces: dict[tuple[str, Side], list[_Request]] = defaultdict(list)
-    for request in requests(placement, corridors):
+    for request in requests(placement, corridors, sides):
         faces[(request[0], request[1])].append(request)
     slots: dict[tuple[int, str], EndSlot] = {}
     for (node, side), items in faces.items():

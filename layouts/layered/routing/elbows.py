@@ -1,0 +1,446 @@
+"""Sub-step 1b of routing: side-face ends (*elbows*) for forward edges whose route turns
+past their node.
+
+A forward edge leaves its source's bottom face and enters its target's top face. When the
+column its route continues in (the x of its first dummy, or of its target's slot for an
+edge between neighbouring layers) lies beside the source, beyond its side, the route drops
+from the slot, jogs along a channel track to that column and turns down again: two bends.
+Leaving from the source's side face instead, straight across to the column at the height
+of the side slot and down, takes one. The same at the target in the mirror image: an edge
+coming down a column beside its target turns straight into its side face. Orthogonal
+routers (ELK's, dot's ``splines=ortho``) draw such L-shaped ends.
+
+In the canonical top-to-bottom frame an end moves to the side face facing its column when
+
+* the column lies at least ``clearance`` beyond that side, and the first node or dummy
+  of the layer past it lies beyond it (a node by ``clearance``, a dummy's vertical by
+  ``edge_spacing``); the horizontal may pass dummies between, when their chains run
+  straight through the channel the edge jogged in (that jog crossed them too);
+* nothing else uses that face, and no other elbow runs in that gap of the layer;
+* a gateway's exit takes the lower of two slots on its diamond's side face (exits may
+  not use the side tips; the lattice keeps the upper slot empty); an end that leaves a
+  diamond's face (a gateway's exit, a join's entry, or the other end of such an edge
+  between neighbouring layers, whose route changes there) does so only where the face
+  will not be fanned anyway (fewer than two ends, an end of a reversed edge, or one
+  running straight through from off the tip), so fans keep their trunks
+  (:mod:`layouts.layered.fans`);
+* the edge is not a mutual pair's reversed edge drawn beside its partner
+  (:mod:`layouts.layered.loopbacks.facing`) (an edge's label then sits beside its column
+  below the source, its first vertical there);
+* the column, whose vertical now runs down the whole channel beside the end, keeps clear
+  of where the labels of that channel may go (beside their edges' slots) and no other
+  edge's leg in that channel spans it but not the end's slot (so the elbow adds no
+  crossing);
+* an edge between neighbouring layers moves one end at most (the other end is its column);
+
+The ends left on a face an end moved off keep their slots: the face's lattice keeps the
+empty slot (:func:`reserved`; the route's :class:`~layouts.result.EdgeEnd` says how many
+slots its face's lattice has), so an edge that ran straight from its slot still does.
+
+>>> from layouts.layered.model import ChainEdge, PlacedNode, Placement
+>>> from layouts.options import LayoutOptions
+>>> nodes = {"a": PlacedNode("a", 0, 0, 0, 0, 100, 40),
+...          "b": PlacedNode("b", 1, 0, 200, 100, 100, 40)}
+>>> edge = ChainEdge("e", "a", "b", "a", "b", (), False, False)
+>>> plan = choose(Placement(nodes, (("a",), ("b",)), (edge,), 40, 60), {}, LayoutOptions())[0]
+>>> plan.source.side.value, plan.target.side.value   # out of a's right face, down into b
+('right', 'top')
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from layouts.graph import Shape
+from layouts.layered.labels import LABEL_GAP
+from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
+from layouts.layered.loopbacks.legs import corridor_legs, lane_legs
+from layouts.layered.model import Placement
+from layouts.layered.routing.ends import FAR, EdgeKind, EdgePlan, EndSlot, plan_ends
+from layouts.layered.routing.geometry import ends_along, placed_boxes
+from layouts.layered.routing.legs import SNAP, Leg, forward_legs
+from layouts.layered.routing.slots import VERTICAL_SIDES, slot_coordinate
+from layouts.options import LayoutOptions
+from layouts.result import NodeBox, Side
+
+EndKey = tuple[int, str]
+"""An edge end: the plan position and ``"source"`` or ``"target"``."""
+
+Face = tuple[str, Side]
+
+
+@dataclass(frozen=True, slots=True)
+class _Room:
+    """What an elbow needs around it: the two spacings it keeps."""
+
+    clearance: float
+    spacing: float
+
+
+def _centre(placement: Placement, node_id: str) -> float:
+    node = placement.nodes[node_id]
+    return node.x + node.width / 2
+
+
+def _end(plan: EdgePlan, role: str) -> EndSlot:
+    return plan.source if role == "source" else plan.target
+
+
+class _Faces:
+    """The ends on every face, in slot order, and each end's x along its top or bottom
+    face; updated as ends move to side faces."""
+
+    def __init__(self, plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox]) -> None:
+        self.boxes = boxes
+        self.members: dict[Face, list[EndKey]] = defaultdict(list)
+        ordered = sorted((_end(p, role).node, _end(p, role).side.value, _end(p, role).index,
+                           p.position, role) for p in plans for role in ("source", "target"))
+        for node, _, _, position, role in ordered:
+            end = _end(plans[position], role)
+            self.members[(node, end.side)].append((position, role))
+        self.face_of = {key: face for face, keys in self.members.items() for key in keys}
+        self.planned = {(p.position, role): _end(p, role) for p in plans
+                        for role in ("source", "target")}
+        self._x: dict[EndKey, float] = {}
+
+    def x(self, key: EndKey) -> float:
+        """The slot x of ``key`` on its face as first planned (the ends left on a face
+        keep their slots)."""
+        x = self._x.get(key)
+        if x is None:
+            end = self.planned[key]
+            x = self._x[key] = slot_coordinate(self.boxes[end.node], end.side, end.count,
+                                               end.index)
+        return x
+
+    def move(self, key: EndKey, side: Side) -> None:
+        face = self.face_of[key]
+        self.members[face].remove(key)
+        self.members[(face[0], side)].append(key)
+        self.face_of[key] = (face[0], side)
+
+
+def _column(plan: EdgePlan, role: str, placement: Placement, faces: _Faces) -> float:
+    """The x of the column the edge's route runs in next to its ``role`` end: the first
+    (last) dummy's, or the other end's slot x for an edge between neighbouring layers."""
+    chain = plan.edge.chain
+    if chain:
+        return _centre(placement, chain[0] if role == "source" else chain[-1])
+    other = (plan.position, "target" if role == "source" else "source")
+    return faces.x(other)
+
+
+def _side_towards(box: NodeBox, column: float, clearance: float) -> Side | None:
+    if column >= box.x + box.width + clearance:
+        return Side.RIGHT
+    if column <= box.x - clearance:
+        return Side.LEFT
+    return None
+
+
+Straight = Mapping[str, tuple[bool, bool]]
+"""Per dummy, whether its chain runs straight (no jog) through the channel above it and
+through the channel below it."""
+
+
+def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
+              ) -> dict[str, tuple[bool, bool]]:
+    out: dict[str, tuple[bool, bool]] = {}
+    for plan in plans:
+        chain = plan.edge.chain
+        if plan.kind not in (EdgeKind.FORWARD, EdgeKind.LANE) or not chain:
+            continue
+        xs = [_centre(placement, d) for d in chain]
+        if plan.kind is EdgeKind.FORWARD:
+            xs = [faces.x((plan.position, "source")), *xs,
+                  faces.x((plan.position, "target"))]
+        else:                       # a lane's ends turn into it: never straight there
+            xs = [math.nan, *xs, math.nan]
+        for i, d in enumerate(chain, start=1):
+            out[d] = (abs(xs[i - 1] - xs[i]) < SNAP, abs(xs[i + 1] - xs[i]) < SNAP)
+    return out
+
+
+def _passed(placement: Placement, node_id: str, side: Side, column: float, room: _Room,
+            straight: Straight, role: str) -> list[int] | None:
+    """The orders of the dummies the elbow's horizontal passes between the node and its
+    column, or ``None`` when it may not: each must run straight through the channel the
+    edge jogged in (so the jog crossed it too), and the first element of the layer past
+    the column must lie beyond it (a node by ``clearance``, a dummy by ``edge_spacing``).
+    """
+    node = placement.nodes[node_id]
+    layer = placement.layers[node.layer]
+    step = 1 if side is Side.RIGHT else -1
+    passed: list[int] = []
+    order = node.order + step
+    while 0 <= order < len(layer):
+        other = placement.nodes[layer[order]]
+        if not other.dummy:
+            gap = other.x - column if side is Side.RIGHT else column - (other.x + other.width)
+            return passed if gap >= room.clearance else None
+        beyond = (_centre(placement, other.id) - column) * step
+        if beyond >= room.spacing:
+            return passed
+        if beyond > -room.spacing or not straight[other.id][role == "source"]:
+            return None
+        passed.append(order)
+        order += step
+    return passed
+
+
+def _holds(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces, room: _Room,
+           straight: Straight) -> tuple[Side, list[int]] | None:
+    """The side face ``key`` may move to and the dummies its elbow passes, if any."""
+    node = _end(plan, key[1]).node
+    box = faces.boxes[node]
+    column = _column(plan, key[1], placement, faces)
+    side = _side_towards(box, column, room.clearance)
+    if side is None:
+        return None
+    passed = _passed(placement, node, side, column, room, straight, key[1])
+    return None if passed is None else (side, passed)
+
+
+def _gaps(placement: Placement, node_id: str, side: Side, passed: Sequence[int]
+          ) -> set[tuple[int, int]]:
+    """The gaps of the node's layer its elbow's horizontal runs in (gap ``i`` lies
+    between orders ``i`` and ``i + 1``)."""
+    node = placement.nodes[node_id]
+    orders = [node.order, *passed]
+    if side is Side.RIGHT:
+        return {(node.layer, o) for o in orders}
+    return {(node.layer, o - 1) for o in orders}
+
+
+def _candidate(plan: EdgePlan) -> bool:
+    return plan.kind is EdgeKind.FORWARD and not plan.edge.facing
+
+
+def _label_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
+                 room: _Room) -> dict[int, list[tuple[float, float, int]]]:
+    """Per channel, the x spans where the labels of edges leaving the layer above may
+    go (beside the edge's slot on either side, :mod:`.label_zones`)."""
+    spans: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
+    for plan in plans:
+        width = plan.edge.label_width
+        if width <= 0 and plan.edge.label_height <= 0:
+            continue
+        box = faces.boxes[plan.source.node]
+        reach = width + 2 * LABEL_GAP + room.clearance
+        if plan.source.side in VERTICAL_SIDES:
+            x = faces.x((plan.position, "source"))
+            low, high = x - reach, x + reach
+        else:                                   # a self-loop's label, beside the loop
+            low, high = box.x, box.x + box.width + room.spacing * plan.source.count + reach
+        spans[placement.nodes[plan.source.node].layer + 1].append((low, high, plan.position))
+    return spans
+
+
+def _clear_of_labels(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
+                     spans: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
+    """The column the elbow's vertical now runs down the whole channel beside its end
+    passes no other edge's label span there (its own label goes beside that vertical)."""
+    layer = placement.nodes[_end(plan, key[1]).node].layer
+    channel = layer + 1 if key[1] == "source" else layer
+    column = _column(plan, key[1], placement, faces)
+    return not any(low <= column <= high and position != plan.position
+                   for low, high, position in spans.get(channel, ()))
+
+
+def _plan_legs(plan: EdgePlan, placement: Placement, faces: _Faces,
+               corridors: Mapping[int, Corridor]) -> list[Leg]:
+    """The legs ``plan`` has with every end on its first planned face (:mod:`.legs`;
+    a corridor as far out as can be)."""
+    source_x = faces.x((plan.position, "source"))
+    target_x = faces.x((plan.position, "target"))
+    below = placement.nodes[plan.source.node].layer + 1
+    above = placement.nodes[plan.target.node].layer
+    chain = plan.edge.chain
+    if plan.kind is EdgeKind.FORWARD:
+        columns = [source_x, *(_centre(placement, d) for d in chain), target_x]
+        return forward_legs(plan.position, range(below, above + 1), columns)
+    if plan.kind is EdgeKind.LANE:
+        return lane_legs(plan.position, below, above, source_x,
+                         [placement.nodes[d].x for d in chain], target_x)
+    far = -FAR if corridors[plan.position].side is CorridorSide.LEFT else FAR
+    return corridor_legs(plan.position, below, above, source_x, far, target_x)
+
+
+def _leg_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
+               corridors: Mapping[int, Corridor]) -> dict[int, list[tuple[float, float, int]]]:
+    """Per channel, the x span of every leg in it and its edge's position."""
+    spans: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
+    for plan in plans:
+        if plan.kind is EdgeKind.SELF_LOOP:
+            continue
+        for leg in _plan_legs(plan, placement, faces, corridors):
+            spans[leg.channel].append((min(leg.start, leg.end), max(leg.start, leg.end),
+                                       plan.position))
+    return spans
+
+
+def _crosses_no_leg(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
+                    legs: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
+    """No other edge's leg in the channel beside the end spans the column but not the
+    end's slot: the elbow's vertical, now running down the whole channel, crosses no
+    leg there that the edge's route did not cross before (a leg spanning both the slot
+    and the column crossed one of the route's two verticals there, whatever its track).
+    """
+    layer = placement.nodes[_end(plan, key[1]).node].layer
+    channel = layer + 1 if key[1] == "source" else layer
+    column = _column(plan, key[1], placement, faces)
+    slot = faces.x(key)
+    return not any(low < column < high and not low < slot < high
+                   and position != plan.position
+                   for low, high, position in legs.get(channel, ()))
+
+
+def key_of(plan: EdgePlan, node: str) -> EndKey:
+    """The end of ``plan`` at ``node``."""
+    return (plan.position, "source" if plan.source.node == node else "target")
+
+
+def _straight_through(plan: EdgePlan, placement: Placement, faces: _Faces) -> bool:
+    """The edge's planned route is one vertical from end to end."""
+    xs = [faces.x((plan.position, "source")),
+          *(_centre(placement, d) for d in plan.edge.chain),
+          faces.x((plan.position, "target"))]
+    return max(xs) - min(xs) < SNAP
+
+
+def _unfannable(end: EndSlot, plans: Sequence[EdgePlan], placement: Placement,
+                faces: _Faces) -> bool:
+    """A diamond's face that :mod:`layouts.layered.fans` will not fan, as planned: it
+    holds fewer than two ends, an end of an edge that is not a plain forward one, or an
+    end off the tip whose route runs straight to the other node (a fan needs every end
+    to leave from the tip or turn along a track)."""
+    box = faces.boxes[end.node]
+    tip = box.x + box.width / 2
+    members = faces.members[(end.node, end.side)]
+    if len(members) < 2:
+        return True
+    for key in members:
+        plan = plans[key[0]]
+        if plan.kind is not EdgeKind.FORWARD or plan.edge.reversed or plan.edge.loop_back \
+                or plan.edge.facing:
+            return True
+        if abs(faces.x(key) - tip) > SNAP and _straight_through(plan, placement, faces):
+            return True
+    return False
+
+
+def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,
+            corridors: Mapping[int, Corridor]) -> dict[EndKey, Side]:
+    diamonds = frozenset(b.id for b in faces.boxes.values() if b.shape is Shape.DIAMOND)
+    sides: dict[EndKey, Side] = {}
+    gaps: set[tuple[int, int]] = set()
+    spans: dict[int, list[tuple[float, float, int]]] | None = None   # built when needed
+    legs: dict[int, list[tuple[float, float, int]]] | None = None
+    straight: dict[str, tuple[bool, bool]] | None = None
+    unfannable: dict[tuple[Face, int], bool] = {}
+
+    def fan_free(end: EndSlot) -> bool:
+        face = (end.node, end.side)
+        state = (face, len(faces.members[face]))   # faces only lose ends
+        if state not in unfannable:
+            unfannable[state] = _unfannable(end, plans, placement, faces)
+        return unfannable[state]
+
+    for plan in plans:
+        if not _candidate(plan):
+            continue
+        for role in ("source", "target"):
+            key = (plan.position, role)
+            if not plan.edge.chain and (plan.position, "source") in sides:
+                continue
+            node = _end(plan, role).node
+            if _side_towards(faces.boxes[node], _column(plan, role, placement, faces),
+                             room.clearance) is None:
+                continue                    # the usual case: the route turns below
+            touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
+            if any(not fan_free(faces.planned[key_of(plan, n)])
+                   for n in sorted(touched & diamonds)):
+                continue
+            if straight is None:
+                straight = _straight(plans, placement, faces)
+                spans = _label_spans(plans, placement, faces, room)
+                legs = _leg_spans(plans, placement, faces, corridors)
+            held = _holds(key, plan, placement, faces, room, straight)
+            if held is None:
+                continue
+            side, passed = held
+            spanned = _gaps(placement, node, side, passed)
+            if faces.members.get((node, side)) or spanned & gaps or \
+                    not _clear_of_labels(key, plan, placement, faces, spans or {}) or \
+                    not _crosses_no_leg(key, plan, placement, faces, legs or {}):
+                continue
+            sides[key] = side
+            gaps |= spanned
+            faces.move(key, side)
+    return sides
+
+
+def column_along(plans: Sequence[EdgePlan], placement: Placement,
+                 boxes: Mapping[str, NodeBox]) -> list[tuple[float, float]]:
+    """:func:`~.geometry.ends_along`, but for an end on a side face the x of the column
+    its route turns into (where its vertical runs)."""
+    along = ends_along(plans, boxes)
+    for plan in plans:
+        if plan.kind is not EdgeKind.FORWARD:
+            continue
+        source_x, target_x = along[plan.position]
+        chain = plan.edge.chain
+        if plan.source.side not in VERTICAL_SIDES:
+            source_x = _centre(placement, chain[0]) if chain else target_x
+        if plan.target.side not in VERTICAL_SIDES:
+            target_x = _centre(placement, chain[-1]) if chain else source_x
+        along[plan.position] = (source_x, target_x)
+    return along
+
+
+def choose(placement: Placement, corridors: dict[int, Corridor],
+           options: LayoutOptions) -> tuple[EdgePlan, ...]:
+    """The plans of :func:`~.ends.plan_ends`, with the ends that can on side faces (see
+    the module); the ends left on the faces they leave keep their slots."""
+    plans = plan_ends(placement, corridors)
+    boxes = placed_boxes(placement)
+    room = _Room(options.clearance, options.edge_spacing)
+    sides = _greedy(plans, placement, _Faces(plans, boxes), room, corridors)
+    if not sides:
+        return plans
+    diamonds = frozenset(b.id for b in boxes.values() if b.shape is Shape.DIAMOND)
+
+    def moved(plan: EdgePlan, role: str) -> EndSlot:
+        end, side = _end(plan, role), sides.get((plan.position, role))
+        if side is None:
+            return end
+        if role == "source" and end.node in diamonds:
+            return EndSlot(end.node, side, 1, 2)    # below the side tip
+        return EndSlot(end.node, side, 0, 1)
+
+    return tuple(replace(plan, source=moved(plan, "source"), target=moved(plan, "target"))
+                 if (plan.position, "source") in sides or (plan.position, "target") in sides
+                 else plan for plan in plans)
+
+
+def reserved(plans: Sequence[EdgePlan]) -> dict[Face, int]:
+    """The faces whose slot lattice has slots left empty (by ends moved to a side face),
+    with the lattice's size.
+
+    >>> from layouts.layered.model import ChainEdge
+    >>> edge = ChainEdge("e", "a", "b", "a", "b", (), False, False)
+    >>> plan = EdgePlan(0, edge, EdgeKind.FORWARD, EndSlot("a", Side.BOTTOM, 1, 2),
+    ...                 EndSlot("b", Side.TOP, 0, 1))
+    >>> reserved([plan])
+    {('a', <Side.BOTTOM: 'bottom'>): 2}
+    """
+    used: Counter[Face] = Counter()
+    size: dict[Face, int] = {}
+    for plan in plans:
+        for end in (plan.source, plan.target):
+            used[(end.node, end.side)] += 1
+            size[(end.node, end.side)] = end.count
+    return {face: count for face, count in size.items() if count > used[face]}

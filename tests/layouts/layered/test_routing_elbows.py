@@ -1,0 +1,209 @@
+"""Side-face ends (:mod:`layouts.layered.routing.elbows`) on hand-built placements; every
+expected coordinate is worked out by hand.
+
+Defaults: edge_spacing 12, clearance 12, layer_spacing 60; a channel without tracks is
+60 high. The common scene: ``a`` (150 wide) over ``m`` (100 wide) over ``b`` (150 wide),
+left edges at x = 0, layers at y = 0, 100 and 200 (40 high, empty channels of 60);
+``a -> m`` and ``m -> b`` run straight at x = 50 (slot 0 of 2 on a 150-wide face is
+150 / 3 = 50, the centre of m), and the skip edge ``a -> b`` runs down a dummy column at
+x = 170, 70 right of m and 20 right of a and b.
+"""
+
+from __future__ import annotations
+
+from layouts.api import layout
+from layouts.graph import Edge, Graph, Node, Shape
+from layouts.layered.contracts import check_layout
+from layouts.layered.contracts.ends import check_slots
+from layouts.layered.model import ChainEdge, Deadline, PlacedNode, Placement, Routing
+from layouts.layered.routing import route_edges
+from layouts.mirror import mirror_result
+from layouts.options import Direction, LayoutOptions
+from layouts.quality_geometry import bend_count
+from layouts.result import Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point, Side
+
+
+def node(node_id: str, layer: int, order: int, x: float, width: float,
+         shape: Shape = Shape.RECT) -> PlacedNode:
+    return PlacedNode(node_id, layer, order, x, 0.0, width, 40.0, shape)
+
+
+def dummy(node_id: str, layer: int, order: int, x: float) -> PlacedNode:
+    return PlacedNode(node_id, layer, order, x, 0.0, 0.0, 0.0, dummy=True)
+
+
+def forward(edge_id: str, upper: str, lower: str, chain: tuple[str, ...] = (),
+            label: tuple[float, float] = (0.0, 0.0)) -> ChainEdge:
+    return ChainEdge(edge_id, upper, lower, upper, lower, chain, False, False, *label)
+
+
+def route(nodes: list[PlacedNode], edges: list[ChainEdge], *, elbows: bool = True
+          ) -> Routing:
+    layers = tuple(
+        tuple(n.id for n in sorted((n for n in nodes if n.layer == i), key=lambda n: n.order))
+        for i in range(max(n.layer for n in nodes) + 1))
+    placement = Placement({n.id: n for n in nodes}, layers, tuple(edges), 40.0, 60.0)
+    return route_edges(placement, LayoutOptions(), Deadline(10), elbows=elbows)
+
+
+def pts(*xy: tuple[float, float]) -> tuple[Point, ...]:
+    return tuple(Point(x, y) for x, y in xy)
+
+
+def skip_scene(a_shape: Shape = Shape.RECT, extra: list[PlacedNode] | None = None,
+               label: tuple[float, float] = (0.0, 0.0)
+               ) -> tuple[list[PlacedNode], list[ChainEdge]]:
+    nodes = [node("a", 0, 0, 0, 150, a_shape), node("m", 1, 0, 0, 100), dummy("d", 1, 1, 170),
+             node("b", 2, 0, 0, 150), *(extra or [])]
+    edges = [forward("am", "a", "m"), forward("mb", "m", "b"),
+             forward("ab", "a", "b", ("d",), label)]
+    return nodes, edges
+
+
+def test_a_skip_edge_beside_the_middle_node_leaves_and_enters_by_side_faces() -> None:
+    r = route(*skip_scene())
+    routes = {e.id: e for e in r.edges}
+    # out of a's right face at its middle (150, 20), across to the column, down it, and
+    # into b's right face at its middle (150, 200 + 20): two bends instead of four
+    assert routes["ab"].points == pts((150, 20), (170, 20), (170, 220), (150, 220))
+    assert routes["ab"].source_end == EdgeEnd(Side.RIGHT, 0)
+    assert routes["ab"].target_end == EdgeEnd(Side.RIGHT, 0)
+    # the ends left on a's bottom and b's top keep slot 0 of the 2-slot lattice: straight
+    assert routes["am"].points == pts((50, 40), (50, 100))
+    assert routes["mb"].points == pts((50, 140), (50, 200))
+    assert routes["am"].source_end == EdgeEnd(Side.BOTTOM, 0, 2)
+    assert routes["mb"].target_end == EdgeEnd(Side.TOP, 0, 2)
+    boxes = {b.id: b for b in r.nodes}
+    assert check_slots(r.edges, boxes) == []
+
+
+def test_without_elbows_the_same_skip_edge_jogs_in_both_channels() -> None:
+    r = route(*skip_scene(), elbows=False)
+    skip = next(e for e in r.edges if e.id == "ab")
+    assert skip.source_end.side is Side.BOTTOM and bend_count(skip.points) == 4
+
+
+def test_a_neighbour_beside_the_column_keeps_the_end_on_its_face() -> None:
+    # n starts at x = 175 in a's layer: 5 from the column at 170, under the 12 clearance
+    nodes, edges = skip_scene(extra=[node("n", 0, 1, 175, 100)])
+    skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
+    assert skip.source_end.side is Side.BOTTOM
+    assert skip.target_end.side is Side.RIGHT
+
+
+def test_a_neighbour_past_the_clearance_leaves_room_for_the_elbow() -> None:
+    nodes, edges = skip_scene(extra=[node("n", 0, 1, 182, 100)])   # 182 - 170 = 12
+    skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
+    assert skip.source_end.side is Side.RIGHT
+
+
+def test_a_gateway_leaves_by_the_lower_slot_of_its_side_face_never_the_tip() -> None:
+    skip = next(e for e in route(*skip_scene(Shape.DIAMOND)).edges if e.id == "ab")
+    # the diamond a (0..150 x 0..40, centre (75, 20)): slot 1 of 2 on its right face is
+    # y = 40 * 2/3; there the outline is 75 * (1 - (40 * 2/3 - 20) / 20) = 50 right of
+    # the centre, at x = 125; the right tip (150, 20) stays empty
+    y = 40 * 2 / 3
+    assert skip.points == pts((125, y), (170, y), (170, 220), (150, 220))
+    assert skip.source_end == EdgeEnd(Side.RIGHT, 1, 2)
+
+
+def test_a_labelled_edge_leaves_by_its_side_and_keeps_its_label_below_the_source() -> None:
+    r = route(*skip_scene(label=(40.0, 16.0)))
+    skip = next(e for e in r.edges if e.id == "ab")
+    assert skip.source_end.side is Side.RIGHT
+    box = skip.label_box
+    assert box is not None
+    # in the channel below a (a's bottom at y = 40), and beside the column x = 170,
+    # not over m's edges at x = 50
+    m_top = next(n.y for n in r.nodes if n.id == "m")
+    assert box.y >= 40 and box.y + box.height <= m_top
+    assert box.x > 50 and (box.x <= 170 <= box.x + box.width or
+                           min(abs(box.x - 170), abs(box.x + box.width - 170)) <= 12)
+
+
+def test_an_edge_to_the_next_layer_turns_once_into_its_column() -> None:
+    # a (0..100) over b (200..300): b's top centre is x = 250, 150 right of a's side
+    r = route([node("a", 0, 0, 0, 100), node("b", 1, 0, 200, 100)], [forward("e", "a", "b")])
+    assert r.edges[0].points == pts((100, 20), (250, 20), (250, 100))
+    assert r.edges[0].source_end == EdgeEnd(Side.RIGHT, 0)
+
+
+def test_another_leg_across_the_column_keeps_the_end_on_its_face() -> None:
+    # c (layer 0, 260..360, slot x 310) runs to e (layer 1, 110..150, centre 130): its leg
+    # in channel 1 spans 130..310, across the column at 170 but not the skip's slot on
+    # a's bottom (150 * 2/3 = 100), so the column, running down the whole channel, would
+    # cross it where the jog from 100 to 170 on its own track need not
+    nodes = [node("a", 0, 0, 0, 150), node("c", 0, 1, 260, 100), node("m", 1, 0, 0, 100),
+             node("e", 1, 1, 110, 40), dummy("d", 1, 2, 170), node("b", 2, 0, 0, 150)]
+    edges = [forward("am", "a", "m"), forward("mb", "m", "b"),
+             forward("ab", "a", "b", ("d",)), forward("ce", "c", "e")]
+    skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
+    assert skip.source_end.side is Side.BOTTOM
+
+
+def test_a_leg_across_both_the_slot_and_the_column_does_not_block_the_elbow() -> None:
+    # c (layer 0, 400..500) runs to m's top: m's top now holds two ends, so c's leg runs
+    # from 450 to 100 * 2/3 and spans the slot (100) and the column (170) alike: the
+    # route crossed it before too, on one of its verticals
+    nodes, edges = skip_scene(extra=[node("c", 0, 1, 400, 100)])
+    edges.append(forward("cm", "c", "m"))
+    skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
+    assert skip.source_end.side is Side.RIGHT
+
+
+def _pass_scene(y2_x: float) -> Routing:
+    # a long edge z -> w (layers 0 .. 3) comes down x = 165 (dummy y1) into b's layer
+    # (dummy y2 at ``y2_x``), between b's right side (150) and the skip's column at 190
+    nodes = [node("a", 0, 0, 0, 150), node("z", 0, 1, 215, 100), node("m", 1, 0, 0, 100),
+             dummy("y1", 1, 1, 165), dummy("d", 1, 2, 190), node("b", 2, 0, 0, 150),
+             dummy("y2", 2, 1, y2_x), node("w", 3, 0, y2_x - 50, 100)]
+    edges = [forward("am", "a", "m"), forward("mb", "m", "b"),
+             forward("ab", "a", "b", ("d",)), forward("zw", "z", "w", ("y1", "y2"))]
+    return route(nodes, edges)
+
+
+def test_the_elbow_may_pass_a_dummy_running_straight_through_the_channel() -> None:
+    # y2 runs straight down from y1: the jog from the column to b's top crossed it, the
+    # elbow's horizontal into b's right face crosses it instead
+    skip = next(e for e in _pass_scene(165).edges if e.id == "ab")
+    assert skip.target_end.side is Side.RIGHT
+    end = skip.points[-1]
+    assert end.x == 150 and skip.points[-2] == Point(190, end.y)
+
+
+def test_the_elbow_may_not_pass_a_dummy_that_jogs_in_the_channel() -> None:
+    skip = next(e for e in _pass_scene(168).edges if e.id == "ab")
+    assert skip.target_end.side is Side.TOP
+
+
+def _graph() -> Graph:
+    return Graph((Node("a", 150, 40), Node("m", 100, 40), Node("b", 150, 40),
+                  Node("c", 100, 40)),
+                 (Edge("am", "a", "m"), Edge("mb", "m", "b"), Edge("ab", "a", "b"),
+                  Edge("ac", "a", "c")))
+
+
+def test_lattices_survive_the_json_round_trip_and_every_direction() -> None:
+    for direction in Direction:
+        options = LayoutOptions(direction=direction)
+        result = layout(_graph(), engine="layered", options=options)
+        assert any(e.source_end.lattice for e in result.edges), direction
+        assert check_slots(result.edges, {n.id: n for n in result.nodes}) == [], direction
+        if direction in (Direction.TOP_TO_BOTTOM, Direction.LEFT_TO_RIGHT):
+            # (the flow check knows only the two base directions, as on main)
+            assert check_layout(_graph(), result, options) == [], direction
+        again = LayoutResult.from_dict(result.to_dict())
+        assert [(e.source_end, e.target_end) for e in again.edges] == \
+            [(e.source_end, e.target_end) for e in result.edges]
+
+
+def test_mirroring_renumbers_a_slot_on_its_whole_lattice() -> None:
+    # one end at slot 0 of a 2-slot lattice on a bottom face: mirrored left-right it is
+    # slot 2 - 1 - 0 = 1 of the same lattice (not slot 0 of the one end on the face)
+    a, b = NodeBox("a", 0, 0, 150, 40), NodeBox("b", 0, 100, 100, 40)
+    e = EdgeRoute("e", "a", "b", pts((50, 40), (50, 100)), EdgeEnd(Side.BOTTOM, 0, 2),
+                  EdgeEnd(Side.TOP, 0))
+    result = LayoutResult((a, b), (e,), 150, 140, Diagnostics("layered", "balanced",
+                                                               "LeftToRight"))
+    flipped = mirror_result(result, Direction.RIGHT_TO_LEFT)
+    assert flipped.edges[0].source_end == EdgeEnd(Side.BOTTOM, 1, 2)
