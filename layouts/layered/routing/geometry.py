@@ -17,7 +17,7 @@ from layouts.layered.labels import LABEL_GAP, LabelRequest
 from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
 from layouts.layered.model import Placement
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
-from layouts.layered.routing.label_zones import choose, zones_of
+from layouts.layered.routing.label_zones import Anchor, anchors_of, choose, zones_of
 from layouts.layered.routing.slots import slot_coordinate
 from layouts.result import NodeBox
 
@@ -130,16 +130,12 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
             requests.append(LabelRequest(plan.position, channel, anchor + LABEL_GAP,
                                          edge.label_width, edge.label_height))
             continue
-        entering = None
-        if plan.kind is EdgeKind.FORWARD:
-            chain = plan.edge.chain
-            entering = placement.nodes[chain[0]].x + placement.nodes[chain[0]].width / 2 \
-                if chain else along[plan.position][1]
-        x, bottom = choose(zones, channel, plan.position, edge.label_width,
-                           along[plan.position][0], entering,
-                           _label_goes_left(plan, along, placement, corridors))
-        requests.append(LabelRequest(plan.position, channel, x, edge.label_width,
-                                     edge.label_height, bottom))
+        anchors = anchors_of(plan, placement, along[plan.position]) \
+            if plan.kind is EdgeKind.FORWARD else [Anchor(channel, False, along[plan.position][0])]
+        spot, x = choose(zones, plan.position, edge.label_width, anchors,
+                         _label_goes_left(plan, along, placement, corridors))
+        requests.append(LabelRequest(plan.position, spot.channel, x, edge.label_width,
+                                     edge.label_height, spot.bottom))
     return requests
 
 
