@@ -29,20 +29,21 @@ True
 from __future__ import annotations
 
 import bisect
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from layouts.layered.labels import LABEL_GAP
 from layouts.layered.model import Placement
-from layouts.layered.routing.ends import EdgePlan
+from layouts.layered.routing.ends import EdgeKind, EdgePlan
 from layouts.result import Side
 
 CENTRED_MARGIN = 0.5
 """A label centred on its own vertical (distance 0) needs every other vertical at least
 this far from its box."""
 
-__all__ = ["Anchor", "Zones", "anchors_of", "choose", "zones_of"]
+__all__ = ["Anchor", "Zones", "anchors_of", "beside_loop", "choose", "side_faced", "zones_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,3 +143,50 @@ def choose(zones: Zones, own: int, width: float, anchors: Sequence[Anchor],
             return anchor, x
     anchor = anchors[0]
     return anchor, (anchor.x - LABEL_GAP - width if left_first else anchor.x + LABEL_GAP)
+
+
+def side_faced(plans: Sequence[EdgePlan]) -> frozenset[tuple[str, Side]]:
+    """``(node, face)`` of every end on a left or right face other than a self-loop's:
+    such an end's route runs through the gap beside that face."""
+    return frozenset((end.node, end.side) for plan in plans if plan.kind is not EdgeKind.SELF_LOOP
+                     for end in (plan.source, plan.target)
+                     if end.side in (Side.LEFT, Side.RIGHT))
+
+
+def beside_loop(plan: EdgePlan, placement: Placement, reach: float, width: float,
+                height: float, faced: frozenset[tuple[str, Side]],
+                first_end: Mapping[str, float]) -> float | None:
+    """Left x of a label beside the outer vertical (at ``reach``) of self-loop ``plan``,
+    in the node's layer and centred on its height, or ``None`` where it does not fit:
+    only the outermost loop of a node, a label no taller than the node, no other end on
+    the node's right face (``faced``: :func:`side_faced`), no dummy of the layer up to
+    ``LABEL_GAP + 0.5`` past the box, and the next node clear of the box, with no end on
+    its left face and its left-most end on a top or bottom face (``first_end``, by node)
+    at least ``LABEL_GAP + 0.5`` past the box.
+
+    >>> from layouts.layered.model import ChainEdge, PlacedNode
+    >>> from layouts.layered.routing.ends import EndSlot
+    >>> nodes = {"a": PlacedNode("a", 0, 0, 0, 0, 40, 30),
+    ...          "b": PlacedNode("b", 0, 1, 100, 0, 40, 30)}
+    >>> loop = ChainEdge("s", "a", "a", "a", "a", (), False, False)
+    >>> plan = EdgePlan(0, loop, EdgeKind.SELF_LOOP, EndSlot("a", Side.RIGHT, 0, 2),
+    ...                 EndSlot("a", Side.RIGHT, 1, 2))
+    >>> p = Placement(nodes, (("a", "b"),), (loop,), 30, 60)
+    >>> beside_loop(plan, p, 52.0, 40, 14, frozenset(), {"b": 120.0})  # 96 + 4.5 <= 120
+    56.0
+    >>> beside_loop(plan, p, 52.0, 50, 14, frozenset(), {"b": 120.0}) is None  # 106 > 100
+    True
+    """
+    node = placement.nodes[plan.source.node]
+    if plan.source.index != 0 or height > node.height or (node.id, Side.RIGHT) in faced:
+        return None
+    x = reach + LABEL_GAP
+    clear = x + width + LABEL_GAP + 0.5
+    for other_id in placement.layers[node.layer][node.order + 1:]:
+        other = placement.nodes[other_id]
+        if not other.dummy:
+            fits = other.x >= x + width + 0.5 and first_end.get(other_id, math.inf) >= clear
+            return x if fits and (other_id, Side.LEFT) not in faced else None
+        if other.x + other.width / 2 <= clear:
+            return None
+    return x

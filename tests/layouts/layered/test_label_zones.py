@@ -11,7 +11,7 @@ from layouts.layered.pipeline import run_layout
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
 from layouts.layered.routing.label_zones import Anchor, Zones, anchors_of, choose
 from layouts.options import LayoutOptions
-from layouts.result import Side
+from layouts.result import EdgeRoute, LayoutResult, Side
 
 
 def test_anchors_run_from_the_source_through_every_dummy_to_the_target() -> None:
@@ -76,3 +76,35 @@ def test_labels_of_a_point_hub_sit_on_their_own_edges() -> None:
                        label_height=14) for i in range(5))
     result = run_layout(Graph((hub, *targets), edges), LayoutOptions())
     assert check_labels_nearest(result.edges) == []
+
+
+def _route(result: LayoutResult, edge_id: str) -> EdgeRoute:
+    return next(e for e in result.edges if e.id == edge_id)
+
+
+def test_a_self_loop_label_sits_beside_its_loop_where_the_layer_has_room() -> None:
+    # a -> a (labelled) and a -> b: nothing to the right of a in its layer, so the label
+    # goes right of the loop's outer vertical, centred on a's height (40 - 14) / 2 = 13
+    # below a's top, instead of in the channel below, where a -> b's vertical runs
+    graph = Graph((Node("a", 60, 40), Node("b", 60, 40)),
+                  (Edge("loop", "a", "a", "loop", label_width=30, label_height=14),
+                   Edge("e", "a", "b")))
+    result = run_layout(graph, LayoutOptions())
+    a, loop = result.node("a"), _route(result, "loop")
+    assert loop.label_box is not None
+    reach = max(p.x for p in loop.points)
+    assert (loop.label_box.x, loop.label_box.y) == (reach + LABEL_GAP, a.y + 13)
+    assert check_labels_nearest(result.edges) == []
+
+
+def test_a_self_loop_label_stays_in_the_channel_when_a_neighbour_is_too_close() -> None:
+    # a and b side by side, each with a loop labelled 300 px wide: the left one's label
+    # cannot fit before its neighbour, so it goes to the channel below its node
+    graph = Graph((Node("r", 20, 20), Node("a", 60, 40), Node("b", 60, 40)),
+                  (Edge("la", "a", "a", "la", label_width=300, label_height=14),
+                   Edge("lb", "b", "b", "lb", label_width=300, label_height=14),
+                   Edge("ra", "r", "a"), Edge("rb", "r", "b")))
+    result = run_layout(graph, LayoutOptions())
+    left = min("ab", key=lambda n: result.node(n).x)
+    box = _route(result, f"l{left}").label_box
+    assert box is not None and box.y >= result.node(left).y + result.node(left).height
