@@ -1,10 +1,14 @@
-"""Edge labels of the layered engine: each label box sits in the channel just below its
-edge's source, beside one of the edge's own vertical segments there: in the channel's top
-*zone*, above its tracks, beside the first vertical (routing prefers that, on the side the
-edge turns to), or, when another edge's vertical would run through the box there (the
-middle branch of a gateway's fan), in the bottom zone below the tracks beside the
-vertical that enters the next layer (:func:`layouts.layered.routing.geometry.label_requests`
-picks the zone and side and hands over the box's x).
+"""Edge labels of the layered engine: each label box sits in a channel beside one of its
+edge's own vertical segments: preferably in the channel just below the source, in its top
+*zone* above the tracks, beside the first vertical (on the side the edge turns to); when
+another edge's vertical would run through the box there (the middle branch of a
+gateway's fan, a hub's crowded face), in the bottom zone below the tracks beside the
+vertical that enters the next layer, then farther along the edge (beside a dummy's
+vertical, or above the target), and last centred on one of those verticals
+(:mod:`layouts.layered.routing.label_zones` picks the zone and side, and
+:func:`layouts.layered.routing.geometry.label_requests` hands over the box's x). A
+self-loop's label sits beside the loop in the node's own layer where the layer has room
+(``LabelRequest.beside``), else in the channel below.
 
 A channel holds no nodes, so a label placed there cannot overlap a node. The labels of one
 zone of a channel are spread over rows by first-fit interval colouring in x order (each
