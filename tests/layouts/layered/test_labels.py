@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations, pairwise
+from pathlib import Path
 
 import pytest
 
@@ -105,9 +106,9 @@ def misplaced_labels(result: LayoutResult) -> list[str]:
 
 FIXTURE_GRAPHS = [(path.stem, corpus.file_graph(path)) for path in corpus.fixture_paths()]
 LABEL_GRAPHS = [(path.stem, corpus.file_graph(path))
-                for path in sorted((corpus.FIXTURES_DIR / "labels").glob("*.gv"))]
+                for path in sorted((Path(__file__).parent / "label_graphs").glob("*.gv"))]
 """Small labelled graphs in the shapes that put labels astray in real graphs
-(``fixtures/labels/README.md``)."""
+(``label_graphs/README.md`` beside this module)."""
 SIZES, SEEDS = (20, 60, 150, 200), (1, 2, 3, 4, 5)
 EFFORTS = list(Effort)
 

