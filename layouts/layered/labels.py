@@ -1,10 +1,14 @@
-"""Edge labels of the layered engine: each label box sits in the channel just below its
-edge's source, beside one of the edge's own vertical segments there: in the channel's top
-*zone*, above its tracks, beside the first vertical (routing prefers that, on the side the
-edge turns to), or, when another edge's vertical would run through the box there (the
-middle branch of a gateway's fan), in the bottom zone below the tracks beside the
-vertical that enters the next layer (:func:`layouts.layered.routing.geometry.label_requests`
-picks the zone and side and hands over the box's x).
+"""Edge labels of the layered engine: each label box sits in a channel beside one of its
+edge's own vertical segments: preferably in the channel just below the source, in its top
+*zone* above the tracks, beside the first vertical (on the side the edge turns to); when
+another edge's vertical would run through the box there (the middle branch of a
+gateway's fan, a hub's crowded face), in the bottom zone below the tracks beside the
+vertical that enters the next layer, then farther along the edge (beside a dummy's
+vertical, or above the target), and last centred on one of those verticals
+(:mod:`layouts.layered.routing.label_zones` picks the zone and side, and
+:func:`layouts.layered.routing.geometry.label_requests` hands over the box's x). A
+self-loop's label sits beside the loop in the node's own layer where the layer has room
+(``LabelRequest.beside``), else in the channel below.
 
 A channel holds no nodes, so a label placed there cannot overlap a node. The labels of one
 zone of a channel are spread over rows by first-fit interval colouring in x order (each
@@ -29,7 +33,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from layouts.result import Box
+from layouts.result import Box, NodeBox
 
 LABEL_GAP = 4.0
 
@@ -45,6 +49,9 @@ class LabelRequest:
     height: float
     bottom: bool = False
     """In the channel's bottom zone (below its tracks) rather than its top zone."""
+    beside: str | None = None
+    """Not in a channel but in a layer, beside this node's self-loop: the box is centred
+    on the node's height (:func:`label_box`), and takes no label row."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +110,8 @@ def arrange_labels(requests: Sequence[LabelRequest], gap: float = LABEL_GAP) -> 
     """Assign every label a row in its channel; see the module example."""
     by_zone: dict[tuple[int, bool], list[LabelRequest]] = defaultdict(list)
     for request in requests:
-        by_zone[(request.channel, request.bottom)].append(request)
+        if request.beside is None:
+            by_zone[(request.channel, request.bottom)].append(request)
     offsets: dict[int, float] = {}
     heights: dict[int, float] = {}
     bottom_heights: dict[int, float] = {}
@@ -119,9 +127,10 @@ def arrange_labels(requests: Sequence[LabelRequest], gap: float = LABEL_GAP) -> 
 
 
 def label_box(request: LabelRequest, channel_top: float, rows: LabelRows,
-              channel_bottom: float = 0.0) -> Box:
+              channel_bottom: float = 0.0, node: NodeBox | None = None) -> Box:
     """The final box of a label once its channel's top (and, for the bottom zone, its
-    bottom) is known.
+    bottom) is known; beside a self-loop, centred on the height of ``node`` (the final
+    box of ``request.beside``).
 
     >>> r = LabelRequest(key=3, channel=2, x=5, width=30, height=10)
     >>> label_box(r, 100.0, LabelRows({3: 4.0}, {2: 18.0}))
@@ -129,7 +138,14 @@ def label_box(request: LabelRequest, channel_top: float, rows: LabelRows,
     >>> low = LabelRequest(key=3, channel=2, x=5, width=30, height=10, bottom=True)
     >>> label_box(low, 100.0, LabelRows({3: 4.0}, {}, {2: 18.0}), 200.0)   # 200 - 18 + 4
     Box(x=5, y=186.0, width=30, height=10)
+    >>> loop = LabelRequest(key=3, channel=2, x=5, width=30, height=10, beside="n")
+    >>> label_box(loop, 100.0, LabelRows({}, {}), 200.0, NodeBox("n", 0, 40, 1, 30))  # 40 + 10
+    Box(x=5, y=50.0, width=30, height=10)
     """
+    if request.beside is not None:
+        assert node is not None
+        return Box(request.x, node.y + (node.height - request.height) / 2, request.width,
+                   request.height)
     top = channel_bottom - rows.bottom_heights[request.channel] if request.bottom \
         else channel_top
     return Box(request.x, top + rows.offsets[request.key], request.width, request.height)

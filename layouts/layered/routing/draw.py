@@ -89,7 +89,8 @@ def draw_routes(plans: Sequence[EdgePlan], geometries: Sequence[EdgeGeometry],
         request = labels.get(plan.position)
         box = None if request is None else label_box(
             request, frame.channel_tops[request.channel], rows,
-            frame.channel_bottom(request.channel))
+            frame.channel_bottom(request.channel),
+            None if request.beside is None else boxes[request.beside])
         routes.append(EdgeRoute(
             edge.id, edge.source, edge.target,
             _edge_points(plan, geometry, legs, track_y, boxes, steps, along[plan.position]),

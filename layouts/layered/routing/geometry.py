@@ -17,9 +17,16 @@ from layouts.layered.labels import LABEL_GAP, LabelRequest
 from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
 from layouts.layered.model import Placement
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
-from layouts.layered.routing.label_zones import choose, zones_of
+from layouts.layered.routing.label_zones import (
+    Anchor,
+    anchors_of,
+    beside_loop,
+    choose,
+    side_faced,
+    zones_of,
+)
 from layouts.layered.routing.slots import slot_coordinate
-from layouts.result import NodeBox
+from layouts.result import NodeBox, Side
 
 
 def placed_boxes(placement: Placement) -> dict[str, NodeBox]:
@@ -111,35 +118,47 @@ def _label_goes_left(plan: EdgePlan, along: Along, placement: Placement,
     return after < along[plan.position][0]
 
 
+def _first_ends(plans: Sequence[EdgePlan], along: Along) -> dict[str, float]:
+    """Per node, the least x of its ends on a top or bottom face."""
+    first: dict[str, float] = {}
+    for plan in plans:
+        for end, x in zip((plan.source, plan.target), along[plan.position], strict=True):
+            if end.side in (Side.TOP, Side.BOTTOM):
+                first[end.node] = min(x, first.get(end.node, x))
+    return first
+
+
 def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
                    placement: Placement, steps: Mapping[str, float],
                    corridors: Mapping[int, Corridor], along: Along) -> list[LabelRequest]:
     """One request per labelled edge, in the channel below its source node, beside one of
     the edge's own verticals there where no other edge's vertical runs through the box
     (:mod:`.label_zones`): the first, on the side the edge turns to, when it can;
-    self-loops: beside the loop."""
+    self-loops: beside the loop, in the node's layer where that fits
+    (:func:`.label_zones.beside_loop`), else in the channel below."""
     requests: list[LabelRequest] = []
     zones = zones_of(plans, along, placement)
+    faced = side_faced(plans)
+    first_end = _first_ends(plans, along)
     for plan in plans:
         edge = plan.edge
         if edge.label_width <= 0 and edge.label_height <= 0:
             continue
         channel = placement.nodes[plan.source.node].layer + 1
         if plan.kind is EdgeKind.SELF_LOOP:
-            anchor = loop_reach(boxes, plan, steps)
-            requests.append(LabelRequest(plan.position, channel, anchor + LABEL_GAP,
-                                         edge.label_width, edge.label_height))
+            reach = loop_reach(boxes, plan, steps)
+            beside = beside_loop(plan, placement, reach, edge.label_width, edge.label_height,
+                                 faced, first_end)
+            requests.append(LabelRequest(plan.position, channel, reach + LABEL_GAP,
+                                         edge.label_width, edge.label_height,
+                                         beside=None if beside is None else plan.source.node))
             continue
-        entering = None
-        if plan.kind is EdgeKind.FORWARD:
-            chain = plan.edge.chain
-            entering = placement.nodes[chain[0]].x + placement.nodes[chain[0]].width / 2 \
-                if chain else along[plan.position][1]
-        x, bottom = choose(zones, channel, plan.position, edge.label_width,
-                           along[plan.position][0], entering,
-                           _label_goes_left(plan, along, placement, corridors))
-        requests.append(LabelRequest(plan.position, channel, x, edge.label_width,
-                                     edge.label_height, bottom))
+        anchors = anchors_of(plan, placement, along[plan.position]) \
+            if plan.kind is EdgeKind.FORWARD else [Anchor(channel, False, along[plan.position][0])]
+        spot, x = choose(zones, plan.position, edge.label_width, anchors,
+                         _label_goes_left(plan, along, placement, corridors))
+        requests.append(LabelRequest(plan.position, spot.channel, x, edge.label_width,
+                                     edge.label_height, spot.bottom))
     return requests
 
 
