@@ -22,7 +22,9 @@ one node of the size that results, to any depth. The steps, one module each:
    piece inside, which starts at the border dummy's column;
 5. :mod:`.assemble`: every level drawn in its box, top down; each edge's pieces joined
    through their jogs into one route;
-6. frame restore (LeftToRight) and export, as in the flat pipeline.
+6. :mod:`.squeeze`: the empty horizontal bands of the whole drawing closed by one
+   order-keeping map of y (tracks whose jogs ran straight, padding wider than needed);
+7. frame restore (LeftToRight) and export, as in the flat pipeline.
 
 Each piece is routed by the flat router, so it keeps every route contract on its level
 (orthogonal, slots, 12 px clearance, no node crossed); the parent's pieces treat the

@@ -4,6 +4,11 @@ grows, lines far apart along x do not hold each other. Expected values by hand."
 
 from __future__ import annotations
 
+import itertools
+
+import pytest
+
+import layouts.layered.hierarchy as hierarchy
 from layouts.api import layout
 from layouts.compound_corpus import SAMPLES
 from layouts.graph import Edge, Graph, Node
@@ -91,3 +96,42 @@ def test_a_compound_child_sits_below_its_label_and_used_tracks_only() -> None:
     outer, a0 = result.node("a-outer"), result.node("a0")
     assert a0.y - outer.y <= 12 + 16 + 2 * 12 + 12
     assert measure(result).crossings == 2
+
+
+def _ys(drawing: Drawing) -> list[float]:
+    """Every y of the drawing, in one fixed order of its items."""
+    out = [v for n in drawing.nodes for v in (n.y, n.y + n.height)]
+    out += [p.y for e in drawing.edges for p in e.points]
+    out += [v for p in drawing.ports for v in (p.y, p.y + p.height)]
+    return out
+
+
+@pytest.mark.parametrize("name", ["three-levels", "sibling-groups", "generated-60"])
+@pytest.mark.parametrize("direction", ["TopToBottom", "LeftToRight"])
+def test_the_squeeze_keeps_the_order_of_every_y_and_grows_no_gap(
+        name: str, direction: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[Drawing, Drawing]] = []
+
+    def spy(drawing: Drawing, **rules: object) -> Drawing:
+        out = squeeze(drawing, **rules)  # type: ignore[arg-type]
+        seen.append((drawing, out))
+        return out
+
+    monkeypatch.setattr(hierarchy, "squeeze", spy)
+    result = layout(SAMPLES[name](), engine="layered", direction=direction)
+    before, after = seen[-1]
+    old, new = _ys(before), _ys(after)
+    pairs = sorted(zip(old, new, strict=True))
+    for (y0, f0), (y1, f1) in itertools.pairwise(pairs):
+        assert f0 <= f1 + 1e-9 and f1 - f0 <= y1 - y0 + 1e-9, (y0, y1, f0, f1)
+    assert after.height <= before.height
+    for a, b in zip(before.nodes, after.nodes, strict=True):   # leaves keep their size
+        if not any(n.parent == a.id for n in before.nodes):
+            assert b.height == pytest.approx(a.height)
+    assert measure(result).crossings == _crossings(before)
+
+
+def _crossings(drawing: Drawing) -> int:
+    from layouts.result import Diagnostics, LayoutResult
+    return measure(LayoutResult(drawing.nodes, drawing.edges, drawing.width, drawing.height,
+                                Diagnostics("layered", "", ""))).crossings
