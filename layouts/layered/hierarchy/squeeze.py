@@ -14,8 +14,10 @@ needs. This step moves every y coordinate ``y`` to ``f(y)`` with ``f`` non-decre
   between them (``spacing`` is the larger of the clearance and the edge spacing), and
   a node's bottom keeps ``min(old gap, layer_spacing)`` from the top of a node below it
   (as the flat compaction does, :mod:`layouts.layered.compaction`);
-* *rigid* spans keep their height: leaf nodes, label boxes, port boxes, and compound
-  nodes with ports of their own or edges ending on their left or right face.
+* *rigid* spans keep their height: leaf nodes, edge and port label boxes, port boxes,
+  and compound nodes with ports of their own or edges ending on their left or right
+  face. A compound's own label keeps its offset from the compound's top instead, and
+  what lies below it keeps the spacing from its bottom.
 
 Because ``f`` keeps the order of all y coordinates, every route stays orthogonal, every
 end stays on its face and slot, and no route comes to cross a box or another route that
@@ -111,12 +113,36 @@ def _lines(drawing: Drawing) -> list[_Line]:
 
 
 def _label_boxes(drawing: Drawing) -> list[Box]:
-    boxes = [b for n in drawing.nodes for b in (n.label_box, *n.extra_label_boxes)
-             if b is not None]
+    """The label boxes mapped like everything else (a node's own label box moves with
+    its top instead: :class:`_Hung`)."""
+    boxes = [b for n in drawing.nodes for b in n.extra_label_boxes]
     boxes += [e.label_box for e in drawing.edges if e.label_box is not None]
     boxes += [b for p in drawing.ports for b in (p.label_box, *p.extra_label_boxes)
               if b is not None]
     return boxes
+
+
+@dataclass(frozen=True, slots=True)
+class _Hung:
+    """A node's own label box: it keeps its offset from the node's top (the padding)
+    and its height, so it is neither a rigid span of the whole drawing (a long label
+    down a LeftToRight compound's side would keep every band beside it open) nor a
+    pair of lines; its bottom is a line for what lies below it, at ``offset`` below the
+    node top's new y."""
+
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+
+    @property
+    def offset(self) -> float:
+        return self.bottom - self.top
+
+
+def _hung(drawing: Drawing) -> list[_Hung]:
+    return sorted((_Hung(n.y, b.bottom, b.x, b.right) for n in drawing.nodes
+                   if (b := n.label_box) is not None), key=lambda h: h.bottom)
 
 
 def _rigid_spans(drawing: Drawing, rigid: frozenset[str]) -> list[tuple[float, float]]:
@@ -155,12 +181,29 @@ def _mapping(drawing: Drawing, *, layer_spacing: float, spacing: float, clearanc
         at.setdefault(line.y, []).append(line)
     bands = _rigid_bands(ys, _rigid_spans(drawing, rigid))
     every, boxes = _Skyline(clearance / 2 + 0.5), _Skyline(clearance / 2 + 0.5)
+    hung = _hung(drawing)
+    index = {y: i for i, y in enumerate(ys)}
+    tops = [index[h.top] for h in hung]
     f: list[float] = []
+
+    def line_at(k: int) -> tuple[float, float]:
+        """Old and new y of skyline entry ``k``: a y of ``ys``, or a hung label's
+        bottom (entries from ``len(ys)`` on)."""
+        if k < len(ys):
+            return ys[k], f[k]
+        h = k - len(ys)
+        return hung[h].bottom, f[tops[h]] + hung[h].offset
+
+    waiting = 0
     for i, y in enumerate(ys):
+        while waiting < len(hung) and hung[waiting].bottom <= y:
+            every.cover(hung[waiting].x0, hung[waiting].x1, len(ys) + waiting)
+            waiting += 1
         new = ys[0] if i == 0 else f[i - 1] + (y - ys[i - 1] if bands[i] else 0.0)
         for line in at[y]:
             for k in every.seen(line.x0, line.x1):
-                new = max(new, f[k] + min(y - ys[k], spacing))
+                old, moved = line_at(k)
+                new = max(new, moved + min(y - old, spacing))
             if line.face == 1:
                 for k in boxes.seen(line.x0, line.x1):
                     new = max(new, f[k] + min(y - ys[k], layer_spacing))
@@ -194,7 +237,10 @@ def squeeze(drawing: Drawing, *, layer_spacing: float, spacing: float, clearance
 
     def node(n: NodeBox) -> NodeBox:
         top = f[n.y]
-        return replace(n, y=top, height=f[n.y + n.height] - top, label_box=box(n.label_box),
+        label = n.label_box
+        return replace(n, y=top, height=f[n.y + n.height] - top,
+                       label_box=None if label is None else
+                       replace(label, y=top + label.y - n.y),
                        extra_label_boxes=tuple(replace(b, y=f[b.y])
                                                for b in n.extra_label_boxes))
 

@@ -15,7 +15,7 @@ from layouts.graph import Edge, Graph, Node
 from layouts.layered.hierarchy.assemble import Drawing
 from layouts.layered.hierarchy.squeeze import rigid_nodes, squeeze
 from layouts.quality import measure
-from layouts.result import EdgeEnd, EdgeRoute, NodeBox, Point, PortBox, Side
+from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, PortBox, Side
 
 RULES = {"layer_spacing": 60.0, "spacing": 12.0, "clearance": 12.0}
 
@@ -75,6 +75,19 @@ def test_a_rigid_port_straddling_a_face_keeps_its_size_and_no_gap_grows() -> Non
     # bottom 115 + 40 = 155; g's bottom min(10, 12) below it: 165
     assert out.nodes[2].y == 115
     assert out.nodes[1].height == 65
+
+
+def test_a_compound_label_moves_with_its_top_and_holds_only_what_lies_below_it() -> None:
+    # g 0..300 with a label 100 tall down its left side (a LeftToRight compound's label
+    # in the canonical frame) at 12..112, x 12..28; leaf a at x 100..200, far beside it.
+    # a closes up to 12 below g's top (0 + 12); g's bottom keeps 12 below the label's
+    # bottom, which stays 12 + 100 = 112 below g's top: 124
+    label = Box(12, 12, 16, 100)
+    g = NodeBox("g", 0, 0, 300, 300, label_box=label)
+    a = NodeBox("a", 100, 150, 100, 40, parent="g")
+    out = _squeezed(Drawing((g, a), (), 300, 300), {"a"})
+    assert out.nodes[1].y == 12
+    assert out.nodes[0].height == 124 and out.nodes[0].label_box == label
 
 
 def test_compounds_with_side_face_ends_or_own_ports_stay_rigid() -> None:
