@@ -5,6 +5,7 @@
     python bench/compound.py --timings --nodes 500 --compounds 50 --runs 3
     python bench/compound.py --compare
     python bench/compound.py --compare --ports     # the port graphs instead
+    python bench/compound.py --compare --direction LeftToRight
     python bench/compound.py --timings --ports --nodes 500
 
 ``--timings`` lays out one seeded nested graph (:func:`layouts.compound_corpus.
@@ -21,6 +22,8 @@ with the ratios layered/elkjs and layered/graphviz; row ``elkjs=`` is elkjs with
 spacings on every compound node, not just the root (:data:`ELK_SPACINGS`). With
 ``--ports`` it compares the port graphs (:data:`layouts.port_corpus.SAMPLES`) instead,
 with the flat (or compound) contracts plus the port ones (:mod:`layouts.layered.contracts.ports`).
+``--direction`` lays every engine out in that direction (TopToBottom by default); the
+contracts are checked in its base frame (:func:`layouts.mirror.mirror_result`).
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ from layouts.errors import LayoutError
 from layouts.graph import Graph, GraphFeature, Node
 from layouts.layered.contracts import check_layout, check_port_sides_and_order
 from layouts.layered.contracts.hierarchy import check_compound_layout
-from layouts.options import Effort, LayoutOptions
+from layouts.mirror import base_direction, mirror_result
+from layouts.options import Direction, Effort, LayoutOptions
 from layouts.port_corpus import SAMPLES as PORT_SAMPLES
 from layouts.port_corpus import generated_ports
 from layouts.providers.elkjs_options import elk_layout_options
@@ -51,14 +55,17 @@ from layouts.quality import measure
 from layouts.registry import get_provider
 
 
-def _violations(graph: Graph, result: object) -> Counter[str]:
+def _violations(graph: Graph, result: object,
+                direction: Direction = Direction.TOP_TO_BOTTOM) -> Counter[str]:
     from layouts.result import LayoutResult
 
     assert isinstance(result, LayoutResult)
+    result = mirror_result(result, direction)
+    options = LayoutOptions(direction=base_direction(direction))
     if GraphFeature.COMPOUND not in graph.features():
-        return Counter(v.kind.value for v in [*check_layout(graph, result, LayoutOptions()),
+        return Counter(v.kind.value for v in [*check_layout(graph, result, options),
                                               *check_port_sides_and_order(graph, result)])
-    found = check_compound_layout(graph, result, LayoutOptions())
+    found = check_compound_layout(graph, result, options)
     if GraphFeature.PORTS in graph.features():
         found += check_port_sides_and_order(graph, result)
     return Counter(v.kind.value for v in found)
@@ -110,7 +117,8 @@ def spaced(graph: Graph) -> Graph:
     return replace(graph, nodes=tuple(node(n) for n in graph.nodes))
 
 
-def compare(samples: Mapping[str, Callable[[], Graph]]) -> None:
+def compare(samples: Mapping[str, Callable[[], Graph]],
+            direction: Direction = Direction.TOP_TO_BOTTOM) -> None:
     engines = ["layered"]
     for name in ("elkjs", "graphviz"):
         status = get_provider(name).availability()
@@ -128,8 +136,9 @@ def compare(samples: Mapping[str, Callable[[], Graph]]) -> None:
         for engine in engines:
             start = time.perf_counter()
             try:
-                result = (layout(spaced(graph), engine="elkjs") if engine == "elkjs="
-                          else layout(graph, engine=engine))
+                result = (layout(spaced(graph), engine="elkjs", direction=direction)
+                          if engine == "elkjs=" else
+                          layout(graph, engine=engine, direction=direction))
             except LayoutError as error:
                 print(f"{name:<16} {engine:<8} failed: {error}")
                 continue
@@ -137,7 +146,7 @@ def compare(samples: Mapping[str, Callable[[], Graph]]) -> None:
             quality = measure(result)
             row[engine] = (quality.crossings, quality.area)
             print(f"{name:<16} {engine:<8} {quality.crossings:>9} {quality.area:>11.0f} "
-                  f"{seconds:>8.2f}  {dict(_violations(graph, result)) or 'none'}")
+                  f"{seconds:>8.2f}  {dict(_violations(graph, result, direction)) or 'none'}")
         for other in ("elkjs", "elkjs=", "graphviz"):
             if "layered" in row and other in row:
                 (lc, la), (oc, oa) = row["layered"], row[other]
@@ -155,12 +164,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compounds", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--budget", type=float, default=10.0)
+    parser.add_argument("--direction", type=Direction, default=Direction.TOP_TO_BOTTOM,
+                        choices=list(Direction), help="--compare: the layout direction")
     args = parser.parse_args(argv)
     both = not args.timings and not args.compare
     if args.timings or both:
         timings(args.nodes, args.compounds, args.runs, args.budget, args.ports)
     if args.compare or both:
-        compare(PORT_SAMPLES if args.ports else SAMPLES)
+        compare(PORT_SAMPLES if args.ports else SAMPLES, args.direction)
     return 0
 
 

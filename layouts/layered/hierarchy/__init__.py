@@ -22,7 +22,9 @@ one node of the size that results, to any depth. The steps, one module each:
    piece inside, which starts at the border dummy's column;
 5. :mod:`.assemble`: every level drawn in its box, top down; each edge's pieces joined
    through their jogs into one route;
-6. frame restore (LeftToRight) and export, as in the flat pipeline.
+6. :mod:`.squeeze`: the empty horizontal bands of the whole drawing closed by one
+   order-keeping map of y (tracks whose jogs ran straight, padding wider than needed);
+7. frame restore (LeftToRight) and export, as in the flat pipeline.
 
 Each piece is routed by the flat router, so it keeps every route contract on its level
 (orthogonal, slots, 12 px clearance, no node crossed); the parent's pieces treat the
@@ -65,6 +67,7 @@ from layouts.layered.frame import TRANSPOSED_SIDE
 from layouts.layered.hierarchy.assemble import Drawing, assemble
 from layouts.layered.hierarchy.passes import DUMMY_SIZE, Pass, lay_out_levels
 from layouts.layered.hierarchy.plan import split
+from layouts.layered.hierarchy.squeeze import rigid_nodes, squeeze
 from layouts.layered.model import Deadline
 from layouts.layered.pipeline import ENGINE_NAME, StepRunner
 from layouts.options import Direction, Effort, LayoutOptions
@@ -124,6 +127,9 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
         other_drawing = run("assemble", assemble, graph, plan, other.routings, other.frames)
         if _drawn_crossings(other_drawing) < _drawn_crossings(drawing):
             chosen, drawing = other, other_drawing
+    drawing = run("squeeze", squeeze, drawing, layer_spacing=options.layer_spacing,
+                  spacing=max(options.clearance, options.edge_spacing),
+                  clearance=options.clearance, rigid=rigid_nodes(graph, drawing))
     final = run("frame restore", _restore, drawing, options.direction)
     notes = [f"compound layout: {len(plan.levels)} levels",
              f"crossings after ordering: {chosen.crossings} (sum over levels)"]
