@@ -99,13 +99,15 @@ class Phase:
         ...                 "pool": [16.5]}
         >>> {k: phase.stage_medians()[k] for k in ("waited", "hand-off")}
         {'waited': 3.0, 'hand-off': 1.5}
+
+        A server without the ``cpu`` stage (an older one, for A/B runs) has no ``waited``.
         """
         medians = {s: statistics.median(v) for s, v in self.stages.items() if v}
-        if len(medians) < len(STAGES):
+        if any(s not in medians for s in STAGES if s != "cpu"):
             return {}
         worker = medians["read"] + medians["layout"] + medians["write"]
-        return {**medians, "waited": worker - medians["cpu"],
-                "hand-off": medians["pool"] - worker,
+        waited = {"waited": worker - medians["cpu"]} if "cpu" in medians else {}
+        return {**medians, **waited, "hand-off": medians["pool"] - worker,
                 "http": self.result.percentile(50) - medians["pool"]}
 
     def summary(self) -> dict[str, Any]:
@@ -189,7 +191,8 @@ def table(report: Report) -> str:
         medians = phase.stage_medians()
         if medians:
             lines.append(f"| {phase.result.name} | " + " | ".join(
-                f"{medians[s]:.1f}" for s in (*STAGES, *derived)) + " |")
+                f"{medians[s]:.1f}" if s in medians else "-"
+                for s in (*STAGES, *derived)) + " |")
     return "\n".join(lines)
 
 
