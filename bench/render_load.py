@@ -65,9 +65,10 @@ READY_SECONDS = 60.0
 PROBE_SECONDS = 0.05
 
 
-STAGES = ("read", "layout", "write", "pool")
-"""The service's ``Server-Timing`` stages: the worker's read, layout and write, and the
-server's whole wait for the worker (``pool``)."""
+STAGES = ("read", "layout", "write", "cpu", "pool")
+"""The service's ``Server-Timing`` stages: the worker's read, layout and write (wall
+clock), its CPU time for the three (``cpu``), and the server's whole wait for the worker
+(``pool``)."""
 
 
 @dataclass
@@ -88,14 +89,25 @@ class Phase:
                 self.stages[name].append(float(duration))
 
     def stage_medians(self) -> dict[str, float]:
-        """Median ms per stage, and what lies between: ``hand-off`` (pool minus the
+        """Median ms per stage, and what lies between: ``waited`` (the worker's wall
+        time minus its CPU time: time it waited for a core), ``hand-off`` (pool minus the
         worker's stages: queueing, pickling, the socket) and ``http`` (the client's
-        latency minus pool: HTTP, the event loop, the client)."""
+        latency minus pool: HTTP, the event loop, the client).
+
+        >>> phase = Phase(PhaseResult("p"))
+        >>> phase.stages = {"read": [2.0], "layout": [10.0], "write": [3.0], "cpu": [12.0],
+        ...                 "pool": [16.5]}
+        >>> {k: phase.stage_medians()[k] for k in ("waited", "hand-off")}
+        {'waited': 3.0, 'hand-off': 1.5}
+
+        A server without the ``cpu`` stage (an older one, for A/B runs) has no ``waited``.
+        """
         medians = {s: statistics.median(v) for s, v in self.stages.items() if v}
-        if len(medians) < len(STAGES):
+        if any(s not in medians for s in STAGES if s != "cpu"):
             return {}
         worker = medians["read"] + medians["layout"] + medians["write"]
-        return {**medians, "hand-off": medians["pool"] - worker,
+        waited = {"waited": worker - medians["cpu"]} if "cpu" in medians else {}
+        return {**medians, **waited, "hand-off": medians["pool"] - worker,
                 "http": self.result.percentile(50) - medians["pool"]}
 
     def summary(self) -> dict[str, Any]:
@@ -168,15 +180,19 @@ def table(report: Report) -> str:
         lines.append(f"| {s['phase']} | {s['count']} | {errors} | {s['throughput']:.0f} "
                      f"| {s['p50Ms']:.1f} | {s['p95Ms']:.1f} | {s['p99Ms']:.1f} "
                      f"| {s['maxMs']:.1f} | {s['healthzMaxMs']:.1f} | {cpu} |")
+    derived = ("waited", "hand-off", "http")
     lines += ["", "median ms per stage of the uncached renders (Server-Timing): "
-              "read, layout, write in the worker; hand-off = pool - worker; http = p50 - pool",
-              "| phase | " + " | ".join((*STAGES, "hand-off", "http")) + " |",
-              "| --- |" + " ---: |" * (len(STAGES) + 2)]
+              "read, layout, write in the worker (wall), cpu = the worker's CPU time for "
+              "them; waited = read + layout + write - cpu; hand-off = pool - worker; "
+              "http = p50 - pool",
+              "| phase | " + " | ".join((*STAGES, *derived)) + " |",
+              "| --- |" + " ---: |" * (len(STAGES) + len(derived))]
     for phase in report.phases:
         medians = phase.stage_medians()
         if medians:
             lines.append(f"| {phase.result.name} | " + " | ".join(
-                f"{medians[s]:.1f}" for s in (*STAGES, "hand-off", "http")) + " |")
+                f"{medians[s]:.1f}" if s in medians else "-"
+                for s in (*STAGES, *derived)) + " |")
     return "\n".join(lines)
 
 

@@ -31,6 +31,7 @@ import pickle
 import resource
 import signal
 import sys
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -86,7 +87,10 @@ class LayoutJob:
 @dataclass(frozen=True, slots=True)
 class RenderOutput:
     """The bytes of a render, the seconds of its stages in the worker and the layout's
-    warnings (options the engine could not honour, parts not drawn)."""
+    warnings (options the engine could not honour, parts not drawn). The stages are the
+    wall-clock ``read``, ``layout`` and ``write`` of :func:`renderer.render.render_timed`
+    and ``cpu``, the worker's CPU time for the three together: wall time well over the CPU
+    time is time the worker waited for a core (a busy machine, its lower priority)."""
 
     output: bytes
     stages: tuple[tuple[str, float], ...]
@@ -112,10 +116,12 @@ class RenderJob:
         from renderer.writers import OutputFormat
 
         runner = _in_process if self.fresh else LAYOUTS.layout
+        cpu = time.thread_time()
         done = render_timed(self.data, filename=self.filename, fmt=OutputFormat(self.fmt),
                             engine=self.engine, options=self.options, runner=runner,
                             given_options=self.given_options)
-        return RenderOutput(done.output, done.stages, done.result.diagnostics.warnings)
+        stages = (*done.stages, ("cpu", time.thread_time() - cpu))
+        return RenderOutput(done.output, stages, done.result.diagnostics.warnings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -303,7 +303,8 @@ async def _off_the_loop(away: bool, call: Callable[..., T], *args: Any) -> T:
 
 def server_timing(stages: Iterable[tuple[str, float]]) -> str:
     """A ``Server-Timing`` header of stages in seconds: the worker's read, layout and write,
-    and ``pool``, the whole wait for the worker (queue, hand-off and the stages).
+    its CPU time for the three (``cpu``), and ``pool``, the whole wait for the worker
+    (queue, hand-off and the stages).
 
     >>> server_timing((("read", 0.0042), ("pool", 0.0213)))
     'read;dur=4.2, pool;dur=21.3'

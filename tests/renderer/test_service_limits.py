@@ -376,3 +376,16 @@ def test_connections_without_complete_headers_are_closed(header_timeout_server: 
     with socket.create_connection(("127.0.0.1", header_timeout_server), timeout=5) as quick:
         quick.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         assert quick.recv(100).startswith(b"HTTP/1.1 200")
+
+
+def test_a_fresh_render_names_its_worker_stages_and_their_cpu_time(client: TestClient) -> None:
+    body = json.dumps({**GRAPH, "edges": [], "nodes": GRAPH["nodes"][:1]})
+    response = post(client, body, {"cache-control": "no-cache"}, engine="graphviz")
+    assert response.status_code == 200
+    stages = {name.strip(): float(duration) for name, _, duration in
+              (item.partition(";dur=") for item in response.headers["server-timing"].split(","))}
+    assert list(stages) == ["read", "layout", "write", "cpu", "pool"]
+    worker = stages["read"] + stages["layout"] + stages["write"]
+    # one thread's CPU time cannot exceed its wall time (each figure is rounded to 0.1 ms)
+    assert 0 < stages["cpu"] <= worker + 0.15
+    assert worker <= stages["pool"] + 0.15  # the pool's wait holds the worker's stages

@@ -67,3 +67,49 @@ def test_a_lone_surrogate_is_refused_however_it_is_written(text: str) -> None:
 def test_text_without_escapes_or_surrogates_skips_the_walk() -> None:
     assert not may_hold_surrogates('{"id": "café ⋈"}')
     assert parse_document('{"id": "café ⋈"}') == {"id": "café ⋈"}
+
+
+TRICKY_YAML = [
+    "a: plain\nb: 'quoted'\nc: \"double\"\nd: |\n  block\ne: >\n  folded\n",
+    "n: [1, 0x1f, 0o17, 1_000, 1:30, -2, .5, 1e3, .inf, .nan, ~, null, yes, No, true]",
+    "s: [!!str 1, !!str true, '1', \"0x10\", !!str ~, '']",
+    "base: &b {x: 1, y: two}\nuse: {<<: *b, y: three}\nlist: [&s shared, *s, *s]",
+    "d: 2020-01-02\nt: 2001-12-14t21:59:43.10-05:00\nbin: !!binary aGVsbG8=",
+    "? long key\n: value\nset: !!set {a, b}\nomap: !!omap [{a: 1}, {b: 2}]",
+    "self: &r [1, *r]",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_YAML)
+def test_the_loader_reads_what_pyyamls_pure_python_safe_loader_reads(text: str) -> None:
+    import math
+
+    import yaml
+
+    from workflow.documents import SAFE_LOADER
+
+    def same(a: object, b: object, seen: set[int]) -> bool:  # NaN-aware, cycle-safe equality
+        if id(a) in seen:
+            return True
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
+            return math.isnan(b)
+        if isinstance(a, list | tuple) and type(a) is type(b):
+            seen.add(id(a))
+            return len(a) == len(b) and all(same(x, y, seen) for x, y in zip(a, b, strict=True))
+        if isinstance(a, dict) and isinstance(b, dict):
+            seen.add(id(a))
+            return list(a) == list(b) and all(same(a[k], b[k], seen) for k in a)
+        return type(a) is type(b) and a == b
+
+    ours, reference = (yaml.load(text, Loader=SAFE_LOADER), yaml.load(text, Loader=yaml.SafeLoader))
+    assert same(ours, reference, set())
+
+
+def test_an_aliased_string_is_one_object_as_pyyaml_makes_it() -> None:
+    import yaml
+
+    from workflow.documents import SAFE_LOADER
+
+    values = yaml.load("[&s shared, *s]", Loader=SAFE_LOADER)
+    assert values == ["shared", "shared"] and values[0] is values[1]

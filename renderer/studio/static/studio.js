@@ -402,17 +402,21 @@
 
   /* Steps that started, in the order they first did; each attempt is a bar (a step
      without attempts, such as a Timer, one bar over its own start and finish). An
-     unfinished bar ends at the record's last update: the timeline is as of then. */
+     unfinished bar ends at the record's last update, the timeline being as of then, but
+     never before it starts (a run's updatedAt can be a millisecond older than the attempt
+     its last transition opened). */
   function timelineRows(record, asOf) {
     var rows = [];
+    var until = function (start, ended) { return ended ? Date.parse(ended) : Math.max(asOf, start); };
     record.steps.forEach(function (step) {
       var bars = (step.attempts || []).map(function (a) {
-        return { start: Date.parse(a.startedAt), end: a.endedAt ? Date.parse(a.endedAt) : asOf,
+        var start = Date.parse(a.startedAt);
+        return { start: start, end: until(start, a.endedAt),
                  state: a.outcome || "running", name: a.attemptId };
       });
       if (!bars.length && step.startedAt) {
-        bars = [{ start: Date.parse(step.startedAt),
-                  end: step.finishedAt ? Date.parse(step.finishedAt) : asOf,
+        var start = Date.parse(step.startedAt);
+        bars = [{ start: start, end: until(start, step.finishedAt),
                   state: step.state.toLowerCase(), name: step.stepId }];
       }
       if (bars.length) { rows.push({ stepId: step.stepId, bars: bars, first: bars[0].start }); }
@@ -437,7 +441,7 @@
     var start = Date.parse(record.createdAt);
     var end = start + 1;
     rows.forEach(function (row) {
-      row.bars.forEach(function (bar) { end = Math.max(end, bar.end); });
+      row.bars.forEach(function (bar) { end = Math.max(end, bar.start, bar.end); });
     });
     var scale = TIMELINE.width / (end - start);
     var x = function (t) { return TIMELINE.label + (t - start) * scale; };
@@ -459,8 +463,12 @@
                                         "class": "timeline-label" }, row.stepId));
       row.bars.forEach(function (bar) {
         var style = data.styles.steps[bar.state] || data.styles.steps.running;
-        var rect = svgEl("rect", { x: x(bar.start), y: y, height: TIMELINE.bar, rx: 2,
-                                   width: Math.max(2, (bar.end - bar.start) * scale),
+        /* at least 2 px wide, and inside the axis: a short bar at its end is drawn
+           ending there */
+        var barWidth = Math.max(2, (bar.end - bar.start) * scale);
+        var barX = Math.min(x(bar.start), TIMELINE.label + TIMELINE.width - barWidth);
+        var rect = svgEl("rect", { x: barX, y: y, height: TIMELINE.bar, rx: 2,
+                                   width: barWidth,
                                    fill: style.fill, stroke: style.stroke,
                                    "class": "timeline-bar", "data-state": bar.state });
         rect.appendChild(svgEl("title", {}, row.stepId + " · " + text(bar.name) + " · " +
