@@ -120,10 +120,10 @@ _CLAIM = """
 UPDATE queue q SET attempts = q.attempts + 1, lease_owner = %s, lease_until = %s
 FROM (SELECT signal_id, run_id, kind FROM queue c
       WHERE due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)
-        AND NOT EXISTS (SELECT 1 FROM queue o WHERE o.run_id = c.run_id
-                        AND c.kind IN ('event', 'start-child')
-                        AND o.kind IN ('event', 'start-child')
-                        AND o.lease_until > %s AND o.lease_owner <> %s)
+        AND (c.kind NOT IN ('event', 'start-child')
+             OR c.run_id NOT IN (SELECT o.run_id FROM queue o
+                                 WHERE o.kind IN ('event', 'start-child')
+                                   AND o.lease_until > %s AND o.lease_owner <> %s))
       ORDER BY due_at, seq LIMIT %s FOR UPDATE SKIP LOCKED) free
 LEFT JOIN runs r ON r.run_id = free.run_id AND free.kind IN ('event', 'start-child')
 WHERE q.signal_id = free.signal_id
@@ -132,7 +132,12 @@ RETURNING q.signal_id, q.run_id, q.kind, q.payload, q.due_at, q.attempts, q.last
 """
 """A claim names the revision of each event or start-child row's run: the store reads the
 runs it does not hold at that revision in one more statement (:meth:`_runs_of`), so a
-worker that applies the next event of a run it just committed reads nothing more."""
+worker that applies the next event of a run it just committed reads nothing more. The runs
+whose event rows another worker holds leased are read once into a hash (``NOT IN`` an
+uncorrelated subquery: a hashed subplan) whatever the planner estimates: as a correlated
+``NOT EXISTS`` a stale estimate made it a nested loop over every leased row for each due
+row (with 4 workers 20-150 ms per claim).
+"""
 _INSERT_RUN = """
 INSERT INTO runs (run_id, workflow, version, definition_hash, state, parent_run_id,
                   created_at, updated_at, finished_at, document, revision, tenant,
