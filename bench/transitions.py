@@ -10,7 +10,8 @@ applied to a run (``Run.transitions``, summed over the runs and their child runs
 executor calls between them are not counted). Worker CPU is counted from the start
 signal on (each worker's start-up, about 0.8 s of imports here, is not). Without ``--db`` the script
 starts its own throwaway PostgreSQL (fsync on, ``pg_stat_statements`` loaded) and prints,
-after the largest round, the statements that took the most server time; ``--profile``
+after the largest round, the statements that took the most server time from the start
+signal on (the runs' start is not counted); ``--profile``
 also samples one worker of that round with py-spy and prints where its CPU went. The
 CPU seconds of the worker processes and of the PostgreSQL server are printed per round.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import os
 import shutil
 import subprocess
@@ -26,6 +28,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,7 +97,9 @@ def server_cpu(data_dir: Path | None) -> float:
 
 
 def measure(db: str, workers: int, runs: int, label: str, profile: Path | None = None,
-            data_dir: Path | None = None) -> Round:
+            data_dir: Path | None = None, at_go: Callable[[], None] | None = None) -> Round:
+    """One round; ``at_go`` is called just before the workers are let go (after the runs
+    were started), e.g. to reset the server's statement statistics."""
     folder = Path(tempfile.mkdtemp(prefix="wfr-tps-"))
     marker = folder / "fixed"
     marker.touch()
@@ -113,6 +118,8 @@ def measure(db: str, workers: int, runs: int, label: str, profile: Path | None =
         server_before = server_cpu(data_dir)
         workers_before = sum(cpu_seconds(p.pid) for p in pool.processes)  # start-up, imports
         spy = _spy(pool.processes[0].pid, profile) if profile is not None else None
+        if at_go is not None:
+            at_go()
         (folder / "go").touch()
         began = time.monotonic()
         while _unfinished(store, len(started)):
@@ -178,7 +185,7 @@ def top_statements(admin_url: str, database: str, top: int = 8) -> list[str]:
     import psycopg
 
     with psycopg.connect(admin_url.rsplit("/", 1)[0] + f"/{database}", autocommit=True) as db:
-        rows = db.execute("SELECT calls, total_exec_time, mean_exec_time, query FROM "
+        rows = db.execute("SELECT calls, total_exec_time, mean_exec_time, rows, query FROM "
                           "pg_stat_statements ORDER BY total_exec_time DESC LIMIT %s",
                           (top,)).fetchall()
         (total,) = db.execute("SELECT sum(total_exec_time) FROM pg_stat_statements").fetchone()
@@ -188,7 +195,8 @@ def top_statements(admin_url: str, database: str, top: int = 8) -> list[str]:
     heading = (f"  transactions: {committed} committed, {rolled_back} rolled back (refused "
                "groups and conflicts)")
     return [heading] + [f"  {100 * t / total:5.1f}%  {calls:>7} calls  {mean:6.3f} ms  "
-                        f"{' '.join(str(q).split())[:90]}" for calls, t, mean, q in rows]
+                        f"{n:>7} rows  {' '.join(str(q).split())[:80]}"
+                        for calls, t, mean, n, q in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,14 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     rounds, profile = [], Path(tempfile.mkdtemp(prefix="wfr-spy-")) / "worker.txt"
     try:
         for index, workers in enumerate(counts):
-            if server is not None:
-                _reset_statements(server.admin_url)
             last = index == len(counts) - 1
             schema = f"tps_{uuid.uuid4().hex[:8]}"
             rounds.append(measure(f"{base}{'&' if '?' in base else '?'}schema={schema}", workers,
                                   args.runs, "PostgreSQL",
                                   profile if (args.profile and last) else None,
-                                  None if server is None else server.folder / "data"))
+                                  None if server is None else server.folder / "data",
+                                  None if server is None else
+                                  functools.partial(_reset_statements, server.admin_url)))
             print(rounds[-1].row(), flush=True)
         statements = top_statements(server.admin_url, "wfr") if server is not None else []
         if not args.no_sqlite:
