@@ -10,8 +10,11 @@ applied to a run (``Run.transitions``, summed over the runs and their child runs
 executor calls between them are not counted). Worker CPU is counted from the start
 signal on (each worker's start-up, about 0.8 s of imports here, is not). Without ``--db`` the script
 starts its own throwaway PostgreSQL (fsync on, ``pg_stat_statements`` loaded) and prints,
-after the largest round, the statements that took the most server time; ``--profile``
-also samples one worker of that round with py-spy and prints where its CPU went. The
+after the largest round, the statements that took the most server time from the start
+signal on (the runs' start is not counted); ``--profile``
+also samples one worker of that round with py-spy and prints where its CPU went, and
+``--waits`` what the server's backends were doing (:mod:`pg_waits`: running, waiting for a
+lock or the WAL, idle waiting for their worker). The
 CPU seconds of the worker processes and of the PostgreSQL server are printed per round.
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import os
 import shutil
 import subprocess
@@ -26,6 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import chaos  # noqa: E402
+from pg_waits import WaitSampler, summary  # noqa: E402
 
 from workflow.demo import demo_definitions  # noqa: E402
 from workflow.engine import Engine  # noqa: E402
@@ -94,7 +100,11 @@ def server_cpu(data_dir: Path | None) -> float:
 
 
 def measure(db: str, workers: int, runs: int, label: str, profile: Path | None = None,
-            data_dir: Path | None = None) -> Round:
+            data_dir: Path | None = None, at_go: Callable[[], None] | None = None,
+            waits: WaitSampler | None = None) -> Round:
+    """One round; ``at_go`` is called just before the workers are let go (after the runs
+    were started), e.g. to reset the server's statement statistics; ``waits`` samples
+    the server's backends from then until every run has finished."""
     folder = Path(tempfile.mkdtemp(prefix="wfr-tps-"))
     marker = folder / "fixed"
     marker.touch()
@@ -113,11 +123,17 @@ def measure(db: str, workers: int, runs: int, label: str, profile: Path | None =
         server_before = server_cpu(data_dir)
         workers_before = sum(cpu_seconds(p.pid) for p in pool.processes)  # start-up, imports
         spy = _spy(pool.processes[0].pid, profile) if profile is not None else None
+        if at_go is not None:
+            at_go()
+        if waits is not None:
+            waits.start()
         (folder / "go").touch()
         began = time.monotonic()
         while _unfinished(store, len(started)):
             time.sleep(0.1)  # each look is a query competing with the workers
         seconds = time.monotonic() - began
+        if waits is not None:
+            waits.stop()
         worker_cpu = sum(cpu_seconds(p.pid) for p in pool.processes) - workers_before
         server_used = server_cpu(data_dir) - server_before if data_dir or "://" in db else 0.0
         if spy is not None:
@@ -178,7 +194,7 @@ def top_statements(admin_url: str, database: str, top: int = 8) -> list[str]:
     import psycopg
 
     with psycopg.connect(admin_url.rsplit("/", 1)[0] + f"/{database}", autocommit=True) as db:
-        rows = db.execute("SELECT calls, total_exec_time, mean_exec_time, query FROM "
+        rows = db.execute("SELECT calls, total_exec_time, mean_exec_time, rows, query FROM "
                           "pg_stat_statements ORDER BY total_exec_time DESC LIMIT %s",
                           (top,)).fetchall()
         (total,) = db.execute("SELECT sum(total_exec_time) FROM pg_stat_statements").fetchone()
@@ -188,7 +204,8 @@ def top_statements(admin_url: str, database: str, top: int = 8) -> list[str]:
     heading = (f"  transactions: {committed} committed, {rolled_back} rolled back (refused "
                "groups and conflicts)")
     return [heading] + [f"  {100 * t / total:5.1f}%  {calls:>7} calls  {mean:6.3f} ms  "
-                        f"{' '.join(str(q).split())[:90]}" for calls, t, mean, q in rows]
+                        f"{n:>7} rows  {' '.join(str(q).split())[:80]}"
+                        for calls, t, mean, n, q in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", default="1,2,4", help="worker counts on PostgreSQL")
     p.add_argument("--no-sqlite", action="store_true", help="skip the SQLite round")
     p.add_argument("--profile", action="store_true", help="py-spy one worker of the last round")
+    p.add_argument("--waits", action="store_true",
+                   help="sample what the server's backends wait for in the last round")
     args = p.parse_args(argv)
     counts = [int(n) for n in args.workers.split(",")]
     server = None
@@ -213,16 +232,20 @@ def main(argv: list[str] | None = None) -> int:
             admin.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
     base = args.db or server.url  # type: ignore[union-attr]
     rounds, profile = [], Path(tempfile.mkdtemp(prefix="wfr-spy-")) / "worker.txt"
+    waits = None
     try:
         for index, workers in enumerate(counts):
-            if server is not None:
-                _reset_statements(server.admin_url)
             last = index == len(counts) - 1
+            if args.waits and last and server is not None:
+                waits = WaitSampler(server.admin_url, "wfr")
             schema = f"tps_{uuid.uuid4().hex[:8]}"
             rounds.append(measure(f"{base}{'&' if '?' in base else '?'}schema={schema}", workers,
                                   args.runs, "PostgreSQL",
                                   profile if (args.profile and last) else None,
-                                  None if server is None else server.folder / "data"))
+                                  None if server is None else server.folder / "data",
+                                  None if server is None else
+                                  functools.partial(_reset_statements, server.admin_url),
+                                  waits))
             print(rounds[-1].row(), flush=True)
         statements = top_statements(server.admin_url, "wfr") if server is not None else []
         if not args.no_sqlite:
@@ -240,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     if statements:
         print(f"\nPostgreSQL time by statement ({counts[-1]} workers, pg_stat_statements):")
         print("\n".join(statements))
+    if waits is not None:
+        print(f"\nWhat the server's backends were doing ({counts[-1]} workers, "
+              f"{sum(waits.counts.values())} samples of pg_stat_activity):")
+        print("\n".join(summary(waits.counts)))
     if args.profile and profile.exists():
         print(f"\nOne worker's own CPU samples ({counts[-1]} workers, py-spy):")
         print("\n".join(profile_summary(profile)))

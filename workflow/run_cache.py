@@ -17,6 +17,7 @@ keys, completions), so a few very large runs cannot fill it.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -83,6 +84,19 @@ class RunCache:
             while len(self._runs) > self.size or self._held > self.items:
                 _, (_, dropped) = self._runs.popitem(last=False)
                 self._held -= dropped
+
+    def recent(self, count: int) -> list[str]:
+        """The ids of the ``count`` runs used last, the last first.
+
+        >>> from workflow.model import new_run
+        >>> cache = RunCache()
+        >>> for name in "abc":
+        ...     cache.remember(new_run(name, "w", "1", "h", {}, at=0.0))
+        >>> cache.recent(2)
+        ['c', 'b']
+        """
+        with self._lock:
+            return list(itertools.islice(reversed(self._runs), count))
 
     def forget(self, run_ids: Iterable[str]) -> None:
         """Drop runs (purged ones)."""
