@@ -59,7 +59,14 @@ from layouts.layered.labels import LABEL_GAP
 from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
 from layouts.layered.loopbacks.legs import corridor_legs, lane_legs
 from layouts.layered.model import Placement
-from layouts.layered.routing.ends import FAR, EdgeKind, EdgePlan, EndSlot, plan_ends
+from layouts.layered.routing.ends import (
+    FAR,
+    EdgeKind,
+    EdgePlan,
+    EndSlot,
+    centre_x,
+    plan_ends,
+)
 from layouts.layered.routing.geometry import ends_along, placed_boxes
 from layouts.layered.routing.legs import SNAP, Leg, forward_legs
 from layouts.layered.routing.slots import VERTICAL_SIDES, slot_coordinate
@@ -78,11 +85,6 @@ class _Room:
 
     clearance: float
     spacing: float
-
-
-def _centre(placement: Placement, node_id: str) -> float:
-    node = placement.nodes[node_id]
-    return node.x + node.width / 2
 
 
 def _end(plan: EdgePlan, role: str) -> EndSlot:
@@ -128,7 +130,7 @@ def _column(plan: EdgePlan, role: str, placement: Placement, faces: _Faces) -> f
     (last) dummy's, or the other end's slot x for an edge between neighbouring layers."""
     chain = plan.edge.chain
     if chain:
-        return _centre(placement, chain[0] if role == "source" else chain[-1])
+        return centre_x(placement, chain[0] if role == "source" else chain[-1])
     other = (plan.position, "target" if role == "source" else "source")
     return faces.x(other)
 
@@ -153,7 +155,7 @@ def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
         chain = plan.edge.chain
         if plan.kind not in (EdgeKind.FORWARD, EdgeKind.LANE) or not chain:
             continue
-        xs = [_centre(placement, d) for d in chain]
+        xs = [centre_x(placement, d) for d in chain]
         if plan.kind is EdgeKind.FORWARD:
             xs = [faces.x((plan.position, "source")), *xs,
                   faces.x((plan.position, "target"))]
@@ -181,7 +183,7 @@ def _passed(placement: Placement, node_id: str, side: Side, column: float, room:
         if not other.dummy:
             gap = other.x - column if side is Side.RIGHT else column - (other.x + other.width)
             return passed if gap >= room.clearance else None
-        beyond = (_centre(placement, other.id) - column) * step
+        beyond = (centre_x(placement, other.id) - column) * step
         if beyond >= room.spacing:
             return passed
         if beyond > -room.spacing or not straight[other.id][role == "source"]:
@@ -260,7 +262,7 @@ def _plan_legs(plan: EdgePlan, placement: Placement, faces: _Faces,
     above = placement.nodes[plan.target.node].layer
     chain = plan.edge.chain
     if plan.kind is EdgeKind.FORWARD:
-        columns = [source_x, *(_centre(placement, d) for d in chain), target_x]
+        columns = [source_x, *(centre_x(placement, d) for d in chain), target_x]
         return forward_legs(plan.position, range(below, above + 1), columns)
     if plan.kind is EdgeKind.LANE:
         return lane_legs(plan.position, below, above, source_x,
@@ -306,7 +308,7 @@ def key_of(plan: EdgePlan, node: str) -> EndKey:
 def _straight_through(plan: EdgePlan, placement: Placement, faces: _Faces) -> bool:
     """The edge's planned route is one vertical from end to end."""
     xs = [faces.x((plan.position, "source")),
-          *(_centre(placement, d) for d in plan.edge.chain),
+          *(centre_x(placement, d) for d in plan.edge.chain),
           faces.x((plan.position, "target"))]
     return max(xs) - min(xs) < SNAP
 
@@ -394,9 +396,9 @@ def column_along(plans: Sequence[EdgePlan], placement: Placement,
         source_x, target_x = along[plan.position]
         chain = plan.edge.chain
         if plan.source.side not in VERTICAL_SIDES:
-            source_x = _centre(placement, chain[0]) if chain else target_x
+            source_x = centre_x(placement, chain[0]) if chain else target_x
         if plan.target.side not in VERTICAL_SIDES:
-            target_x = _centre(placement, chain[-1]) if chain else source_x
+            target_x = centre_x(placement, chain[-1]) if chain else source_x
         along[plan.position] = (source_x, target_x)
     return along
 

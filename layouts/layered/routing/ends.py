@@ -80,7 +80,8 @@ def edge_kind(edge: ChainEdge) -> EdgeKind:
     return EdgeKind.FORWARD
 
 
-def _centre_x(placement: Placement, node_id: str) -> float:
+def centre_x(placement: Placement, node_id: str) -> float:
+    """The x of the centre of ``node_id``'s box in ``placement``."""
     node = placement.nodes[node_id]
     return node.x + node.width / 2
 
@@ -117,7 +118,7 @@ def requests(placement: Placement, corridors: dict[int, Corridor],
             # runs into a lane take the end slots on its side, inside any corridor's
             for node, side, lane_end, end in ((edge.lower, Side.BOTTOM, edge.chain[-1], "source"),
                                               (edge.upper, Side.TOP, edge.chain[0], "target")):
-                key = lane_key(_centre_x(placement, lane_end), _centre_x(placement, node), FAR / 2)
+                key = lane_key(centre_x(placement, lane_end), centre_x(placement, node), FAR / 2)
                 requests.append((node, side, key, position, position, end))
         elif kind is EdgeKind.CORRIDOR:
             key = _corridor_key(corridors[position])
@@ -125,8 +126,8 @@ def requests(placement: Placement, corridors: dict[int, Corridor],
             requests.append((edge.upper, Side.TOP, key, position, position, "target"))
         else:
             columns = (edge.upper, *edge.chain, edge.lower)
-            down_key = _centre_x(placement, columns[1])
-            up_key = _centre_x(placement, columns[-2])
+            down_key = centre_x(placement, columns[1])
+            up_key = centre_x(placement, columns[-2])
             requests.append((edge.upper, sides.get((position, "source"), Side.BOTTOM),
                              down_key, position, position, "source"))
             requests.append((edge.lower, sides.get((position, "target"), Side.TOP),
