@@ -320,7 +320,7 @@ class _Search:
                  for i in range(len(layers) - 1)]
         count = sum(pairs) + self.corridor()
         restart_best, stale, improved = count + 1, 0, False
-        memo: SweepMemo = {}
+        memo = SweepMemo()
         for iteration in range(plan.sweeps + 1):
             improved |= self.offer(count)
             stale = 0 if count < restart_best else stale + 1

@@ -151,9 +151,45 @@ def sort_layer(layer: Sequence[int], pos: Sequence[int], neighbours: Sequence[Se
     return result
 
 
-SweepMemo = dict[tuple[int, bool, bool, bool], tuple[tuple[int, ...], tuple[int, ...]]]
-"""Per (layer, downward, median): the fixed neighbour layer and the result of the last
-sort of that layer in such a sweep."""
+MemoKey = tuple[int, bool, bool, bool]
+"""(layer, downward, median, reverse_ties)"""
+
+
+class SweepMemo:
+    """What the sweeps of one run remember: per (layer, downward, mode), the fixed
+    neighbour layer and the result of the last sort of that layer in such a sweep.
+
+    The mode is the median flag only where it matters: a layer none of whose nodes has
+    three or more neighbours on the fixed side sorts the same by median as by
+    barycenter (the median of one or two positions is their mean), so a median sweep
+    finds what the barycenter sweep before it left (and the other way round). With
+    ``reverse_ties`` a sort is not idempotent (ties swap again), so that mode keeps
+    its own entries, as it always did.
+
+    >>> memo = SweepMemo()
+    >>> memo.key(1, [0, 1], [[5], [5, 6]], downward=True, median=True, reverse_ties=False)
+    (1, True, False, False)
+    >>> memo.key(1, [0, 1], [[5], [5, 6, 7]], downward=False, median=True, reverse_ties=False)
+    (1, False, True, False)
+    """
+
+    __slots__ = ("plain", "sorted")
+
+    def __init__(self) -> None:
+        self.sorted: dict[MemoKey, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self.plain: dict[tuple[int, bool], bool] = {}
+
+    def key(self, i: int, layer: Sequence[int], neighbours: Sequence[Sequence[int]], *,
+            downward: bool, median: bool, reverse_ties: bool) -> MemoKey:
+        """The entry of layer ``i`` (``layer``, whose nodes' fixed-side ``neighbours``
+        decide whether the median flag counts; layers keep their nodes, so that is
+        worked out once per layer and direction)."""
+        if median and not reverse_ties:
+            plain = self.plain.get((i, downward))
+            if plain is None:
+                plain = self.plain[(i, downward)] = all(len(neighbours[v]) < 3 for v in layer)
+            median = not plain
+        return (i, downward, median, reverse_ties)
 
 
 def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
@@ -163,28 +199,32 @@ def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
     """Reorder every layer (in place) against its already-ordered neighbour layer;
     returns which layers changed. With a ``memo`` (kept between the sweeps of one run),
     a layer that still is what its last sort against the same, unchanged, neighbour
-    layer gave is left alone: sorting is idempotent, so it would come out the same.
+    layer gave is left alone: sorting is idempotent, so it would come out the same
+    (:class:`SweepMemo` says when a barycenter and a median sort count as the same).
 
-    >>> layers, memo = [[0, 1], [2, 3]], {}
+    >>> layers, memo = [[0, 1], [2, 3]], SweepMemo()
     >>> sweep(layers, [0, 1, 0, 1], [[], [], [1], [0]], [[3], [2], [], []],
     ...       downward=True, median=False, memo=memo), layers
     ([False, True], [[0, 1], [3, 2]])
-    >>> memo
+    >>> memo.sorted
     {(1, True, False, False): ((0, 1), (3, 2))}
     """
     changed = [False] * len(layers)
     indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
+    neighbours = up if downward else down
     for i in indices:
         if len(layers[i]) < 2:
             continue
         fixed = tuple(layers[i - 1] if downward else layers[i + 1])
-        key = (i, downward, median, reverse_ties)
-        if memo is not None and memo.get(key) == (fixed, tuple(layers[i])):
-            continue
-        ordered = sort_layer(layers[i], pos, up if downward else down, median=median,
+        if memo is not None:
+            key = memo.key(i, layers[i], neighbours, downward=downward, median=median,
+                           reverse_ties=reverse_ties)
+            if memo.sorted.get(key) == (fixed, tuple(layers[i])):
+                continue
+        ordered = sort_layer(layers[i], pos, neighbours, median=median,
                              pinned=pinned, reverse_ties=reverse_ties)
         if memo is not None:
-            memo[key] = (fixed, tuple(ordered))
+            memo.sorted[key] = (fixed, tuple(ordered))
         if ordered != layers[i]:
             changed[i] = True
             layers[i] = ordered

@@ -4,7 +4,9 @@ transpose and sifting, effort levels, determinism and input-order stability."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from itertools import combinations, pairwise
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -383,3 +385,57 @@ def test_breadth_first_layers_visit_siblings_before_grandchildren() -> None:
     assert breadth_first_layers(range(7), rank, down, up, 3) == [[0, 1], [2, 3, 5], [4, 6]]
     assert breadth_first_layers(range(7), rank, down, up, 3, from_bottom=True) == \
         [[0, 1], [2, 3, 5], [4, 6]]
+
+
+def _counted_sorts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Patch the sweep module's ``sort_layer`` to record the layers it sorts."""
+    import sys
+    module = sys.modules["layouts.layered.ordering.sweep"]
+    sorted_layers: list[int] = []
+    real: Callable[..., list[int]] = module.sort_layer
+
+    def counting(layer: Sequence[int], pos: Sequence[int],
+                 neighbours: Sequence[Sequence[int]], **kwargs: Any) -> list[int]:
+        sorted_layers.append(layer[0])
+        return real(layer, pos, neighbours, **kwargs)
+
+    monkeypatch.setattr(module, "sort_layer", counting)
+    return sorted_layers
+
+
+def test_a_median_sweep_skips_layers_the_barycenter_sweep_left_as_median_would(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from layouts.layered.ordering.sweep import SweepMemo, sweep
+    # top 0, 1; middle 2, 3 (2 under 1, 3 under 0); bottom 4, 5, 6, all under 2 and 3.
+    # Every middle node has one upper neighbour, every bottom node two: their median is
+    # their mean, so a median sweep sorts both layers as the barycenter sweep did.
+    up = [[], [], [1], [0], [2, 3], [2, 3], [2, 3]]
+    down = [[3], [2], [4, 5, 6], [4, 5, 6], [], [], []]
+    layers = [[0, 1], [2, 3], [4, 5, 6]]
+    pos = [0, 1, 0, 1, 0, 1, 2]
+    memo = SweepMemo()
+    sorted_layers = _counted_sorts(monkeypatch)
+    assert sweep(layers, pos, up, down, downward=True, median=False, memo=memo) == \
+        [False, True, False]
+    assert layers == [[0, 1], [3, 2], [4, 5, 6]] and sorted_layers == [2, 4]
+    assert sweep(layers, pos, up, down, downward=True, median=True, memo=memo) == \
+        [False, False, False]
+    assert sorted_layers == [2, 4]       # nothing sorted again
+
+
+def test_a_median_sweep_sorts_again_where_a_node_has_three_neighbours(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from layouts.layered.ordering.sweep import SweepMemo, sweep
+    # Top 0..4; below, 5 has neighbours at 0, 1 and 4 (barycenter 5/3, median 1) and
+    # 6 one at 2 (key 2 either way): barycenter puts 5 first (5/3 < 2), and so does the
+    # median (1 < 2); the sort must still run, since the keys differ.
+    up = [[], [], [], [], [], [0, 1, 4], [2]]
+    down = [[5], [5], [6], [], [5], [], []]
+    layers = [[0, 1, 2, 3, 4], [6, 5]]
+    pos = [0, 1, 2, 3, 4, 1, 0]
+    memo = SweepMemo()
+    sorted_layers = _counted_sorts(monkeypatch)
+    sweep(layers, pos, up, down, downward=True, median=False, memo=memo)
+    assert layers[1] == [5, 6]
+    sweep(layers, pos, up, down, downward=True, median=True, memo=memo)
+    assert sorted_layers == [6, 5]       # the second sweep sorted [5, 6] once more
