@@ -147,6 +147,8 @@ class _Work:
     side_anchor: list[bool]
     lanes: dict[int, list[list[int]]]
     """Per component, the dummies of each lane, top to bottom."""
+    memos: dict[int, SweepMemo]
+    """Per component, the sorts of its sweeps so far (:class:`.sweep.SweepMemo`)."""
 
     def pin_all(self, nodes: Sequence[int], side: int) -> None:
         """Pin the side anchors among ``nodes`` to ``side``, free everything else."""
@@ -207,7 +209,7 @@ def _work_graph(graph: ProperGraph, anchors: CorridorAnchors) -> _Work:
             lanes.setdefault(graph.component[dummies[0]], []).append(dummies)
     return _Work(up, down, real_down, [*graph.rank, *anchors.rank], [0] * count,
                  graph.layer_count, CorridorCosts(graph), anchors_of_edge, side_anchor,
-                 lanes)
+                 lanes, {})
 
 
 def _order_component(searches: list[_Search], effort: Effort) -> _Search:
@@ -238,6 +240,8 @@ class _Search:
         self.layers: list[list[int]] = []
         self.best: list[list[int]] = []
         self.best_count = -1
+        # shared by the restarts and sides of a component: their sweeps often meet
+        self.memo = work.memos.setdefault(component, SweepMemo())
 
     def done(self) -> bool:
         """No crossings left to remove, or no time left (never before the first order:
@@ -320,7 +324,7 @@ class _Search:
                  for i in range(len(layers) - 1)]
         count = sum(pairs) + self.corridor()
         restart_best, stale, improved = count + 1, 0, False
-        memo = SweepMemo()
+        memo = self.memo
         for iteration in range(plan.sweeps + 1):
             improved |= self.offer(count)
             stale = 0 if count < restart_best else stale + 1

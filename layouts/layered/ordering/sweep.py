@@ -156,8 +156,9 @@ MemoKey = tuple[int, bool, bool, bool]
 
 
 class SweepMemo:
-    """What the sweeps of one run remember: per (layer, downward, mode), the fixed
-    neighbour layer and the result of the last sort of that layer in such a sweep.
+    """What the sweeps of one ordering remember (every restart and corridor side): per
+    (layer, downward, mode), the fixed neighbour layer, the result of the last sort of
+    that layer in such a sweep, and the pins of its nodes then.
 
     The mode is the median flag only where it matters: a layer none of whose nodes has
     three or more neighbours on the fixed side sorts the same by median as by
@@ -176,7 +177,7 @@ class SweepMemo:
     __slots__ = ("plain", "sorted")
 
     def __init__(self) -> None:
-        self.sorted: dict[MemoKey, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self.sorted: dict[MemoKey, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
         self.plain: dict[tuple[int, bool], bool] = {}
 
     def key(self, i: int, layer: Sequence[int], neighbours: Sequence[Sequence[int]], *,
@@ -197,17 +198,18 @@ def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
           pinned: Sequence[int] | None = None, memo: SweepMemo | None = None,
           reverse_ties: bool = False) -> list[bool]:
     """Reorder every layer (in place) against its already-ordered neighbour layer;
-    returns which layers changed. With a ``memo`` (kept between the sweeps of one run),
-    a layer that still is what its last sort against the same, unchanged, neighbour
-    layer gave is left alone: sorting is idempotent, so it would come out the same
-    (:class:`SweepMemo` says when a barycenter and a median sort count as the same).
+    returns which layers changed. With a ``memo`` (kept between the sweeps of one
+    ordering), a layer that still is what its last sort against the same, unchanged,
+    neighbour layer gave, with the same pins, is left alone: sorting is idempotent, so
+    it would come out the same (:class:`SweepMemo` says when a barycenter and a median
+    sort count as the same).
 
     >>> layers, memo = [[0, 1], [2, 3]], SweepMemo()
     >>> sweep(layers, [0, 1, 0, 1], [[], [], [1], [0]], [[3], [2], [], []],
     ...       downward=True, median=False, memo=memo), layers
     ([False, True], [[0, 1], [3, 2]])
     >>> memo.sorted
-    {(1, True, False, False): ((0, 1), (3, 2))}
+    {(1, True, False, False): ((0, 1), (3, 2), ())}
     """
     changed = [False] * len(layers)
     indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
@@ -216,15 +218,17 @@ def sweep(layers: list[list[int]], pos: list[int], up: Sequence[Sequence[int]],
         if len(layers[i]) < 2:
             continue
         fixed = tuple(layers[i - 1] if downward else layers[i + 1])
+        pins = () if pinned is None else tuple([pinned[v] for v in layers[i]])
         if memo is not None:
             key = memo.key(i, layers[i], neighbours, downward=downward, median=median,
                            reverse_ties=reverse_ties)
-            if memo.sorted.get(key) == (fixed, tuple(layers[i])):
+            if memo.sorted.get(key) == (fixed, tuple(layers[i]), pins):
                 continue
         ordered = sort_layer(layers[i], pos, neighbours, median=median,
                              pinned=pinned, reverse_ties=reverse_ties)
         if memo is not None:
-            memo.sorted[key] = (fixed, tuple(ordered))
+            memo.sorted[key] = (fixed, tuple(ordered),
+                                () if pinned is None else tuple([pinned[v] for v in ordered]))
         if ordered != layers[i]:
             changed[i] = True
             layers[i] = ordered

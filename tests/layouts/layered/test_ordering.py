@@ -439,3 +439,22 @@ def test_a_median_sweep_sorts_again_where_a_node_has_three_neighbours(
     assert layers[1] == [5, 6]
     sweep(layers, pos, up, down, downward=True, median=True, memo=memo)
     assert sorted_layers == [6, 5]       # the second sweep sorted [5, 6] once more
+
+
+def test_a_remembered_sort_is_redone_when_the_pins_changed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from layouts.layered.ordering.sweep import SweepMemo, sweep
+    # Top 0, 1; below, 2 under 1 and 3 under 0. With 2 pinned at slot 0 the sort leaves
+    # [2, 3] (3 alone is movable); once 2 is free the same layers must sort to [3, 2]:
+    # the memo of the pinned sort must not stand in for it.
+    up = [[], [], [1], [0]]
+    down = [[3], [2], [], []]
+    memo = SweepMemo()
+    sorted_layers = _counted_sorts(monkeypatch)
+    layers, pos = [[0, 1], [2, 3]], [0, 1, 0, 1]
+    sweep(layers, pos, up, down, downward=True, median=False, pinned=[0, 0, -1, 0], memo=memo)
+    assert layers[1] == [2, 3] and sorted_layers == [2]
+    sweep(layers, pos, up, down, downward=True, median=False, pinned=[0, 0, -1, 0], memo=memo)
+    assert sorted_layers == [2]          # same layers, same pins: remembered
+    sweep(layers, pos, up, down, downward=True, median=False, pinned=[0, 0, 0, 0], memo=memo)
+    assert layers[1] == [3, 2] and sorted_layers == [2, 2]
