@@ -67,7 +67,7 @@ from layouts.layered.frame import TRANSPOSED_SIDE
 from layouts.layered.hierarchy.assemble import Drawing, assemble
 from layouts.layered.hierarchy.passes import DUMMY_SIZE, Pass, lay_out_levels
 from layouts.layered.hierarchy.plan import split
-from layouts.layered.hierarchy.squeeze import rigid_nodes, squeeze
+from layouts.layered.hierarchy.squeeze import COMPOUND_LAYER_SPACING, rigid_nodes, squeeze
 from layouts.layered.model import Deadline
 from layouts.layered.pipeline import ENGINE_NAME, StepRunner
 from layouts.options import Direction, Effort, LayoutOptions
@@ -129,7 +129,8 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
             chosen, drawing = other, other_drawing
     drawing = run("squeeze", squeeze, drawing, layer_spacing=options.layer_spacing,
                   spacing=max(options.clearance, options.edge_spacing),
-                  clearance=options.clearance, rigid=rigid_nodes(graph, drawing))
+                  clearance=options.clearance, rigid=rigid_nodes(graph, drawing),
+                  inner_layer_spacing=min(options.layer_spacing, COMPOUND_LAYER_SPACING))
     final = run("frame restore", _restore, drawing, options.direction)
     notes = [f"compound layout: {len(plan.levels)} levels",
              f"crossings after ordering: {chosen.crossings} (sum over levels)"]
