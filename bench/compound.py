@@ -20,7 +20,10 @@ graph and engine, edge crossings and drawing area (:func:`layouts.quality.measur
 the compound contract violations by kind (:mod:`layouts.layered.contracts.hierarchy`),
 with the ratios layered/elkjs and layered/graphviz (and a note where an engine crosses
 less than layered only with edge ends off their ports); row ``elkjs=`` is elkjs with our
-spacings on every compound node, not just the root (:data:`ELK_SPACINGS`). With
+spacings on every compound node, not just the root (:data:`ELK_SPACINGS`). The issue's
+target is the plain ``elkjs`` row (its defaults inside compounds, as layered now uses:
+:data:`layouts.layered.hierarchy.passes.COMPOUND_NODE_SPACING`), so ``elkjs=`` spaces
+compound interiors wider than layered does. With
 ``--ports`` it compares the port graphs (:data:`layouts.port_corpus.SAMPLES`) instead,
 with the flat (or compound) contracts plus the port ones (:mod:`layouts.layered.contracts.ports`).
 ``--direction`` lays every engine out in that direction (TopToBottom by default); the

@@ -9,7 +9,9 @@ one node of the size that results, to any depth. The steps, one module each:
    a piece to (from) a *border dummy*, a one-pixel node standing for the point where the
    edge crosses the border;
 2. :mod:`.level`: each level through the layered pipeline, children's levels first, in
-   the canonical top-to-bottom frame, with one more step: *pin borders* puts the
+   the canonical top-to-bottom frame (the levels inside compounds with ELK's default
+   spacings where the caller's are larger, :data:`.passes.COMPOUND_NODE_SPACING`), with
+   one more step: *pin borders* puts the
    entering dummies on a first layer and the leaving ones on a last layer of their own,
    so between a dummy and its border there is nothing to cross. :mod:`.passes` runs
    that bottom-up pass, then a top-down one and a second bottom-up one in which every
