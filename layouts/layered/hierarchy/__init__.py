@@ -9,7 +9,9 @@ one node of the size that results, to any depth. The steps, one module each:
    a piece to (from) a *border dummy*, a one-pixel node standing for the point where the
    edge crosses the border;
 2. :mod:`.level`: each level through the layered pipeline, children's levels first, in
-   the canonical top-to-bottom frame, with one more step: *pin borders* puts the
+   the canonical top-to-bottom frame (the levels inside compounds with ELK's default
+   spacings where the caller's are larger, :data:`.passes.COMPOUND_NODE_SPACING`), with
+   one more step: *pin borders* puts the
    entering dummies on a first layer and the leaving ones on a last layer of their own,
    so between a dummy and its border there is nothing to cross. :mod:`.passes` runs
    that bottom-up pass, then a top-down one and a second bottom-up one in which every
@@ -67,7 +69,7 @@ from layouts.layered.frame import TRANSPOSED_SIDE
 from layouts.layered.hierarchy.assemble import Drawing, assemble
 from layouts.layered.hierarchy.passes import DUMMY_SIZE, Pass, lay_out_levels
 from layouts.layered.hierarchy.plan import split
-from layouts.layered.hierarchy.squeeze import rigid_nodes, squeeze
+from layouts.layered.hierarchy.squeeze import COMPOUND_LAYER_SPACING, rigid_nodes, squeeze
 from layouts.layered.model import Deadline
 from layouts.layered.pipeline import ENGINE_NAME, StepRunner
 from layouts.options import Direction, Effort, LayoutOptions
@@ -129,7 +131,8 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
             chosen, drawing = other, other_drawing
     drawing = run("squeeze", squeeze, drawing, layer_spacing=options.layer_spacing,
                   spacing=max(options.clearance, options.edge_spacing),
-                  clearance=options.clearance, rigid=rigid_nodes(graph, drawing))
+                  clearance=options.clearance, rigid=rigid_nodes(graph, drawing),
+                  inner_layer_spacing=min(options.layer_spacing, COMPOUND_LAYER_SPACING))
     final = run("frame restore", _restore, drawing, options.direction)
     notes = [f"compound layout: {len(plan.levels)} levels",
              f"crossings after ordering: {chosen.crossings} (sum over levels)"]

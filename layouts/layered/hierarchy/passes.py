@@ -45,6 +45,7 @@ from layouts.layered.hierarchy.frames import Frame, Interior, frame_for
 from layouts.layered.hierarchy.level import LaidOutLevel, Minimised, lay_out_level
 from layouts.layered.hierarchy.plan import Level, Plan
 from layouts.layered.hierarchy.port_room import port_room
+from layouts.layered.hierarchy.squeeze import COMPOUND_LAYER_SPACING
 from layouts.layered.model import Deadline, Routing
 from layouts.layered.pipeline import StepRunner
 from layouts.layered.portmap import transpose_port
@@ -82,6 +83,15 @@ class Pass:
         return self.crossings + self.inversions
 
 
+COMPOUND_NODE_SPACING = 20.0
+"""The node spacing inside compounds, in px, when the caller's is larger: ELK's default
+``spacing.nodeNode``, which elkjs uses inside every compound node that sets no spacing
+of its own (a caller's spacings on the root do not reach them). The root keeps the
+caller's node spacing; the layers inside compounds are laid out
+:data:`~.squeeze.COMPOUND_LAYER_SPACING` apart the same way (the routes between them
+still get the tracks they need: the router widens a layer gap for its tracks)."""
+
+
 @dataclass(slots=True)
 class _Context:
     """What every level layout of one hierarchical layout shares; ``later`` counts the
@@ -98,9 +108,15 @@ class _Context:
     first: Pass | None = None
     corridors_by_geometry: bool = False
     canonical: LayoutOptions = field(init=False)
+    inner: LayoutOptions = field(init=False)
+    """The canonical options of the levels inside compounds (:data:`COMPOUND_NODE_SPACING`,
+    :data:`~.squeeze.COMPOUND_LAYER_SPACING`)."""
 
     def __post_init__(self) -> None:
         self.canonical = self.options.with_changes(direction=Direction.TOP_TO_BOTTOM)
+        self.inner = self.canonical.with_changes(
+            node_spacing=min(self.options.node_spacing, COMPOUND_NODE_SPACING),
+            layer_spacing=min(self.options.layer_spacing, COMPOUND_LAYER_SPACING))
 
     @property
     def transposed(self) -> bool:
@@ -121,7 +137,8 @@ class _Context:
         level_graph = replace(level_graph, rank_groups=self.graph.rank_groups_among(
             {n.id for n in level_graph.nodes}))
         laid = lay_out_level(level_graph, frozenset(c.dummy for c in level.entering),
-                             frozenset(c.dummy for c in level.leaving), self.canonical,
+                             frozenset(c.dummy for c in level.leaving),
+                             self.canonical if level.owner is None else self.inner,
                              level_run, check_invariants=self.check_invariants,
                              border=border, minimised=self.minimised.get(level.owner),
                              corridors_by_geometry=self.corridors_by_geometry)

@@ -12,8 +12,12 @@ needs. This step moves every y coordinate ``y`` to ``f(y)`` with ``f`` non-decre
   segment, a route point, the top or bottom of a label or port box. Two lines whose
   x ranges come within ``clearance`` of each other keep ``min(old gap, spacing)``
   between them (``spacing`` is the larger of the clearance and the edge spacing), and
-  a node's bottom keeps ``min(old gap, layer_spacing)`` from the top of a node below it
-  (as the flat compaction does, :mod:`layouts.layered.compaction`);
+  a node's bottom keeps ``min(old gap, layer_spacing)`` from the top of a root node
+  below it (as the flat compaction does, :mod:`layouts.layered.compaction`), and
+  ``min(old gap, inner_layer_spacing)`` from the top of a node inside a compound
+  (ELK spaces a compound's layers by the compound's own options, its defaults when it
+  sets none: :data:`COMPOUND_LAYER_SPACING`; the routes between those layers still
+  keep the spacing above);
 * *rigid* spans keep their height: leaf nodes, edge and port label boxes, port boxes,
   and compound nodes with ports of their own or edges ending on their left or right
   face. A compound's own label keeps its offset from the compound's top instead, and
@@ -29,7 +33,8 @@ skyline), which implies every farther pair: ``min(p, s) + min(q, s) >= min(p + q
 >>> from layouts.layered.hierarchy.assemble import Drawing
 >>> d = Drawing((NodeBox("g", 0, 0, 200, 200), NodeBox("a", 50, 100, 100, 40, parent="g")),
 ...             (), 200, 200)
->>> s = squeeze(d, layer_spacing=60, spacing=12, clearance=12, rigid=frozenset({"a"}))
+>>> s = squeeze(d, layer_spacing=60, spacing=12, clearance=12, rigid=frozenset({"a"}),
+...             inner_layer_spacing=20)
 >>> [(n.y, n.height) for n in s.nodes], s.height   # a: 12 below g's top, g: 12 below a
 ([(0, 64), (12, 40)], 64)
 """
@@ -45,20 +50,27 @@ from layouts.graph import Graph
 from layouts.layered.hierarchy.assemble import Drawing
 from layouts.result import Box, EdgeRoute, NodeBox, Point, PortBox, Side
 
-__all__ = ["rigid_nodes", "squeeze"]
+__all__ = ["COMPOUND_LAYER_SPACING", "rigid_nodes", "squeeze"]
 
 _EPS = 1e-9
+
+COMPOUND_LAYER_SPACING = 20.0
+"""The gap the squeeze keeps between stacked nodes inside a compound, in px, when the
+layer spacing is larger: ELK's default ``spacing.nodeNodeBetweenLayers``, which elkjs
+uses inside every compound node that sets no spacing of its own (a caller's spacings
+on the root do not reach them). The root keeps the caller's layer spacing."""
 
 
 @dataclass(frozen=True, slots=True)
 class _Line:
     """A horizontal thing at ``y`` over ``x0 .. x1``; ``face`` is +1 for a node's top,
-    -1 for its bottom, 0 otherwise."""
+    -1 for its bottom, 0 otherwise; ``inner``: a node's face inside a compound."""
 
     y: float
     x0: float
     x1: float
     face: int = 0
+    inner: bool = False
 
 
 class _Skyline:
@@ -98,8 +110,9 @@ def _lines(drawing: Drawing) -> list[_Line]:
     """Every horizontal thing of the drawing (see the module docstring)."""
     out: list[_Line] = []
     for n in drawing.nodes:
-        out += [_Line(n.y, n.x, n.x + n.width, 1),
-                _Line(n.y + n.height, n.x, n.x + n.width, -1)]
+        inner = n.parent is not None
+        out += [_Line(n.y, n.x, n.x + n.width, 1, inner),
+                _Line(n.y + n.height, n.x, n.x + n.width, -1, inner)]
     for box in _label_boxes(drawing):
         out += [_Line(box.y, box.x, box.right), _Line(box.bottom, box.x, box.right)]
     for p in drawing.ports:
@@ -167,7 +180,7 @@ def _rigid_bands(ys: list[float], spans: list[tuple[float, float]]) -> list[bool
 
 
 def _mapping(drawing: Drawing, *, layer_spacing: float, spacing: float, clearance: float,
-             rigid: frozenset[str]) -> dict[float, float]:
+             rigid: frozenset[str], inner_layer_spacing: float) -> dict[float, float]:
     """``f`` at every distinct y of the drawing's lines (see the module docstring): one
     sweep down gives each y the least value its lines' rules and rigid bands allow
     above it; when that would grow the band above it (a rule can ask more of a far line
@@ -205,8 +218,9 @@ def _mapping(drawing: Drawing, *, layer_spacing: float, spacing: float, clearanc
                 old, moved = line_at(k)
                 new = max(new, moved + min(y - old, spacing))
             if line.face == 1:
+                gap = inner_layer_spacing if line.inner else layer_spacing
                 for k in boxes.seen(line.x0, line.x1):
-                    new = max(new, f[k] + min(y - ys[k], layer_spacing))
+                    new = max(new, f[k] + min(y - ys[k], gap))
         f.append(new)
         _raise_above(f, ys, i)
         for line in at[y]:
@@ -226,11 +240,14 @@ def _raise_above(f: list[float], ys: list[float], i: int) -> None:
 
 
 def squeeze(drawing: Drawing, *, layer_spacing: float, spacing: float, clearance: float,
-            rigid: frozenset[str]) -> Drawing:
+            rigid: frozenset[str], inner_layer_spacing: float | None = None) -> Drawing:
     """``drawing`` with its empty bands closed (see the module docstring); ``rigid``:
-    the ids of the nodes that keep their height (leaves and some compounds)."""
+    the ids of the nodes that keep their height (leaves and some compounds);
+    ``inner_layer_spacing``: the gap between stacked nodes inside a compound (the
+    layer spacing when not given)."""
+    inner = layer_spacing if inner_layer_spacing is None else inner_layer_spacing
     f = _mapping(drawing, layer_spacing=layer_spacing, spacing=spacing, clearance=clearance,
-                 rigid=rigid)
+                 rigid=rigid, inner_layer_spacing=inner)
 
     def box(b: Box | None) -> Box | None:
         return None if b is None else replace(b, y=f[b.y])

@@ -233,3 +233,29 @@ def test_edge_cases_keep_every_contract(case: str, direction: Direction) -> None
     graph = EDGE_CASES[case]
     result = layout(graph, engine="layered", direction=direction)
     assert base_frame_violations(graph, result, direction) == []
+
+
+@pytest.mark.parametrize("direction", [Direction.TOP_TO_BOTTOM, Direction.LEFT_TO_RIGHT])
+def test_siblings_inside_a_compound_keep_elks_node_spacing_and_the_root_keeps_ours(
+        direction: Direction) -> None:
+    # p fans out to a and b inside g, q to c and d at the root: a and b share a layer
+    # 20 px apart (ELK's default spacing.nodeNode, which elkjs uses inside a compound
+    # that sets none), c and d the caller's 40 (LayoutOptions().node_spacing)
+    g = Graph((Node("g", 10, 10, label="G", children=(
+        Node("p", 80, 40), Node("a", 80, 40), Node("b", 80, 40))),
+        Node("q", 80, 40), Node("c", 80, 40), Node("d", 80, 40)),
+        (Edge("pa", "p", "a"), Edge("pb", "p", "b"), Edge("qc", "q", "c"),
+         Edge("qd", "q", "d")))
+    result = layout(g, engine="layered", direction=direction)
+
+    def gap(first: str, second: str) -> float:
+        one, two = sorted((result.node(first), result.node(second)),
+                          key=lambda n: (n.x, n.y))
+        if direction is Direction.TOP_TO_BOTTOM:
+            return two.x - (one.x + one.width)
+        return two.y - (one.y + one.height)
+
+    assert gap("a", "b") == pytest.approx(20.0)
+    assert gap("c", "d") == pytest.approx(40.0)
+    options = LayoutOptions(direction=base_direction(direction))
+    assert check_compound_layout(g, mirror_result(result, direction), options) == []

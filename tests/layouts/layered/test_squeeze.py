@@ -48,6 +48,22 @@ def test_stacked_nodes_keep_the_layer_spacing_and_tracks_the_edge_spacing() -> N
     assert out.nodes[1].y == 100 and out.height == 140
 
 
+def test_stacked_nodes_inside_a_compound_keep_the_inner_layer_spacing() -> None:
+    # compound g 0..400 holding leaves a (12..52) and b (152..192), no edges; at the
+    # root two such leaves keep 60 (the test above), inside g they keep 20, as elkjs
+    # spaces a compound's layers by its defaults
+    g = NodeBox("g", 0, 0, 200, 400)
+    a = NodeBox("a", 50, 12, 100, 40, parent="g")
+    b = NodeBox("b", 50, 152, 100, 40, parent="g")
+    out = squeeze(Drawing((g, a, b), (), 200, 400), rigid=frozenset({"a", "b"}),
+                  inner_layer_spacing=20.0, **RULES)
+    # a: 0 + 12; b: 52 + min(100, 20) = 72; g's bottom: 72 + 40 + 12 = 124
+    assert [(n.y, n.height) for n in out.nodes] == [(0, 124), (12, 40), (72, 40)]
+    # without an inner spacing the layer spacing holds: b 52 + 60 = 112, g 164
+    plain = squeeze(Drawing((g, a, b), (), 200, 400), rigid=frozenset({"a", "b"}), **RULES)
+    assert [(n.y, n.height) for n in plain.nodes] == [(0, 164), (12, 40), (112, 40)]
+
+
 def test_lines_far_apart_along_x_do_not_hold_each_other() -> None:
     # a segment at y 90 over x 0..50 and a leaf at y 200 over x 100..200: 50 px apart
     # along x (more than the clearance), so the leaf moves up to its own rule only
