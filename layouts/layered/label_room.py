@@ -1,7 +1,11 @@
 """Room for edge labels in node placement, the way dot's label nodes make it: the first
 dummy of a labelled forward edge keeps its label's width free on its right in its layer,
 so the label can sit in a label zone beside the dummy's vertical
-(:mod:`layouts.layered.routing.label_zones`) where no other edge's vertical comes near.
+(:mod:`layouts.layered.routing.label_zones`) where no other edge's vertical comes near;
+and a node with a labelled self-loop keeps room on its right for its loops and the
+widest of their labels, so that label can sit beside the outer loop in the node's layer
+(:func:`~layouts.layered.routing.label_zones.fits_beside_loop`) instead of in the
+channel below, nearer the node's other edges than its own loop.
 
 Without it, a hub's long labelled edges leave their dummies ``edge_spacing`` apart, closer
 than a label is wide, and every label of the hub sits nearer a neighbour's route than
@@ -12,7 +16,9 @@ then find the space free.
 A label ``width`` wide beside its vertical stands :data:`~layouts.layered.labels.LABEL_GAP`
 off it, and no other vertical may come within ``LABEL_GAP + 0.5`` of the box
 (:meth:`~layouts.layered.routing.label_zones.Zones.free`): the room is
-``width + 2 * LABEL_GAP + 1``.
+``width + 2 * LABEL_GAP + 1``. Beside self-loops it is counted from the node's centre:
+half the node, one ``loop_step`` per loop (routing nests them that far apart,
+:func:`layouts.layered.routing.geometry.loop_steps`), then the same.
 
 >>> from layouts.layered.graph import EngineNode, ProperGraph
 >>> from layouts.layered.model import ChainEdge
@@ -21,25 +27,42 @@ off it, and no other vertical may come within ``LABEL_GAP + 0.5`` of the box
 >>> labelled = ChainEdge("e", "a", "b", "a", "b", ("~d0", "~d1"), False, False, 30, 12)
 >>> g = ProperGraph(nodes, (0, 3, 1, 2), 4, (), (labelled,), (0, 0, 0, 0),
 ...                 {n.id: i for i, n in enumerate(nodes)})
->>> label_room(g)          # only the first dummy: 30 + 2 * 4 + 1
+>>> label_room(g, 12)      # only the first dummy: 30 + 2 * 4 + 1
 {2: 39.0}
+>>> loops = (ChainEdge("s", "a", "a", "a", "a", (), False, False, 50, 12),
+...          ChainEdge("t", "a", "a", "a", "a", (), False, False))
+>>> label_room(ProperGraph(nodes, (0, 3, 1, 2), 4, (), loops, (0, 0, 0, 0),
+...                        {n.id: i for i, n in enumerate(nodes)}), 12)  # 20 + 2*12 + 50 + 9
+{0: 103.0}
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from layouts.layered.graph import ProperGraph
 from layouts.layered.labels import LABEL_GAP
+from layouts.layered.model import ChainEdge
 
 __all__ = ["label_room"]
 
 
-def label_room(graph: ProperGraph) -> dict[int, float]:
+def label_room(graph: ProperGraph, loop_step: float) -> dict[int, float]:
     """Per node index, the least distance from its centre to the next node's left side
-    in its layer that its edge's label needs (see the module docstring): only the first
-    dummy of every labelled forward edge (not of a loop-back's lane)."""
+    in its layer that labels need (see the module docstring): the first dummy of every
+    labelled forward edge (not of a loop-back's lane), and every node with a labelled
+    self-loop whose label is no taller than the node."""
     room: dict[int, float] = {}
+    loops: dict[int, list[ChainEdge]] = defaultdict(list)
     for edge in graph.chain_edges:
-        if edge.reversed or edge.lane or not edge.chain or edge.label_width <= 0:
-            continue
-        room[graph.index[edge.chain[0]]] = edge.label_width + 2 * LABEL_GAP + 1
+        if edge.upper == edge.lower:
+            loops[graph.index[edge.upper]].append(edge)
+        elif not (edge.reversed or edge.lane or not edge.chain or edge.label_width <= 0):
+            room[graph.index[edge.chain[0]]] = edge.label_width + 2 * LABEL_GAP + 1
+    for node, edges in loops.items():
+        n = graph.nodes[node]
+        widths = [e.label_width for e in edges
+                  if e.label_width > 0 and e.label_height <= n.height]
+        if widths:
+            room[node] = n.width / 2 + len(edges) * loop_step + max(widths) + 2 * LABEL_GAP + 1
     return room

@@ -53,7 +53,7 @@ def separation_for(graph: ProperGraph, options: LayoutOptions) -> Separation:
     """
     nodes = graph.nodes
     mixed = max(options.clearance, (options.node_spacing + options.edge_spacing) / 2)
-    room = label_room(graph)   # a labelled edge's dummy keeps its label's width free
+    room = label_room(graph, options.edge_spacing)   # labels keep their width free
 
     def separation(left: int, right: int) -> float:
         a, b = nodes[left], nodes[right]

@@ -17,7 +17,7 @@ SKIP_HUB = Path(__file__).parent / "label_graphs" / "skip-hub.gv"
 def test_only_the_first_dummy_of_a_labelled_forward_edge_gets_room() -> None:
     stages = prepare(corpus.file_graph(SKIP_HUB), LayoutOptions())
     proper = stages.proper
-    room = label_room(proper)
+    room = label_room(proper, 12)
     labelled = [e for e in proper.chain_edges if e.label_width > 0]
     # four labelled edges, Hub -> Left/Centre/Right (twice), each skipping Mid's layer
     assert len(labelled) == 4 and all(len(e.chain) == 1 for e in labelled)
