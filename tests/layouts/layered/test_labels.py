@@ -172,8 +172,8 @@ def test_every_label_of_the_real_shaped_graphs_is_nearer_its_own_route(
 
 
 def test_the_real_shaped_graphs_are_there() -> None:
-    assert {name for name, _ in LABEL_GRAPHS} >= {"point-hub", "long-hub", "skip-hub",
-                                                 "state-machine", "parallel"}
+    assert {name for name, _ in LABEL_GRAPHS} >= {"point-hub", "point-pairs", "long-hub",
+                                                 "skip-hub", "state-machine", "parallel"}
     assert all(any(e.label for e in graph.edges) for _, graph in LABEL_GRAPHS)
 
 

@@ -46,8 +46,6 @@ KNOWN_ASTRAY: dict[str, str] = {
                      "than the labels are wide",
     "pydot/b143.dot": "the same: hubs whose labelled edges' verticals stand a few px apart",
     "pydot/b94.dot": "46 parallel labelled edges between two nodes, 3.5 px apart",
-    "graphviz-doc/directed/arrows.gv": "labels wider than the gap between neighbouring "
-                                       "edges of one layer (no dummy to keep room beside)",
     "pydot/decorate.dot": "labels taller than their self-loop's node, and labelled edges of "
                           "one layer (no dummy to keep room beside) from crowded faces",
 }
