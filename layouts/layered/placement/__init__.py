@@ -30,6 +30,7 @@ from dataclasses import replace
 
 from layouts.graph import Shape
 from layouts.layered.graph import ProperGraph
+from layouts.layered.label_room import label_room
 from layouts.layered.model import ChainEdge, PlacedNode, Placement
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.placement.brandes_koepf import Separation, alignments, balance
@@ -52,6 +53,7 @@ def separation_for(graph: ProperGraph, options: LayoutOptions) -> Separation:
     """
     nodes = graph.nodes
     mixed = max(options.clearance, (options.node_spacing + options.edge_spacing) / 2)
+    room = label_room(graph, options.edge_spacing)   # labels keep their width free
 
     def separation(left: int, right: int) -> float:
         a, b = nodes[left], nodes[right]
@@ -61,7 +63,8 @@ def separation_for(graph: ProperGraph, options: LayoutOptions) -> Separation:
             gap = mixed
         else:
             gap = options.node_spacing
-        return (a.width + b.width) / 2 + gap
+        least = (a.width + b.width) / 2 + gap
+        return max(least, room[left] + b.width / 2) if left in room else least
 
     return separation
 

@@ -20,8 +20,8 @@ from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
 from layouts.layered.routing.label_zones import (
     Anchor,
     anchors_of,
-    beside_loop,
     choose,
+    fits_beside_loop,
     side_faced,
     zones_of,
 )
@@ -135,7 +135,7 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
     the edge's own verticals there where no other edge's vertical runs through the box
     (:mod:`.label_zones`): the first, on the side the edge turns to, when it can;
     self-loops: beside the loop, in the node's layer where that fits
-    (:func:`.label_zones.beside_loop`), else in the channel below."""
+    (:func:`.label_zones.fits_beside_loop`), else in the channel below."""
     requests: list[LabelRequest] = []
     zones = zones_of(plans, along, placement)
     faced = side_faced(plans)
@@ -147,11 +147,11 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
         channel = placement.nodes[plan.source.node].layer + 1
         if plan.kind is EdgeKind.SELF_LOOP:
             reach = loop_reach(boxes, plan, steps)
-            beside = beside_loop(plan, placement, reach, edge.label_width, edge.label_height,
-                                 faced, first_end)
+            beside = fits_beside_loop(plan, placement, reach, edge.label_width,
+                                      edge.label_height, faced, first_end)
             requests.append(LabelRequest(plan.position, channel, reach + LABEL_GAP,
                                          edge.label_width, edge.label_height,
-                                         beside=None if beside is None else plan.source.node))
+                                         beside=plan.source.node if beside else None))
             continue
         anchors = anchors_of(plan, placement, along[plan.position]) \
             if plan.kind is EdgeKind.FORWARD else [Anchor(channel, False, along[plan.position][0])]

@@ -43,7 +43,8 @@ CENTRED_MARGIN = 0.5
 """A label centred on its own vertical (distance 0) needs every other vertical at least
 this far from its box."""
 
-__all__ = ["Anchor", "Zones", "anchors_of", "beside_loop", "choose", "side_faced", "zones_of"]
+__all__ = ["Anchor", "Zones", "anchors_of", "choose", "fits_beside_loop", "side_faced",
+           "zones_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,12 +154,13 @@ def side_faced(plans: Sequence[EdgePlan]) -> frozenset[tuple[str, Side]]:
                      if end.side in (Side.LEFT, Side.RIGHT))
 
 
-def beside_loop(plan: EdgePlan, placement: Placement, reach: float, width: float,
-                height: float, faced: frozenset[tuple[str, Side]],
-                first_end: Mapping[str, float]) -> float | None:
-    """Left x of a label beside the outer vertical (at ``reach``) of self-loop ``plan``,
-    in the node's layer and centred on its height, or ``None`` where it does not fit:
-    only the outermost loop of a node, a label no taller than the node, no other end on
+def fits_beside_loop(plan: EdgePlan, placement: Placement, reach: float, width: float,
+                     height: float, faced: frozenset[tuple[str, Side]],
+                     first_end: Mapping[str, float]) -> bool:
+    """Whether a label ``width`` x ``height`` fits beside the outer vertical (at
+    ``reach``) of self-loop ``plan``, in the node's layer and centred on its height, its
+    left side at ``reach + LABEL_GAP`` (the x the channel below would give it too): only
+    the outermost loop of a node, a label no taller than the node, no other end on
     the node's right face (``faced``: :func:`side_faced`), no dummy of the layer up to
     ``LABEL_GAP + 0.5`` past the box, and the next node clear of the box, with no end on
     its left face and its left-most end on a top or bottom face (``first_end``, by node)
@@ -172,21 +174,21 @@ def beside_loop(plan: EdgePlan, placement: Placement, reach: float, width: float
     >>> plan = EdgePlan(0, loop, EdgeKind.SELF_LOOP, EndSlot("a", Side.RIGHT, 0, 2),
     ...                 EndSlot("a", Side.RIGHT, 1, 2))
     >>> p = Placement(nodes, (("a", "b"),), (loop,), 30, 60)
-    >>> beside_loop(plan, p, 52.0, 40, 14, frozenset(), {"b": 120.0})  # 96 + 4.5 <= 120
-    56.0
-    >>> beside_loop(plan, p, 52.0, 50, 14, frozenset(), {"b": 120.0}) is None  # 106 > 100
+    >>> fits_beside_loop(plan, p, 52.0, 40, 14, frozenset(), {"b": 120.0})  # 96 + 4.5 <= 120
     True
+    >>> fits_beside_loop(plan, p, 52.0, 50, 14, frozenset(), {"b": 120.0})  # 56 + 50 > 100
+    False
     """
     node = placement.nodes[plan.source.node]
     if plan.source.index != 0 or height > node.height or (node.id, Side.RIGHT) in faced:
-        return None
+        return False
     x = reach + LABEL_GAP
     clear = x + width + LABEL_GAP + 0.5
     for other_id in placement.layers[node.layer][node.order + 1:]:
         other = placement.nodes[other_id]
         if not other.dummy:
             fits = other.x >= x + width + 0.5 and first_end.get(other_id, math.inf) >= clear
-            return x if fits and (other_id, Side.LEFT) not in faced else None
+            return fits and (other_id, Side.LEFT) not in faced
         if other.x + other.width / 2 <= clear:
-            return None
-    return x
+            return False
+    return True

@@ -97,14 +97,30 @@ def test_a_self_loop_label_sits_beside_its_loop_where_the_layer_has_room() -> No
     assert check_labels_nearest(result.edges) == []
 
 
-def test_a_self_loop_label_stays_in_the_channel_when_a_neighbour_is_too_close() -> None:
-    # a and b side by side, each with a loop labelled 300 px wide: the left one's label
-    # cannot fit before its neighbour, so it goes to the channel below its node
+def _loops_side_by_side(label_height: float) -> LayoutResult:
+    # a and b side by side below r, each with a loop labelled 300 px wide
     graph = Graph((Node("r", 20, 20), Node("a", 60, 40), Node("b", 60, 40)),
-                  (Edge("la", "a", "a", "la", label_width=300, label_height=14),
-                   Edge("lb", "b", "b", "lb", label_width=300, label_height=14),
+                  (Edge("la", "a", "a", "la", label_width=300, label_height=label_height),
+                   Edge("lb", "b", "b", "lb", label_width=300, label_height=label_height),
                    Edge("ra", "r", "a"), Edge("rb", "r", "b")))
-    result = run_layout(graph, LayoutOptions())
+    return run_layout(graph, LayoutOptions())
+
+
+def test_placement_keeps_room_beside_a_labelled_loop_for_its_label() -> None:
+    # the left node's neighbour stands clear of its loop's 300 px label
+    # (layouts.layered.label_room), so the label sits beside the loop, centred on the
+    # node's height (40 - 14) / 2 = 13 below its top, not in the channel below
+    result = _loops_side_by_side(14)
+    left, right = sorted("ab", key=lambda n: result.node(n).x)
+    box = _route(result, f"l{left}").label_box
+    assert box is not None and box.y == result.node(left).y + 13
+    assert box.right + LABEL_GAP < result.node(right).x
+    assert check_labels_nearest(result.edges) == []
+
+
+def test_a_self_loop_label_taller_than_its_node_stays_in_the_channel() -> None:
+    # 50 px tall beside a 40 px node would reach past the layer: the channel below
+    result = _loops_side_by_side(50)
     left = min("ab", key=lambda n: result.node(n).x)
     box = _route(result, f"l{left}").label_box
     assert box is not None and box.y >= result.node(left).y + result.node(left).height

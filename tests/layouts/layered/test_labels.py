@@ -120,14 +120,16 @@ not of the check): strict expected failures, so a fix shows up. Generated-200 se
 one until alignment priority straightened that gateway's fan."""
 
 
-KNOWN_ASTRAY_LABELLED: dict[tuple[str, Direction], str] = {
-    ("long-hub", Direction.TOP_TO_BOTTOM):
-        "the long edges' dummies stand edge-spacing apart in every layer they pass and "
-        "their targets' entries are as close: no vertical has room for a label beside it "
-        "or centred on it (placement reserves no room for labels)",
-    ("parallel", Direction.LEFT_TO_RIGHT):
-        "the middle one of three parallel labelled edges has its neighbours closer than "
-        "its label's width at both ends",
+KNOWN_ASTRAY_LABELLED: dict[tuple[str, Direction, Effort], str] = {
+    **{("long-hub", Direction.TOP_TO_BOTTOM, effort):
+       "Base's two parallel edges to Mid1 span one layer (no dummy to keep room beside) "
+       "and leave Base's crowded bottom face a few px from its other edges' verticals: "
+       "no vertical of the 'backup' edge has room for its label"
+       for effort in (Effort.DRAFT, Effort.BALANCED)},
+    **{("parallel", Direction.LEFT_TO_RIGHT, effort):
+       "the middle one of three parallel labelled edges has its neighbours closer than "
+       "its label's width at both ends (edges of one layer have no dummy to keep room)"
+       for effort in Effort},
 }
 """Labelled graphs where a label is known to sit nearer another route than its own:
 strict expected failures, so a fix shows up."""
@@ -163,15 +165,15 @@ def test_every_fixture_label_is_nearer_its_own_route_than_any_other(
 def test_every_label_of_the_real_shaped_graphs_is_nearer_its_own_route(
         name: str, graph: Graph, direction: Direction, effort: Effort,
         request: pytest.FixtureRequest) -> None:
-    reason = KNOWN_ASTRAY_LABELLED.get((name, direction))
+    reason = KNOWN_ASTRAY_LABELLED.get((name, direction, effort))
     if reason is not None:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
     assert_labels_on_their_own_edges(graph, LayoutOptions(direction=direction, effort=effort))
 
 
 def test_the_real_shaped_graphs_are_there() -> None:
-    assert {name for name, _ in LABEL_GRAPHS} >= {"point-hub", "long-hub", "state-machine",
-                                                 "parallel"}
+    assert {name for name, _ in LABEL_GRAPHS} >= {"point-hub", "point-pairs", "long-hub",
+                                                 "skip-hub", "state-machine", "parallel"}
     assert all(any(e.label for e in graph.edges) for _, graph in LABEL_GRAPHS)
 
 
