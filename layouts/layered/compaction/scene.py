@@ -39,9 +39,17 @@ from collections.abc import Sequence
 from enum import IntEnum
 
 from layouts.layered.compaction.drawing import Drawing
+from layouts.layered.contracts.violations import TOLERANCE
 from layouts.quality_geometry import Segment, segment_box_distance
 
 SAME = 1e-6
+
+HALF_LINE = TOLERANCE / 2
+"""How far, in px, each element's extent across the axis reaches past its own in the scan:
+two elements closer than the contracts' :data:`~layouts.layered.contracts.violations.TOLERANCE`
+across the axis meet a common line, so the pass keeps their order and gap along it (two
+verticals 0.33 px apart whose extents did not meet would otherwise be free to slide into
+one shared stretch, which the route contracts count as overlapping)."""
 
 
 class Kind(IntEnum):
@@ -141,7 +149,8 @@ class Scene:
             return [event for event in self.events() if event[2] < stop]
         chosen = range(len(self._parent)) if only is None else only
         start, end = self.start, self.end
-        events = sorted([(start[i], 0, i) for i in chosen] + [(end[i], 1, i) for i in chosen])
+        events = sorted([(start[i] - HALF_LINE, 0, i) for i in chosen]
+                        + [(end[i] + HALF_LINE, 1, i) for i in chosen])
         if only is None:
             self._events = events
         return events

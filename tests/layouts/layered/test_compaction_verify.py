@@ -73,6 +73,18 @@ def test_elements_on_no_common_line_are_free() -> None:
     assert kept_order(scene, [0.0, -300.0], SPACING)
 
 
+def test_runs_closer_across_the_axis_than_the_contract_tolerance_share_a_line() -> None:
+    # two point runs of two routes 0.33 px apart across the axis (under the contracts'
+    # 0.5 px): sliding one onto the other would make one shared stretch of line, so they
+    # are neighbours and the slide fails; 1 px apart they are free as before
+    for across, free in ((100.33, False), (101.0, True)):
+        scene = Scene()
+        scene.add(Kind.RUN, 0, 0, 100, 100, owner=0)
+        scene.add(Kind.RUN, 50, 50, across, across, owner=1)
+        assert ((0, 1) in line_neighbours(scene)) is not free
+        assert kept_order(scene, [0.0, -50.0], SPACING) is free
+
+
 def test_a_label_that_moved_away_from_its_own_route_fails() -> None:
     # label 10..30 x 50..60 beside the vertical route x = 0 (10 px away); moved to 20 px
     scene = Scene()
