@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
-from functools import lru_cache
 
 AttributeValue = object
 """What an attribute may hold: a string, a number (written with ``str()``) or ``None``."""
@@ -71,14 +70,21 @@ def escape_text(text: str) -> str:
     return _TEXT_SPECIAL.sub(lambda m: _TEXT_ESCAPES[m.group(0)], text)
 
 
-@lru_cache(maxsize=256)
 def attribute_name(keyword: str) -> str:
     """The SVG attribute a keyword argument names (svgwrite's rule).
 
     >>> attribute_name("class_"), attribute_name("stroke_width"), attribute_name("id")
     ('class', 'stroke-width', 'id')
     """
-    return keyword.rstrip("_").replace("_", "-")
+    name = _NAMES.get(keyword)
+    if name is None:
+        name = _NAMES[keyword] = keyword.rstrip("_").replace("_", "-")
+    return name
+
+
+_NAMES: dict[str, str] = {}
+"""Keyword -> attribute name, filled as keywords are first seen (the drawing modules use
+a few dozen)."""
 
 
 class Content(Enum):
@@ -118,8 +124,10 @@ class SvgElement:
 
     def update(self, attribs: Mapping[str, AttributeValue]) -> None:
         """Set attributes named as keyword arguments are (see :func:`attribute_name`)."""
+        names, own = _NAMES, self.attribs
         for key, value in attribs.items():
-            self.attribs[attribute_name(key)] = value
+            name = names.get(key)
+            own[attribute_name(key) if name is None else name] = value
 
     def __getitem__(self, name: str) -> AttributeValue:
         return self.attribs[name]
@@ -151,12 +159,14 @@ class SvgElement:
 def _attribute_text(attribs: Mapping[str, AttributeValue]) -> str:
     """`` name="value"`` for every attribute with a non-empty value, sorted by name."""
     out = []
+    special = _ATTRIBUTE_SPECIAL.search
     for name, value in sorted(attribs.items()):
         if value is None:
             continue
         text = value if type(value) is str else str(value)
         if text:
-            out.append(f' {name}="{escape_attribute(text)}"')
+            out.append(f' {name}="{text}"' if special(text) is None
+                       else f' {name}="{escape_attribute(text)}"')
     return "".join(out)
 
 
