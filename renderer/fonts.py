@@ -64,6 +64,10 @@ class FontMetrics:
 
 _PINNED: ContextVar[tuple[Path, Path] | None] = ContextVar("pinned_fonts", default=None)
 """The (regular, bold) font files while :func:`pinned_fonts` is active."""
+_PINNED_KEYS: ContextVar[tuple[str, str] | None] = ContextVar("pinned_font_keys",
+                                                              default=None)
+"""The same files as the strings the metric caches are keyed by (a drawing measures
+hundreds of texts; converting the path each time was a tenth of the measuring)."""
 
 
 def font_path(bold: bool = False) -> Path:
@@ -92,11 +96,20 @@ def pinned_fonts() -> Iterator[None]:
     if _PINNED.get() is not None:
         yield
         return
-    token = _PINNED.set((_font_from_environment(False), _font_from_environment(True)))
+    regular, bold = _font_from_environment(False), _font_from_environment(True)
+    token = _PINNED.set((regular, bold))
+    keys = _PINNED_KEYS.set((str(regular), str(bold)))
     try:
         yield
     finally:
+        _PINNED_KEYS.reset(keys)
         _PINNED.reset(token)
+
+
+def _font_key(bold: bool) -> str:
+    """``str(font_path(bold))``, without the conversion inside :func:`pinned_fonts`."""
+    keys = _PINNED_KEYS.get()
+    return keys[bold] if keys is not None else str(font_path(bold))
 
 
 def _font_from_environment(bold: bool) -> Path:
@@ -182,7 +195,7 @@ def measure_text(text: str, font_size: float, *, bold: bool = False) -> tuple[fl
     >>> measure_text("AV", 10)[0] < measure_text("A", 10)[0] + measure_text("V", 10)[0]
     True
     """
-    return _measured(text, font_size, str(font_path(bold)))
+    return _measured(text, font_size, _font_key(bold))
 
 
 @lru_cache(maxsize=4096)
@@ -203,5 +216,5 @@ def ascent(font_size: float, *, bold: bool = False) -> float:
     >>> round(ascent(2048), 1)
     1901.0
     """
-    metrics = load_metrics(str(font_path(bold)))
+    metrics = load_metrics(_font_key(bold))
     return metrics.ascender * font_size / metrics.units_per_em

@@ -1,4 +1,4 @@
-"""Diagram + LayoutResult -> SVG bytes, drawn with svgwrite.
+"""Diagram + LayoutResult -> SVG bytes, drawn with :mod:`renderer.svg_element`.
 
 Layers, bottom to top: a white background, edges (one ``<path>`` per edge with an
 arrowhead marker at the target), nodes (one ``<g>`` per node: its shape, kind badge,
@@ -10,9 +10,9 @@ the run took has ``data-iterations``, so pages find them without reading labels.
 Colours and sizes come from :mod:`renderer.styles`; text positions mirror the sizing in
 :mod:`renderer.from_definition`.
 
-Output is deterministic: every element that is referenced has an explicit id (svgwrite's
-automatic ids are process-global), numbers are rounded to 2 decimals, and elements
-follow the result's node and edge order. svgwrite escapes every text and attribute.
+Output is deterministic: every element that is referenced has an explicit id, numbers
+are rounded to 2 decimals, and elements follow the result's node and edge order. The
+builder escapes every text and attribute; the bytes are svgwrite's for the same calls.
 
 >>> from layouts.graph import Graph, Node
 >>> from layouts.result import Diagnostics, LayoutResult, NodeBox
@@ -27,13 +27,10 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
-
-import svgwrite
-from svgwrite.container import Group
 
 from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.bpmn_frames import NAME_BAND, Frame, frames
@@ -51,11 +48,11 @@ from renderer.styles import (
 )
 from renderer.svg_collapsed import collapsed_markers
 from renderer.svg_compound import draw_compound
+from renderer.svg_element import SvgDrawing, SvgElement
 from renderer.svg_figures import DEFAULT_STROKE, draw_figure_node, text_lines
 from renderer.svg_nodes import draw_node, draw_text, element_id, xml_safe
 from renderer.svg_nodes import format_number as _n
 from renderer.svg_ports import draw_ports
-from renderer.svg_xml import xml_text
 
 MARGIN = 20.0
 """Space around the drawing's content inside the viewBox, in px."""
@@ -74,22 +71,30 @@ def write_svg(diagram: Diagram, result: LayoutResult, *, title: str | None = Non
 
     Raises ``ValueError`` naming an edge whose route has fewer than two points.
     """
-    document = xml_text(svg_drawing(diagram, result, title=title))
+    document = svg_drawing(diagram, result, title=title).tostring()
     return XML_DECLARATION + document.encode("utf-8")
 
 
+DrawingFactory = Callable[[tuple[str, str], str], SvgDrawing]
+"""Makes the root of a drawing from its size and ``viewBox``."""
+
+
+def new_drawing(size: tuple[str, str], view_box: str) -> SvgDrawing:
+    """The root of a drawing (:class:`renderer.svg_element.SvgDrawing`)."""
+    return SvgDrawing(size=size, viewBox=view_box)
+
+
 @pinned_fonts()  # one environment read per drawing
-def svg_drawing(diagram: Diagram, result: LayoutResult, *,
-                title: str | None = None) -> svgwrite.Drawing:
-    """The svgwrite drawing that :func:`write_svg` writes."""
+def svg_drawing(diagram: Diagram, result: LayoutResult, *, title: str | None = None,
+                factory: DrawingFactory = new_drawing) -> SvgDrawing:
+    """The drawing that :func:`write_svg` writes. ``factory`` makes its root, whose
+    methods make every element (tests pass one that builds svgwrite's elements, to check
+    the bytes against svgwrite's own)."""
     scene = _Scene.of(diagram)
     scope_frames = _scope_frames(diagram, result)
     frame = _content_frame(scene, result, scope_frames)
-    drawing = svgwrite.Drawing(
-        size=(_n(frame.width), _n(frame.height)),
-        viewBox=" ".join(_n(v) for v in (frame.x, frame.y, frame.width, frame.height)),
-        debug=False,
-    )
+    drawing = factory((_n(frame.width), _n(frame.height)),
+                      " ".join(_n(v) for v in (frame.x, frame.y, frame.width, frame.height)))
     drawing.set_desc(title=xml_safe(title or diagram.name))
     drawing.defs.add(drawing.style(STYLE_SHEET))
     for style in EDGE_STYLES.values():
@@ -170,7 +175,7 @@ def _scope_frames(diagram: Diagram, result: LayoutResult) -> list[Frame]:
                   result.edges)
 
 
-def _lane(drawing: svgwrite.Drawing, lane: NodeBox, name: str) -> Group:
+def _lane(drawing: SvgDrawing, lane: NodeBox, name: str) -> SvgElement:
     """A lane: its box, the line closing its name band and its name written upwards."""
     item = drawing.g(class_="lane")
     item["data-lane-id"] = xml_safe(lane.id)
@@ -187,7 +192,7 @@ def _lane(drawing: svgwrite.Drawing, lane: NodeBox, name: str) -> Group:
     return item
 
 
-def _frames(drawing: svgwrite.Drawing, scope_frames: list[Frame]) -> Group:
+def _frames(drawing: SvgDrawing, scope_frames: list[Frame]) -> SvgElement:
     group = drawing.g(id="frames", fill="none", stroke=DEFAULT_STROKE.hex)
     names = {lane.id: lane.name for frame in scope_frames for lane in frame.scope.all_lanes()}
     for frame in scope_frames:
@@ -248,7 +253,7 @@ def _content_frame(scene: _Scene, result: LayoutResult, scope_frames: list[Frame
     return Box(left, top, max(xs) + MARGIN - left, max(ys) + MARGIN - top)
 
 
-def _arrowhead(drawing: svgwrite.Drawing, style: EdgeStyle) -> Any:
+def _arrowhead(drawing: SvgDrawing, style: EdgeStyle) -> Any:
     marker = drawing.marker(id=style.marker_id, insert=(10, 5), size=(ARROW_SIZE, ARROW_SIZE),
                             orient="auto", viewBox="0 0 10 10")
     marker["markerUnits"] = "userSpaceOnUse"
@@ -256,7 +261,7 @@ def _arrowhead(drawing: svgwrite.Drawing, style: EdgeStyle) -> Any:
     return marker
 
 
-def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
+def _edge(drawing: SvgDrawing, scene: _Scene, route: EdgeRoute) -> SvgElement:
     if len(route.points) < 2:
         raise ValueError(f"edge '{route.id}' has {len(route.points)} route points; "
                          "an edge needs at least 2")
@@ -282,7 +287,7 @@ def _edge(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group:
     return group
 
 
-def _figure_edge(drawing: svgwrite.Drawing, route: EdgeRoute, figure: EdgeFigure) -> Group:
+def _figure_edge(drawing: SvgDrawing, route: EdgeRoute, figure: EdgeFigure) -> SvgElement:
     """An edge from DOT or BPMN: its own colour, width and dash, and its end marks
     (drawn as polygons at the ends, so any colour works without a marker per colour)."""
     group = drawing.g(id=xml_safe(f"edge-{route.id}"), class_="edge")
@@ -307,7 +312,7 @@ def _figure_edge(drawing: svgwrite.Drawing, route: EdgeRoute, figure: EdgeFigure
     return group
 
 
-def _end_mark(drawing: svgwrite.Drawing, mark: EdgeEnd, tip: Point, before: Point,
+def _end_mark(drawing: SvgDrawing, mark: EdgeEnd, tip: Point, before: Point,
               stroke: str) -> Any:
     """An arrowhead with its tip at ``tip``, BPMN's diamond (conditional flow) or slash
     (default flow) at an edge end coming from ``before``."""
@@ -366,7 +371,7 @@ def edge_label_box(route: EdgeRoute, text: str | None) -> Box | None:
     return Box(middle.x - width / 2, middle.y - height / 2, width, height)
 
 
-def _edge_label(drawing: svgwrite.Drawing, scene: _Scene, route: EdgeRoute) -> Group | None:
+def _edge_label(drawing: SvgDrawing, scene: _Scene, route: EdgeRoute) -> SvgElement | None:
     text = scene.labels.get(route.id)
     box = edge_label_box(route, text)
     if text is None or box is None:

@@ -1,14 +1,13 @@
 """The marker of a collapsed compound node in SVG: a small boxed "+" in the node's
 bottom-right corner and, beside it, how many nodes it hides.
 
->>> import svgwrite
 >>> from layouts.graph import Graph, Node
 >>> from layouts.result import Diagnostics, LayoutResult, NodeBox
 >>> graph = Graph((Node("g", 120, 60, collapsed=True, children=(Node("a", 9, 9),
 ...                                                             Node("b", 9, 9))),))
 >>> result = LayoutResult((NodeBox("g", 0, 0, 120, 60),), (), 120, 60,
 ...                       Diagnostics("demo", "draft", "TopToBottom"))
->>> [m.attribs["class"] for m in collapsed_markers(svgwrite.Drawing(debug=False), graph, result)]
+>>> [m.attribs["class"] for m in collapsed_markers(SvgDrawing(), graph, result)]
 ['collapsed-marker']
 """
 
@@ -16,12 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import svgwrite
-
 from layouts.collapse import hidden_count
 from layouts.graph import Graph
 from layouts.result import LayoutResult
 from renderer.styles import BADGE_TEXT
+from renderer.svg_element import SvgDrawing
 from renderer.svg_nodes import draw_text
 from renderer.svg_nodes import format_number as _n
 
@@ -29,7 +27,7 @@ MARKER_SIZE = 12.0
 INSET = 4.0
 
 
-def collapsed_markers(drawing: svgwrite.Drawing, graph: Graph, result: LayoutResult
+def collapsed_markers(drawing: SvgDrawing, graph: Graph, result: LayoutResult
                       ) -> list[Any]:
     """One marker group per collapsed node of ``graph`` drawn in ``result``."""
     drawn = {n.id: n for n in result.nodes}

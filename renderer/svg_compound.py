@@ -9,8 +9,7 @@ title alone centred at the top inside. Ports are small squares over their node's
 
 >>> from layouts.result import Box, NodeBox, PortBox
 >>> from renderer.diagram import NodeView, StepKind
->>> import svgwrite
->>> d = svgwrite.Drawing(debug=False)
+>>> d = SvgDrawing()
 >>> group = draw_compound(d, NodeBox("g", 0, 0, 100, 60), NodeView(StepKind.PLAIN, "Group"))
 >>> group["class"], group["data-step-id"]
 ('node compound', 'g')
@@ -26,9 +25,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import svgwrite
-from svgwrite.container import Group
-
 from layouts.result import Box, NodeBox, PortBox
 from renderer.diagram import NodeView
 from renderer.fonts import measure_text
@@ -40,6 +36,7 @@ from renderer.styles import (
     SUBTITLE_TEXT,
     TITLE_TEXT,
 )
+from renderer.svg_element import SvgDrawing, SvgElement
 from renderer.svg_nodes import draw_badge, draw_text, xml_safe
 from renderer.svg_nodes import format_number as _n
 
@@ -69,7 +66,7 @@ def heading_size(view: NodeView) -> tuple[float, float]:
     return width, height
 
 
-def draw_compound(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group:
+def draw_compound(drawing: SvgDrawing, node: NodeBox, view: NodeView) -> SvgElement:
     """The box of a compound node with its heading (see the module docstring)."""
     group = drawing.g(id=xml_safe(f"node-{node.id}"), class_="node compound")
     group["data-step-id"] = xml_safe(node.id)
@@ -85,7 +82,7 @@ def draw_compound(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> G
     return group
 
 
-def _heading(drawing: svgwrite.Drawing, box: Box, view: NodeView) -> list[Any]:
+def _heading(drawing: SvgDrawing, box: Box, view: NodeView) -> list[Any]:
     """Badge, title and subtitle from the top-left corner of ``box``."""
     elements: list[Any] = []
     x = box.x
@@ -103,7 +100,7 @@ def _heading(drawing: svgwrite.Drawing, box: Box, view: NodeView) -> list[Any]:
     return elements
 
 
-def draw_port(drawing: svgwrite.Drawing, port: PortBox) -> Any:
+def draw_port(drawing: SvgDrawing, port: PortBox) -> Any:
     """A port as a small filled square (at least 4 px, so point ports show)."""
     size = max(port.width, port.height, 4.0)
     c = port.center

@@ -5,13 +5,12 @@ nodes in BPMN's notation: events as circles (thin start, double intermediate and
 boundary, thick end; dashed when non-interrupting) with their marker, gateways as
 diamonds with their marker, activities as rounded rectangles with their type icon in
 the top-left corner and a ``+`` when collapsed. Every colour was validated by
-:mod:`renderer.colours`; every text is escaped by svgwrite.
+:mod:`renderer.colours`; every text is escaped by :mod:`renderer.svg_element`.
 
->>> import svgwrite
 >>> from layouts.result import NodeBox
 >>> from renderer.diagram import NodeView, StepKind
 >>> from renderer.figures import Figure, Outline
->>> d = svgwrite.Drawing(debug=False)
+>>> d = SvgDrawing()
 >>> group = draw_figure_node(d, NodeBox("n", 0, 0, 80, 40), NodeView(StepKind.PLAIN, "x",
 ...                          figure=Figure(Outline.CYLINDER)))
 >>> group.tostring().count("<path")
@@ -24,9 +23,6 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
-
-import svgwrite
-from svgwrite.container import Group
 
 from layouts.result import Box, NodeBox, Point
 from renderer.colours import Colour
@@ -43,6 +39,7 @@ from renderer.figures import (
 from renderer.fonts import ascent, measure_text
 from renderer.record_layout import field_boxes
 from renderer.styles import DOT_LABEL_TEXT
+from renderer.svg_element import SvgDrawing, SvgElement
 from renderer.svg_nodes import format_number as _n
 from renderer.svg_nodes import xml_safe
 
@@ -58,15 +55,15 @@ ICON_INSET = 6.0
 Points = list[tuple[float, float]]
 
 
-def _poly(drawing: svgwrite.Drawing, points: Points) -> Any:
+def _poly(drawing: SvgDrawing, points: Points) -> Any:
     return drawing.polygon(points=[(_n(x), _n(y)) for x, y in points])
 
 
-def _path(drawing: svgwrite.Drawing, data: str) -> Any:
+def _path(drawing: SvgDrawing, data: str) -> Any:
     return drawing.path(d=data)
 
 
-def _outline_elements(drawing: svgwrite.Drawing, b: Box, outline: Outline) -> list[Any]:
+def _outline_elements(drawing: SvgDrawing, b: Box, outline: Outline) -> list[Any]:
     x, y, w, h = b.x, b.y, b.width, b.height
     c = b.center
     builder = _OUTLINES.get(outline)
@@ -75,35 +72,35 @@ def _outline_elements(drawing: svgwrite.Drawing, b: Box, outline: Outline) -> li
     return [drawing.rect(insert=(_n(x), _n(y)), size=(_n(w), _n(h)))]
 
 
-def _rounded(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float, c: Point,
+def _rounded(drawing: SvgDrawing, x: float, y: float, w: float, h: float, c: Point,
              radius: float = 8.0) -> list[Any]:
     r = min(radius, h / 4, w / 4)
     return [drawing.rect(insert=(_n(x), _n(y)), size=(_n(w), _n(h)), rx=_n(r))]
 
 
-def _ellipse(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _ellipse(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
              c: Point) -> list[Any]:
     return [drawing.ellipse(center=(_n(c.x), _n(c.y)), r=(_n(w / 2), _n(h / 2)))]
 
 
-def _circle(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _circle(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
             c: Point) -> list[Any]:
     return [drawing.circle(center=(_n(c.x), _n(c.y)), r=_n(min(w, h) / 2))]
 
 
-def _double_circle(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _double_circle(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
                    c: Point) -> list[Any]:
     r = min(w, h) / 2
     return [drawing.circle(center=(_n(c.x), _n(c.y)), r=_n(r)),
             drawing.circle(center=(_n(c.x), _n(c.y)), r=_n(max(r - 4, 1)), fill="none")]
 
 
-def _diamond(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _diamond(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
              c: Point) -> list[Any]:
     return [_poly(drawing, [(c.x, y), (x + w, c.y), (c.x, y + h), (x, c.y)])]
 
 
-def _note(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _note(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
           c: Point) -> list[Any]:
     f = min(10.0, w / 4, h / 4)
     return [_poly(drawing, [(x, y), (x + w - f, y), (x + w, y + f), (x + w, y + h), (x, y + h)]),
@@ -111,14 +108,14 @@ def _note(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
                            f"L {_n(x + w)} {_n(y + f)}")]
 
 
-def _tab(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _tab(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
          c: Point) -> list[Any]:
     t = min(6.0, h / 5)
     return [drawing.rect(insert=(_n(x), _n(y)), size=(_n(w), _n(h))),
             drawing.rect(insert=(_n(x + 4), _n(y - t)), size=(_n(min(20.0, w / 3)), _n(t)))]
 
 
-def _folder(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _folder(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
             c: Point) -> list[Any]:
     t = min(6.0, h / 5)
     tab = min(24.0, w / 3)
@@ -126,7 +123,7 @@ def _folder(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
                             (x + w, y), (x + w, y + h), (x, y + h)])]
 
 
-def _cylinder(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _cylinder(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
               c: Point) -> list[Any]:
     ry = min(h / 6, 10.0)
     rx = w / 2
@@ -137,13 +134,13 @@ def _cylinder(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
 
 
 def _polygon_shape(fractions: Points) -> Callable[..., list[Any]]:
-    def build(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+    def build(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
               c: Point) -> list[Any]:
         return [_poly(drawing, [(x + fx * w, y + fy * h) for fx, fy in fractions])]
     return build
 
 
-def _box_3d(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _box_3d(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
             c: Point) -> list[Any]:
     d = min(5.0, w / 6, h / 6)
     return [drawing.rect(insert=(_n(x), _n(y + d)), size=(_n(w - d), _n(h - d))),
@@ -152,14 +149,14 @@ def _box_3d(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
                            f"M {_n(x + w - d)} {_n(y + d)} L {_n(x + w)} {_n(y)}")]
 
 
-def _component(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _component(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
                c: Point) -> list[Any]:
     return [drawing.rect(insert=(_n(x), _n(y)), size=(_n(w), _n(h))),
             drawing.rect(insert=(_n(x - 4), _n(y + h * 0.2)), size=("8", _n(h * 0.15))),
             drawing.rect(insert=(_n(x - 4), _n(y + h * 0.6)), size=("8", _n(h * 0.15)))]
 
 
-def _annotation(drawing: svgwrite.Drawing, x: float, y: float, w: float, h: float,
+def _annotation(drawing: SvgDrawing, x: float, y: float, w: float, h: float,
                 c: Point) -> list[Any]:
     arm = min(12.0, w / 4)
     bracket = _path(drawing, f"M {_n(x + arm)} {_n(y)} L {_n(x)} {_n(y)} L {_n(x)} "
@@ -215,8 +212,8 @@ def _paint_attributes(figure: Figure) -> dict[str, str]:
     return out
 
 
-def draw_figure_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView,
-                     *, compound: bool = False) -> Group:
+def draw_figure_node(drawing: SvgDrawing, node: NodeBox, view: NodeView,
+                     *, compound: bool = False) -> SvgElement:
     """The ``<g>`` of a node with a figure: outline, record fields, marker and text. A
     ``compound`` node (a cluster, an expanded sub-process) has its title at the top."""
     figure = view.figure
@@ -269,7 +266,7 @@ def draw_figure_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView,
     return group
 
 
-def text_lines(drawing: svgwrite.Drawing, text: str, x: float, top: float, colour: str,
+def text_lines(drawing: SvgDrawing, text: str, x: float, top: float, colour: str,
                *, anchor: str = "middle") -> Any:
     """A ``<text>`` whose first line box starts at ``top``, one ``<tspan>`` a line."""
     size = DOT_LABEL_TEXT.size
@@ -283,12 +280,12 @@ def text_lines(drawing: svgwrite.Drawing, text: str, x: float, top: float, colou
     return element
 
 
-def centred_text(drawing: svgwrite.Drawing, text: str, box: Box, colour: str) -> Any:
+def centred_text(drawing: SvgDrawing, text: str, box: Box, colour: str) -> Any:
     _, height = measure_text(text, DOT_LABEL_TEXT.size)
     return text_lines(drawing, text, box.center.x, box.center.y - height / 2, colour)
 
 
-def _record(drawing: svgwrite.Drawing, box: Box, figure: Figure, colour: str) -> list[Any]:
+def _record(drawing: SvgDrawing, box: Box, figure: Figure, colour: str) -> list[Any]:
     assert figure.record is not None
     out: list[Any] = []
     separators = drawing.g(class_="record-fields", fill="none",
@@ -306,7 +303,7 @@ def _record(drawing: svgwrite.Drawing, box: Box, figure: Figure, colour: str) ->
     return [separators, *out]
 
 
-def _event_circles(drawing: svgwrite.Drawing, box: Box, symbol: BpmnSymbol) -> list[Any]:
+def _event_circles(drawing: SvgDrawing, box: Box, symbol: BpmnSymbol) -> list[Any]:
     c, r = box.center, min(box.width, box.height) / 2
     circles = [drawing.circle(center=(_n(c.x), _n(c.y)), r=_n(r))]
     if symbol.event in (BpmnEvent.INTERMEDIATE_CATCH, BpmnEvent.INTERMEDIATE_THROW,
@@ -315,7 +312,7 @@ def _event_circles(drawing: svgwrite.Drawing, box: Box, symbol: BpmnSymbol) -> l
     return circles
 
 
-def bpmn_marks(drawing: svgwrite.Drawing, box: Box, outline: Outline, symbol: BpmnSymbol
+def bpmn_marks(drawing: SvgDrawing, box: Box, outline: Outline, symbol: BpmnSymbol
                ) -> list[Any]:
     """The marker of an event or gateway (centred) or an activity's icon and ``+``."""
     out: list[Any] = []
@@ -335,7 +332,7 @@ def bpmn_marks(drawing: svgwrite.Drawing, box: Box, outline: Outline, symbol: Bp
     return _marker(drawing, symbol.marker, box.center, size, filled=filled)
 
 
-def _marker(drawing: svgwrite.Drawing, marker: BpmnMarker, c: Point, size: float,
+def _marker(drawing: SvgDrawing, marker: BpmnMarker, c: Point, size: float,
             *, filled: bool) -> list[Any]:
     """One BPMN marker glyph of about ``size`` px, centred on ``c``."""
     s = size / 2

@@ -15,9 +15,6 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import svgwrite
-from svgwrite.container import Group
-
 from layouts.graph import Shape
 from layouts.result import NodeBox
 from renderer.diagram import NodeView
@@ -36,6 +33,7 @@ from renderer.styles import (
     TITLE_TEXT,
     TextStyle,
 )
+from renderer.svg_element import SvgDrawing, SvgElement
 
 TEXT_COLOURS = {"title": "#263238", "subtitle": "#455a64", "label": "#37474f",
                 "attempts": "#b71c1c", "badge": "#ffffff"}
@@ -80,7 +78,7 @@ def _percent(char: str) -> str:
 
 
 
-def draw_text(drawing: svgwrite.Drawing, text: str, x: float, top: float, style: TextStyle,
+def draw_text(drawing: SvgDrawing, text: str, x: float, top: float, style: TextStyle,
           *, anchor: str = "middle", css_class: str = "label") -> Any:
     """A text element whose first line box starts at ``top``; lines split on ``\\n``."""
     lines = text.split("\n")
@@ -96,7 +94,7 @@ def draw_text(drawing: svgwrite.Drawing, text: str, x: float, top: float, style:
     return element
 
 
-def draw_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group:
+def draw_node(drawing: SvgDrawing, node: NodeBox, view: NodeView) -> SvgElement:
     kind_style = KIND_STYLES[view.kind]
     fill, stroke, width, dashed = kind_style.fill, kind_style.stroke, 1.5, False
     classes = ["node", f"kind-{view.kind.value.lower()}"]
@@ -116,7 +114,7 @@ def draw_node(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> Group
     return group
 
 
-def _outline(drawing: svgwrite.Drawing, node: NodeBox) -> Any:
+def _outline(drawing: SvgDrawing, node: NodeBox) -> Any:
     c = node.center
     if node.shape is Shape.DIAMOND:
         tips = [(c.x, node.y), (node.x + node.width, c.y), (c.x, node.y + node.height),
@@ -131,7 +129,7 @@ def _outline(drawing: svgwrite.Drawing, node: NodeBox) -> Any:
                         rx=_n(CORNER_RADIUS))
 
 
-def draw_badge(drawing: svgwrite.Drawing, x: float, y: float, view: NodeView) -> list[Any]:
+def draw_badge(drawing: SvgDrawing, x: float, y: float, view: NodeView) -> list[Any]:
     style = KIND_STYLES[view.kind]
     assert style.marker is not None
     square = drawing.rect(insert=(_n(x), _n(y)), size=(_n(BADGE_SIZE), _n(BADGE_SIZE)),
@@ -142,7 +140,7 @@ def draw_badge(drawing: svgwrite.Drawing, x: float, y: float, view: NodeView) ->
     return [square, glyph]
 
 
-def _node_content(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> list[Any]:
+def _node_content(drawing: SvgDrawing, node: NodeBox, view: NodeView) -> list[Any]:
     """Badge, title, subtitle and attempts, laid out as :func:`text_block_size` sized them."""
     style = KIND_STYLES[view.kind]
     c = node.center
@@ -167,7 +165,7 @@ def _node_content(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView) -> l
     return elements
 
 
-def _subtitle(drawing: svgwrite.Drawing, node: NodeBox, view: NodeView, top: float) -> list[Any]:
+def _subtitle(drawing: SvgDrawing, node: NodeBox, view: NodeView, top: float) -> list[Any]:
     assert view.subtitle is not None
     style = KIND_STYLES[view.kind]
     width, height = measure_text(view.subtitle, SUBTITLE_TEXT.size, bold=SUBTITLE_TEXT.bold)

@@ -7,15 +7,14 @@ the box the layout put it in (:attr:`layouts.result.PortBox.label_box`, then
 label the layout did not place (an engine that places no port labels, or a label given
 without a size) is measured and put inside its node beside its port, where the layered
 engine puts it (:func:`layouts.layered.routing.port_labels.port_label_box`), so no
-label is silently dropped. Text goes through svgwrite, which escapes it; characters XML
-cannot hold become U+FFFD (:func:`renderer.svg_nodes.xml_safe`).
+label is silently dropped. Text goes through :mod:`renderer.svg_element`, which escapes
+it; characters XML cannot hold become U+FFFD (:func:`renderer.svg_nodes.xml_safe`).
 
->>> import svgwrite
 >>> from layouts.graph import Graph, Node, Port, PortSide
 >>> from layouts.result import Box, NodeBox, PortBox, Side
 >>> graph = Graph((Node("a", 120, 60, ports=(Port("p", PortSide.SOUTH, label="<out>"),)),))
 >>> port = PortBox("p", "a", 57, 57, 6, 6, Side.BOTTOM, Box(45, 40, 30, 13))
->>> group = draw_ports(svgwrite.Drawing(debug=False), graph, (NodeBox("a", 0, 0, 120, 60),),
+>>> group = draw_ports(SvgDrawing(), graph, (NodeBox("a", 0, 0, 120, 60),),
 ...                    (port,))
 >>> text = group.elements[1].elements[0]
 >>> text.text, text["x"], text["class"]
@@ -28,9 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-import svgwrite
-from svgwrite.container import Group
-
 from layouts.graph import Graph, Port
 from layouts.layered.routing.port_labels import port_label_box
 from layouts.result import Box, NodeBox, PortBox
@@ -38,6 +34,7 @@ from renderer.fonts import measure_text
 from renderer.from_definition import edge_label_size
 from renderer.styles import EDGE_LABEL_TEXT
 from renderer.svg_compound import draw_port
+from renderer.svg_element import SvgDrawing, SvgElement
 from renderer.svg_nodes import draw_text, element_id, xml_safe
 
 __all__ = ["draw_ports", "port_label_boxes"]
@@ -45,8 +42,8 @@ __all__ = ["draw_ports", "port_label_boxes"]
 PORT_LABEL_CLASS = "port-label"
 
 
-def draw_ports(drawing: svgwrite.Drawing, graph: Graph, nodes: Sequence[NodeBox],
-               ports: Sequence[PortBox]) -> Group:
+def draw_ports(drawing: SvgDrawing, graph: Graph, nodes: Sequence[NodeBox],
+               ports: Sequence[PortBox]) -> SvgElement:
     """The ``ports`` group: every port's square, then a group of its labels' texts."""
     models = _models(graph)
     boxes = {n.id: n for n in nodes}
@@ -98,7 +95,7 @@ def _fallback(node: NodeBox, port: PortBox, text: str, width: float, height: flo
     return port_label_box(node, port, width, height)
 
 
-def _labels(drawing: svgwrite.Drawing, port: PortBox, texts: list[tuple[str, Box]]) -> Group:
+def _labels(drawing: SvgDrawing, port: PortBox, texts: list[tuple[str, Box]]) -> SvgElement:
     group = drawing.g(id=element_id("port-label", port.id), class_="port-labels")
     group["data-port-id"] = xml_safe(port.id)
     for text, box in texts:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.result import Box, Diagnostics, EdgeRoute, LayoutResult, NodeBox, Point
 from renderer.diagram import Diagram, EdgeState, EdgeView, NodeView, StepKind, StepState
+from renderer.dot_reader import DOT_OUTLINES
 from renderer.from_definition import diagram_from_definition
 from renderer.styles import EDGE_STYLES, KIND_STYLES, STATE_STYLES
 from renderer.svg import MARGIN, write_svg
@@ -294,19 +296,66 @@ def test_every_fixture_drawing_has_unique_element_ids(fixture: Path, engine: str
     assert len(ids) > 20 and len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.name)
-def test_the_one_pass_xml_writer_gives_svgwrites_bytes(fixture: Path) -> None:
+def svgwrite_svg(diagram: Diagram, result: LayoutResult, title: str | None = None) -> bytes:
+    """The oracle: the same drawing with every element built by svgwrite and the document
+    written by svgwrite's ``tostring()`` (ElementTree)."""
+    import svgwrite
+
+    from renderer.svg import XML_DECLARATION, svg_drawing
+    from renderer.svg_element import SvgDrawing
+
+    def factory(size: tuple[str, str], view_box: str) -> SvgDrawing:
+        return cast(SvgDrawing, svgwrite.Drawing(size=size, viewBox=view_box, debug=False))
+
+    drawing = svg_drawing(diagram, result, title=title, factory=factory)
+    assert type(drawing).__module__ == "svgwrite.drawing"
+    return XML_DECLARATION + drawing.tostring().encode("utf-8")
+
+
+TESTS = Path(__file__).resolve().parents[1]
+ORACLE_FILES = [*FIXTURE_FILES, *sorted((TESTS / "renderer" / "bpmn_files").glob("*.bpmn")),
+                *sorted((TESTS / "layouts" / "layered" / "label_graphs").glob("*.gv"))]
+DOT_SHAPES = ("digraph { rankdir=LR; node [style=filled, fillcolor=\"#ffeecc80\"]; "
+              + "; ".join(f'n{i} [shape="{name}", label="{name} <&>\\n2nd"]'
+                          for i, name in enumerate(sorted(DOT_OUTLINES)))
+              + '; r [shape=record, label="<a> x|{y|<b> z}"]; n0 -> r:a [style=dashed, '
+                'color=red, arrowtail=diamond, dir=both]; r:b -> n1 [xlabel="x"]; '
+                'subgraph cluster_c { label="C & D"; n2; n3 } }')
+
+
+@pytest.mark.parametrize("path", ORACLE_FILES, ids=lambda p: p.name)
+def test_the_writer_gives_svgwrites_bytes(path: Path) -> None:
+    """Every fixture, BPMN and DOT test file, with its own title and a hostile one."""
     from layouts.api import layout
     from renderer.readers import read_diagram
-    from renderer.svg import svg_drawing
-    from renderer.svg_xml import xml_text
 
-    diagram = read_diagram(fixture.read_bytes(), filename=fixture.name)
+    diagram = read_diagram(path.read_bytes(), filename=path.name)
     hostile = Diagram(HOSTILE + "\x01\n\t\r", diagram.graph, diagram.nodes, diagram.edges)
-    result = layout(diagram.graph, engine="layered")
+    result = layout(diagram.graph, engine="graphviz" if path.suffix == ".bpmn" else "layered")
     for drawn in (diagram, hostile):
-        drawing = svg_drawing(drawn, result, title=HOSTILE + " & <b>")
-        assert xml_text(drawing) == drawing.tostring()
+        for title in (None, HOSTILE + " & <b>"):
+            assert write_svg(drawn, result, title=title) == svgwrite_svg(drawn, result, title)
+
+
+def test_the_writer_gives_svgwrites_bytes_for_every_dot_figure_and_run_states() -> None:
+    from layouts.api import layout
+    from renderer.readers import read_diagram
+
+    diagram = read_diagram(DOT_SHAPES)
+    result = layout(diagram.graph, engine="graphviz")
+    assert write_svg(diagram, result) == svgwrite_svg(diagram, result)
+    ran, run_result = _three_node_case()
+    views = {key: dataclasses.replace(view, state=state, attempts=3)
+             for (key, view), state in zip(ran.nodes.items(), StepState, strict=False)}
+    edges = {"a->d": EdgeView(state=EdgeState.TAKEN),
+             "d->t": EdgeView(HOSTILE, state=EdgeState.NOT_TAKEN),
+             "d->a": EdgeView(state=EdgeState.PENDING, iterations=2)}
+    ran = dataclasses.replace(ran, nodes=views, edges=edges)
+    assert write_svg(ran, run_result) == svgwrite_svg(ran, run_result)
+    odd_id = 'a\t"<b>&\r\n'  # every character an attribute escapes
+    odd = Diagram("odd", Graph((Node(odd_id, 80, 40),)))
+    odd_result = LayoutResult((NodeBox(odd_id, 0, 0, 80, 40),), (), 80, 40, _diagnostics())
+    assert write_svg(odd, odd_result) == svgwrite_svg(odd, odd_result)
 
 
 def test_ids_that_used_to_collide_stay_unique() -> None:
