@@ -33,7 +33,7 @@ place it again; the trial compares the placements' centres
 (:func:`.lane_drawing.measure_centres`) and builds only the kept one.
 
 With the option ``loop_back_route=outside`` (or once the time budget has run out) the step
-does nothing.
+does nothing; at ``draft`` effort it skips the short loop-backs (:data:`SHORT_LANES`).
 
 Pre-condition: the acyclic graph, its ranks, and the proper graph and ordering built from
 them without lanes. Post-condition: a proper graph and an ordering of it whose crossing
@@ -74,9 +74,9 @@ from layouts.layered.loopbacks.lane_drawing import Drawn, loop_bound, measure_ce
 from layouts.layered.loopbacks.lane_start import lane_start
 from layouts.layered.model import Deadline, Placement
 from layouts.layered.ordering import OrderingResult
-from layouts.options import LayoutOptions, LoopBackRoute
+from layouts.options import Effort, LayoutOptions, LoopBackRoute
 
-__all__ = ["ROUNDS", "LaneChoice", "choose", "run"]
+__all__ = ["ROUNDS", "SHORT_LANES", "LaneChoice", "choose", "run"]
 
 ROUNDS = 2
 """Orderings with lanes tried at most, each after the previous one improved."""
@@ -93,6 +93,13 @@ FULL_ORDER_NODES = 1_000
 crosses also orders from scratch (:func:`layouts.layered.ordering.run`) and keeps that
 when it crosses less: a whole new search can find what refining the order in hand
 misses, and on graphs this small it is cheap beside placement."""
+
+SHORT_LANES: dict[Effort, bool] = {Effort.DRAFT: False, Effort.BALANCED: True,
+                                   Effort.BEST: True}
+"""Whether the effort runs the trial of short loop-back lanes (:func:`_shorter`). It
+orders and places a second drawing and keeps one of the two, the costliest optional
+step of a small graph's layout; ``draft`` skips it as it skips compaction, keeping
+the lanes that save corridor crossings."""
 
 SHORT_ROOM = 64
 """Lane dummies the short loop-backs may take however small the graph (on a small graph
@@ -148,6 +155,8 @@ def choose(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGraph,
                 break
         if not improved:
             break
+    if not SHORT_LANES[options.effort]:
+        return LaneChoice(proper, order)
     return _shorter(graph, rank, proper, order, lanes, options, deadline)
 
 

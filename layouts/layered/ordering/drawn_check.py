@@ -33,12 +33,8 @@ from dataclasses import dataclass, replace
 
 from layouts.layered.model import Deadline, Routing
 from layouts.options import Effort, LayoutOptions
-from layouts.quality_geometry import (
-    Segment,
-    bend_count,
-    route_segments,
-)
-from layouts.quality_grid import Grid, crossings_of
+from layouts.quality_geometry import Segment, route_segments
+from layouts.quality_grid import swept_crossings
 
 __all__ = ["AFFORD", "SEARCH_ITEMS", "Drawing", "drawn_crossings", "fewer_crossings"]
 
@@ -98,12 +94,20 @@ def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline,
 
 
 def _key(routing: Routing) -> tuple[int, int]:
-    return drawn_crossings(routing), sum(bend_count(e.points) for e in routing.edges)
+    """Drawn crossings, then bends (each route's segments count both: a route of ``k``
+    segments bends ``k - 1`` times, as :func:`~layouts.quality_geometry.bend_count`
+    counts the vertices of its simplified polyline)."""
+    segments = _segments(routing)
+    bends = sum(max(0, len(mine) - 1) for mine in segments)
+    return swept_crossings([s for mine in segments for s in mine]), bends
 
 
 def drawn_crossings(routing: Routing) -> int:
     """Crossings of the routes of ``routing`` (see the module docstring)."""
-    segments: list[Segment] = []
-    for index, edge in enumerate(routing.edges):
-        segments += route_segments(edge.points, index, edge.source, edge.target)
-    return crossings_of(segments, Grid.for_items(routing.nodes, segments))
+    return swept_crossings([s for mine in _segments(routing) for s in mine])
+
+
+def _segments(routing: Routing) -> list[list[Segment]]:
+    """Per route, its segments (:func:`~layouts.quality_geometry.route_segments`)."""
+    return [route_segments(edge.points, index, edge.source, edge.target)
+            for index, edge in enumerate(routing.edges)]

@@ -89,7 +89,8 @@ class DefectScreen:
             return True
         own = (route.source, route.target)
         near = self._segment_near
-        return any(near(own, a, b) for a, b in pairwise(points) if a != b)
+        return any(near(own, a, b) for a, b in pairwise(points)
+                   if a.x != b.x or a.y != b.y)     # coordinates: no dataclass __eq__
 
     def _segment_near(self, own: tuple[str, str], a: Point, b: Point) -> bool:
         """Whether segment ``a``-``b`` comes within the limit of a foreign box (or

@@ -22,6 +22,7 @@ from layouts.layered import ordering, placement
 from layouts.layered.contracts import check_layout
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import lane_drawing
+from layouts.layered.loopbacks import lanes as lane_step
 from layouts.layered.loopbacks.anchors import corridor_anchors
 from layouts.layered.pipeline import prepare, run_layout
 from layouts.mirror import BASE_DIRECTIONS
@@ -32,6 +33,15 @@ from renderer.corpus import generated_graph
 from renderer.readers import read_diagram_file
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def short_lanes_at_draft(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the routing's own coordinates at ``draft`` (no compaction), so
+    they run the trial of short lanes there too, which ``draft`` itself skips
+    (:data:`~layouts.layered.loopbacks.lanes.SHORT_LANES`; tested in
+    tests/layouts/layered/test_lanes_draft.py)."""
+    monkeypatch.setitem(lane_step.SHORT_LANES, Effort.DRAFT, True)
 OUTSIDE = LoopBackRoute.OUTSIDE
 
 
