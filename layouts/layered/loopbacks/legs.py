@@ -43,6 +43,9 @@ def lane_legs(position: int, below: int, above: int, source_x: float,
     ups = [Leg(position, above + 1 + i, x1, x0, (x0,), (x1,))
            for i, (x0, x1) in reversed(list(enumerate(itertools.pairwise(columns))))
            if x0 != x1]
-    return [Leg(position, below, source_x, columns[-1], (source_x, columns[-1]), ()),
-            *ups,
-            Leg(position, above, columns[0], target_x, (), (columns[0], target_x))]
+    out = [Leg(position, below, source_x, columns[-1], (source_x, columns[-1]), ())] \
+        if source_x != columns[-1] else []     # no leg for an end on the lane's side
+    out += ups
+    if target_x != columns[0]:
+        out.append(Leg(position, above, columns[0], target_x, (), (columns[0], target_x)))
+    return out

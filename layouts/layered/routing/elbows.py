@@ -352,6 +352,13 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
         return unfannable[state]
 
     for plan in plans:
+        if plan.kind is EdgeKind.LANE and not plan.edge.facing:
+            for key, side, gap in _lane_elbows(plan, placement, faces, room):
+                if not faces.members.get((_end(plan, key[1]).node, side)) and gap not in gaps:
+                    sides[key] = side
+                    gaps.add(gap)
+                    faces.move(key, side)
+            continue
         if not _candidate(plan):
             continue
         for role in ("source", "target"):
@@ -385,12 +392,54 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
     return sides
 
 
+def _lane_column(plan: EdgePlan, role: str, placement: Placement) -> str:
+    """The lane's dummy in the layer of its ``role`` end's node: a lane runs up beside
+    its source (the last dummy) and its target (the first)."""
+    return plan.edge.chain[-1] if role == "source" else plan.edge.chain[0]
+
+
+def _lane_elbows(plan: EdgePlan, placement: Placement, faces: _Faces, room: _Room
+                 ) -> list[tuple[EndKey, Side, tuple[int, int]]]:
+    """The ends of lane ``plan`` that may turn straight into the lane from their node's
+    side face, each with that face and the gap of the layer its horizontal runs in.
+
+    A lane's dummies sit in every layer from its target's to its source's, so beside
+    each end its route drops (or climbs) into the channel, jogs to the lane and turns
+    up it: two bends. From the side face facing the lane, straight across to it in
+    the node's own layer, it takes one. An end moves when its lane dummy is the next
+    element of the layer on that side, at least ``clearance`` beyond the face (the
+    label of a lane leaving its source's side face sits beside the lane in the channel
+    above the source, :func:`~.geometry.label_requests`).
+    """
+    out: list[tuple[EndKey, Side, tuple[int, int]]] = []
+    for role in ("source", "target"):
+        end = _end(plan, role)
+        node = placement.nodes[end.node]
+        dummy = placement.nodes[_lane_column(plan, role, placement)]
+        if dummy.layer != node.layer or abs(dummy.order - node.order) != 1:
+            continue
+        side = _side_towards(faces.boxes[end.node], dummy.x, room.clearance)
+        if side is None or (side is Side.RIGHT) != (dummy.order > node.order):
+            continue
+        gap = (node.layer, min(node.order, dummy.order))
+        out.append(((plan.position, role), side, gap))
+    return out
+
+
 def column_along(plans: Sequence[EdgePlan], placement: Placement,
                  boxes: Mapping[str, NodeBox]) -> list[tuple[float, float]]:
     """:func:`~.geometry.ends_along`, but for an end on a side face the x of the column
     its route turns into (where its vertical runs)."""
     along = ends_along(plans, boxes)
     for plan in plans:
+        if plan.kind is EdgeKind.LANE:
+            source_x, target_x = along[plan.position]
+            if plan.source.side not in VERTICAL_SIDES:
+                source_x = placement.nodes[plan.edge.chain[-1]].x
+            if plan.target.side not in VERTICAL_SIDES:
+                target_x = placement.nodes[plan.edge.chain[0]].x
+            along[plan.position] = (source_x, target_x)
+            continue
         if plan.kind is not EdgeKind.FORWARD:
             continue
         source_x, target_x = along[plan.position]
