@@ -20,10 +20,9 @@ def corridor_legs(position: int, below: int, above: int, source_x: float, corrid
     >>> [(l.channel, l.start, l.end, l.ups, l.downs) for l in corridor_legs(3, 4, 1, 50, -20, 80)]
     [(4, 50, -20, (50, -20), ()), (1, -20, 80, (), (-20, 80))]
     """
-    return [
-        Leg(position, below, source_x, corridor_x, (source_x, corridor_x), ()),
-        Leg(position, above, corridor_x, target_x, (), (corridor_x, target_x)),
-    ]
+    legs = [Leg(position, below, source_x, corridor_x, (source_x, corridor_x), ()),
+            Leg(position, above, corridor_x, target_x, (), (corridor_x, target_x))]
+    return [leg for leg in legs if leg.start != leg.end]   # none for an end on its side
 
 
 def lane_legs(position: int, below: int, above: int, source_x: float,

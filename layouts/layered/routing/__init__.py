@@ -105,6 +105,10 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
                 if x0 == x1:
                     straight[channel].append(x0)
         elif plan.kind is EdgeKind.CORRIDOR:
+            if plan.source.side not in VERTICAL_SIDES:     # an elbow out to its corridor
+                source_x = corridor_x[plan.position]
+            if plan.target.side not in VERTICAL_SIDES:
+                target_x = corridor_x[plan.position]
             per_edge.append(corridor_legs(plan.position, source_layer + 1,
                                           target_layer, source_x,
                                           corridor_x[plan.position], target_x))

@@ -359,6 +359,12 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
                     gaps.add(gap)
                     faces.move(key, side)
             continue
+        if plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
+            for key, side in _corridor_elbows(plan, placement, corridors):
+                if not faces.members.get((_end(plan, key[1]).node, side)):
+                    sides[key] = side
+                    faces.move(key, side)
+            continue
         if not _candidate(plan):
             continue
         for role in ("source", "target"):
@@ -423,6 +429,35 @@ def _lane_elbows(plan: EdgePlan, placement: Placement, faces: _Faces, room: _Roo
             continue
         gap = (node.layer, min(node.order, dummy.order))
         out.append(((plan.position, role), side, gap))
+    return out
+
+
+def _corridor_elbows(plan: EdgePlan, placement: Placement,
+                     corridors: Mapping[int, Corridor]) -> list[tuple[EndKey, Side]]:
+    """The ends of corridor ``plan`` that may run straight out of their node's side face
+    to the corridor beside the drawing: the node is the last element of its layer on
+    the corridor's side (nothing of the layer lies between it and the corridor), and no
+    corridor inside this one on that side runs past the node's layer (its vertical
+    would cross the end's horizontal). Such an end drops (or climbs) into the channel
+    and runs out along it to the corridor in the drawing: two bends; from the side
+    face, one. The source end only when the edge has no label (its label sits beside
+    the edge's first vertical, in the channel below the source).
+    """
+    corridor = corridors[plan.position]
+    side = Side.LEFT if corridor.side is CorridorSide.LEFT else Side.RIGHT
+    labelled = plan.edge.label_width > 0 or plan.edge.label_height > 0
+    out: list[tuple[EndKey, Side]] = []
+    for role in ("source", "target"):
+        node = placement.nodes[_end(plan, role).node]
+        layer = placement.layers[node.layer]
+        outermost = node.order == (0 if side is Side.LEFT else len(layer) - 1)
+        if (role == "source" and labelled) or not outermost:
+            continue
+        if any(other.side is corridor.side and other.index < corridor.index
+               and other.first_channel <= node.layer < other.last_channel
+               for other in corridors.values()):
+            continue
+        out.append(((plan.position, role), side))
     return out
 
 

@@ -200,10 +200,17 @@ def test_loop_back_route_outside_takes_the_corridor_beside_the_drawing() -> None
     route = next(r for r in result.edges if r.id == "back")
     # The corridor is 12 px (max(clearance, edge spacing)) beyond s and t, the widest
     # nodes, on one side; the drawing grows by those 12 px.
-    corridor_x = route.points[2].x
+    corridor_x = route.points[1].x
     assert result.width == 300 + 12
     assert corridor_x in (boxes["s"].x - 12, boxes["s"].x + 300 + 12)
-    assert route.points[3].x == corridor_x
+    # c and a are alone in their layers, so nothing lies between them and the corridor:
+    # the loop leaves c's side face facing it straight out to it and turns straight into
+    # a's (two bends, not four); one end per side face: the centre slot, 30 / 2 down.
+    a, c = boxes["a"], boxes["c"]
+    right = corridor_x > a.x
+    assert route.points == (Point(c.x + 60 if right else c.x, c.y + 15),
+                            Point(corridor_x, c.y + 15), Point(corridor_x, a.y + 15),
+                            Point(a.x + 60 if right else a.x, a.y + 15))
     assert lanes_of(graph, options) == []
     assert check_layout(graph, result, options) == []
 
