@@ -16,7 +16,6 @@ segments the fan changes are compared, since the others meet the other routes as
 before); otherwise the diamond keeps its spread ends.
 
 >>> from layouts.graph import Shape
-from layouts.layered.fan_rule import FanEnd, fannable
 >>> from layouts.result import EdgeEnd, Side
 >>> g = NodeBox("g", 80, 0, 80, 40, Shape.DIAMOND)
 >>> b, c = NodeBox("b", 0, 100, 100, 40), NodeBox("c", 140, 100, 100, 40)
