@@ -39,6 +39,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from layouts.graph import Shape
+from layouts.layered.fan_rule import FanEnd, fannable
 from layouts.layered.model import Routing
 from layouts.layered.routing.node_bands import ID, NodeBands
 from layouts.layered.routing.segment_index import HAIR, polyline_segments
@@ -48,7 +49,7 @@ from layouts.result import Box, EdgeEnd, EdgeRoute, NodeBox, Point, Side
 SAME = 1e-6
 _Bounds = tuple[float, float, float, float]
 
-__all__ = ["run"]
+__all__ = ["FanEnd", "fannable", "run"]
 
 
 def run(routing: Routing, clearance: float) -> Routing:
@@ -173,29 +174,27 @@ def _meet(b: tuple[float, float, float, float], x0: float, y0: float, x1: float,
         y0 <= b[3] + HAIR
 
 
+def _fan_end(route: EdgeRoute, path: Sequence[Point], tip: Point, outgoing: bool) -> FanEnd:
+    """The :class:`FanEnd` of ``route`` (``path`` runs from its end on the face)."""
+    if route.loop_back or len(path) < 2:
+        return FanEnd(False, False, False)
+    first, second = path[0], path[1]
+    straight = abs(second.x - first.x) <= SAME and (second.y - first.y) * \
+        (1 if outgoing else -1) > SAME
+    turns = len(path) >= 4 and abs(path[2].y - second.y) <= SAME
+    return FanEnd(straight, abs(first.x - tip.x) <= SAME, turns)
+
+
 def _fan(node: NodeBox, members: Sequence[EdgeRoute], outgoing: bool
          ) -> list[EdgeRoute] | None:
-    """The members routed through one trunk at ``node``'s tip, or ``None`` when one of
-    them does not have the shape a fan needs (a straight run off the face, then a turn;
-    or straight down from the tip already)."""
+    """The members routed through one trunk at ``node``'s tip, or ``None`` when the face
+    is not :func:`fannable`."""
     tip = Point(node.x + node.width / 2, node.y + node.height if outgoing else node.y)
     paths = [list(r.points) if outgoing else list(reversed(r.points)) for r in members]
-    turns: list[float] = []
-    for path in paths:
-        if any(r.loop_back for r in members) or len(path) < 2:
-            return None
-        first, second = path[0], path[1]
-        straight = abs(second.x - first.x) <= SAME and (second.y - first.y) * \
-            (1 if outgoing else -1) > SAME
-        if not straight:
-            return None
-        if abs(first.x - tip.x) <= SAME:
-            continue                                   # leaves from the tip already
-        if len(path) < 4 or abs(path[2].y - second.y) > SAME:
-            return None       # straight to a node off the tip, or turning into its side
-        turns.append(second.y)
-    if not turns:
+    ends = [_fan_end(r, path, tip, outgoing) for r, path in zip(members, paths, strict=True)]
+    if any(r.loop_back for r in members) or not fannable(ends):
         return None
+    turns = [path[1].y for path, end in zip(paths, ends, strict=True) if not end.at_tip]
     split = min(turns) if outgoing else max(turns)
     fanned = []
     for route, path in zip(members, paths, strict=True):

@@ -20,10 +20,9 @@ def corridor_legs(position: int, below: int, above: int, source_x: float, corrid
     >>> [(l.channel, l.start, l.end, l.ups, l.downs) for l in corridor_legs(3, 4, 1, 50, -20, 80)]
     [(4, 50, -20, (50, -20), ()), (1, -20, 80, (), (-20, 80))]
     """
-    return [
-        Leg(position, below, source_x, corridor_x, (source_x, corridor_x), ()),
-        Leg(position, above, corridor_x, target_x, (), (corridor_x, target_x)),
-    ]
+    legs = [Leg(position, below, source_x, corridor_x, (source_x, corridor_x), ()),
+            Leg(position, above, corridor_x, target_x, (), (corridor_x, target_x))]
+    return [leg for leg in legs if leg.start != leg.end]   # none for an end on its side
 
 
 def lane_legs(position: int, below: int, above: int, source_x: float,
@@ -43,6 +42,9 @@ def lane_legs(position: int, below: int, above: int, source_x: float,
     ups = [Leg(position, above + 1 + i, x1, x0, (x0,), (x1,))
            for i, (x0, x1) in reversed(list(enumerate(itertools.pairwise(columns))))
            if x0 != x1]
-    return [Leg(position, below, source_x, columns[-1], (source_x, columns[-1]), ()),
-            *ups,
-            Leg(position, above, columns[0], target_x, (), (columns[0], target_x))]
+    out = [Leg(position, below, source_x, columns[-1], (source_x, columns[-1]), ())] \
+        if source_x != columns[-1] else []     # no leg for an end on the lane's side
+    out += ups
+    if target_x != columns[0]:
+        out.append(Leg(position, above, columns[0], target_x, (), (columns[0], target_x)))
+    return out

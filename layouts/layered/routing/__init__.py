@@ -64,6 +64,7 @@ from layouts.layered.routing.legs import (
 from layouts.layered.routing.port_ends import NodeAssignment, plan_port_ends
 from layouts.layered.routing.port_stubs import attach_ports
 from layouts.layered.routing.repair import repair_routes
+from layouts.layered.routing.slots import VERTICAL_SIDES
 from layouts.layered.routing.tracks import assign_tracks
 from layouts.layered.routing.validate import RoutingInputError, validate_placement
 from layouts.options import LayoutOptions
@@ -93,6 +94,10 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
             source_x, target_x = columns[0], columns[-1]
         elif plan.kind is EdgeKind.LANE:
             columns = snap_columns([placement.nodes[d].x for d in plan.edge.chain])
+            if plan.source.side not in VERTICAL_SIDES:     # an elbow into its lane
+                source_x = columns[-1]
+            if plan.target.side not in VERTICAL_SIDES:
+                target_x = columns[0]
             upper = target_layer
             per_edge.append(lane_legs(plan.position, source_layer + 1, upper,
                                       source_x, columns, target_x))
@@ -100,6 +105,10 @@ def _edge_legs(plans: Sequence[EdgePlan], placement: Placement, along: Along,
                 if x0 == x1:
                     straight[channel].append(x0)
         elif plan.kind is EdgeKind.CORRIDOR:
+            if plan.source.side not in VERTICAL_SIDES:     # an elbow out to its corridor
+                source_x = corridor_x[plan.position]
+            if plan.target.side not in VERTICAL_SIDES:
+                target_x = corridor_x[plan.position]
             per_edge.append(corridor_legs(plan.position, source_layer + 1,
                                           target_layer, source_x,
                                           corridor_x[plan.position], target_x))

@@ -55,10 +55,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from layouts.graph import Shape
+from layouts.layered.fan_rule import FanEnd, fannable
 from layouts.layered.labels import LABEL_GAP
 from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
 from layouts.layered.loopbacks.legs import corridor_legs, lane_legs
 from layouts.layered.model import Placement
+from layouts.layered.portmap import Role
 from layouts.layered.routing.ends import (
     FAR,
     EdgeKind,
@@ -73,8 +75,8 @@ from layouts.layered.routing.slots import VERTICAL_SIDES, slot_coordinate
 from layouts.options import LayoutOptions
 from layouts.result import NodeBox, Side
 
-EndKey = tuple[int, str]
-"""An edge end: the plan position and ``"source"`` or ``"target"``."""
+EndKey = tuple[int, Role]
+"""An edge end: the plan position and which end (:class:`~layouts.layered.portmap.Role`)."""
 
 Face = tuple[str, Side]
 
@@ -87,8 +89,8 @@ class _Room:
     spacing: float
 
 
-def _end(plan: EdgePlan, role: str) -> EndSlot:
-    return plan.source if role == "source" else plan.target
+def _end(plan: EdgePlan, role: Role) -> EndSlot:
+    return plan.source if role is Role.SOURCE else plan.target
 
 
 class _Faces:
@@ -99,13 +101,14 @@ class _Faces:
         self.boxes = boxes
         self.members: dict[Face, list[EndKey]] = defaultdict(list)
         ordered = sorted((_end(p, role).node, _end(p, role).side.value, _end(p, role).index,
-                           p.position, role) for p in plans for role in ("source", "target"))
-        for node, _, _, position, role in ordered:
+                           p.position, role is Role.TARGET, role)
+                          for p in plans for role in (Role.SOURCE, Role.TARGET))
+        for node, _, _, position, _, role in ordered:
             end = _end(plans[position], role)
             self.members[(node, end.side)].append((position, role))
         self.face_of = {key: face for face, keys in self.members.items() for key in keys}
         self.planned = {(p.position, role): _end(p, role) for p in plans
-                        for role in ("source", "target")}
+                        for role in (Role.SOURCE, Role.TARGET)}
         self._x: dict[EndKey, float] = {}
 
     def x(self, key: EndKey) -> float:
@@ -125,13 +128,13 @@ class _Faces:
         self.face_of[key] = (face[0], side)
 
 
-def _column(plan: EdgePlan, role: str, placement: Placement, faces: _Faces) -> float:
+def _column(plan: EdgePlan, role: Role, placement: Placement, faces: _Faces) -> float:
     """The x of the column the edge's route runs in next to its ``role`` end: the first
     (last) dummy's, or the other end's slot x for an edge between neighbouring layers."""
     chain = plan.edge.chain
     if chain:
-        return centre_x(placement, chain[0] if role == "source" else chain[-1])
-    other = (plan.position, "target" if role == "source" else "source")
+        return centre_x(placement, chain[0] if role is Role.SOURCE else chain[-1])
+    other = (plan.position, Role.TARGET if role is Role.SOURCE else Role.SOURCE)
     return faces.x(other)
 
 
@@ -157,8 +160,8 @@ def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
             continue
         xs = [centre_x(placement, d) for d in chain]
         if plan.kind is EdgeKind.FORWARD:
-            xs = [faces.x((plan.position, "source")), *xs,
-                  faces.x((plan.position, "target"))]
+            xs = [faces.x((plan.position, Role.SOURCE)), *xs,
+                  faces.x((plan.position, Role.TARGET))]
         else:                       # a lane's ends turn into it: never straight there
             xs = [math.nan, *xs, math.nan]
         for i, d in enumerate(chain, start=1):
@@ -167,7 +170,7 @@ def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
 
 
 def _passed(placement: Placement, node_id: str, side: Side, column: float, room: _Room,
-            straight: Straight, role: str) -> list[int] | None:
+            straight: Straight, role: Role) -> list[int] | None:
     """The orders of the dummies the elbow's horizontal passes between the node and its
     column, or ``None`` when it may not: each must run straight through the channel the
     edge jogged in (so the jog crossed it too), and the first element of the layer past
@@ -186,7 +189,7 @@ def _passed(placement: Placement, node_id: str, side: Side, column: float, room:
         beyond = (centre_x(placement, other.id) - column) * step
         if beyond >= room.spacing:
             return passed
-        if beyond > -room.spacing or not straight[other.id][role == "source"]:
+        if beyond > -room.spacing or not straight[other.id][role is Role.SOURCE]:
             return None
         passed.append(order)
         order += step
@@ -233,7 +236,7 @@ def _label_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
         box = faces.boxes[plan.source.node]
         reach = width + 2 * LABEL_GAP + room.clearance
         if plan.source.side in VERTICAL_SIDES:
-            x = faces.x((plan.position, "source"))
+            x = faces.x((plan.position, Role.SOURCE))
             low, high = x - reach, x + reach
         else:                                   # a self-loop's label, beside the loop
             low, high = box.x, box.x + box.width + room.spacing * plan.source.count + reach
@@ -246,7 +249,7 @@ def _clear_of_labels(key: EndKey, plan: EdgePlan, placement: Placement, faces: _
     """The column the elbow's vertical now runs down the whole channel beside its end
     passes no other edge's label span there (its own label goes beside that vertical)."""
     layer = placement.nodes[_end(plan, key[1]).node].layer
-    channel = layer + 1 if key[1] == "source" else layer
+    channel = layer + 1 if key[1] is Role.SOURCE else layer
     column = _column(plan, key[1], placement, faces)
     return not any(low <= column <= high and position != plan.position
                    for low, high, position in spans.get(channel, ()))
@@ -256,8 +259,8 @@ def _plan_legs(plan: EdgePlan, placement: Placement, faces: _Faces,
                corridors: Mapping[int, Corridor]) -> list[Leg]:
     """The legs ``plan`` has with every end on its first planned face (:mod:`.legs`;
     a corridor as far out as can be)."""
-    source_x = faces.x((plan.position, "source"))
-    target_x = faces.x((plan.position, "target"))
+    source_x = faces.x((plan.position, Role.SOURCE))
+    target_x = faces.x((plan.position, Role.TARGET))
     below = placement.nodes[plan.source.node].layer + 1
     above = placement.nodes[plan.target.node].layer
     chain = plan.edge.chain
@@ -292,7 +295,7 @@ def _crosses_no_leg(key: EndKey, plan: EdgePlan, placement: Placement, faces: _F
     and the column crossed one of the route's two verticals there, whatever its track).
     """
     layer = placement.nodes[_end(plan, key[1]).node].layer
-    channel = layer + 1 if key[1] == "source" else layer
+    channel = layer + 1 if key[1] is Role.SOURCE else layer
     column = _column(plan, key[1], placement, faces)
     slot = faces.x(key)
     return not any(low < column < high and not low < slot < high
@@ -302,36 +305,33 @@ def _crosses_no_leg(key: EndKey, plan: EdgePlan, placement: Placement, faces: _F
 
 def key_of(plan: EdgePlan, node: str) -> EndKey:
     """The end of ``plan`` at ``node``."""
-    return (plan.position, "source" if plan.source.node == node else "target")
+    return (plan.position, Role.SOURCE if plan.source.node == node else Role.TARGET)
 
 
 def _straight_through(plan: EdgePlan, placement: Placement, faces: _Faces) -> bool:
     """The edge's planned route is one vertical from end to end."""
-    xs = [faces.x((plan.position, "source")),
+    xs = [faces.x((plan.position, Role.SOURCE)),
           *(centre_x(placement, d) for d in plan.edge.chain),
-          faces.x((plan.position, "target"))]
+          faces.x((plan.position, Role.TARGET))]
     return max(xs) - min(xs) < SNAP
 
 
 def _unfannable(end: EndSlot, plans: Sequence[EdgePlan], placement: Placement,
                 faces: _Faces) -> bool:
-    """A diamond's face that :mod:`layouts.layered.fans` will not fan, as planned: it
-    holds fewer than two ends, an end of an edge that is not a plain forward one, or an
-    end off the tip whose route runs straight to the other node (a fan needs every end
-    to leave from the tip or turn along a track)."""
+    """A diamond's face that :mod:`layouts.layered.fans` will not fan, as planned
+    (:func:`~layouts.layered.fans.fannable` of its ends: a plain forward edge's end runs
+    straight off the face; it turns along a track unless its planned route is one
+    vertical to the other node)."""
     box = faces.boxes[end.node]
     tip = box.x + box.width / 2
-    members = faces.members[(end.node, end.side)]
-    if len(members) < 2:
-        return True
-    for key in members:
+    ends = []
+    for key in faces.members[(end.node, end.side)]:
         plan = plans[key[0]]
-        if plan.kind is not EdgeKind.FORWARD or plan.edge.reversed or plan.edge.loop_back \
-                or plan.edge.facing:
-            return True
-        if abs(faces.x(key) - tip) > SNAP and _straight_through(plan, placement, faces):
-            return True
-    return False
+        plain = plan.kind is EdgeKind.FORWARD and not (
+            plan.edge.reversed or plan.edge.loop_back or plan.edge.facing)
+        ends.append(FanEnd(plain, abs(faces.x(key) - tip) <= SNAP,
+                           plain and not _straight_through(plan, placement, faces)))
+    return not fannable(ends)
 
 
 def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,
@@ -352,11 +352,24 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
         return unfannable[state]
 
     for plan in plans:
+        if plan.kind is EdgeKind.LANE and not plan.edge.facing:
+            for key, side, gap in _lane_elbows(plan, placement, faces, room):
+                if not faces.members.get((_end(plan, key[1]).node, side)) and gap not in gaps:
+                    sides[key] = side
+                    gaps.add(gap)
+                    faces.move(key, side)
+            continue
+        if plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
+            for key, side in _corridor_elbows(plan, placement, corridors):
+                if not faces.members.get((_end(plan, key[1]).node, side)):
+                    sides[key] = side
+                    faces.move(key, side)
+            continue
         if not _candidate(plan):
             continue
-        for role in ("source", "target"):
+        for role in (Role.SOURCE, Role.TARGET):
             key = (plan.position, role)
-            if not plan.edge.chain and (plan.position, "source") in sides:
+            if not plan.edge.chain and (plan.position, Role.SOURCE) in sides:
                 continue
             node = _end(plan, role).node
             if _side_towards(faces.boxes[node], _column(plan, role, placement, faces),
@@ -385,12 +398,83 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
     return sides
 
 
+def _lane_column(plan: EdgePlan, role: Role, placement: Placement) -> str:
+    """The lane's dummy in the layer of its ``role`` end's node: a lane runs up beside
+    its source (the last dummy) and its target (the first)."""
+    return plan.edge.chain[-1] if role is Role.SOURCE else plan.edge.chain[0]
+
+
+def _lane_elbows(plan: EdgePlan, placement: Placement, faces: _Faces, room: _Room
+                 ) -> list[tuple[EndKey, Side, tuple[int, int]]]:
+    """The ends of lane ``plan`` that may turn straight into the lane from their node's
+    side face, each with that face and the gap of the layer its horizontal runs in.
+
+    A lane's dummies sit in every layer from its target's to its source's, so beside
+    each end its route drops (or climbs) into the channel, jogs to the lane and turns
+    up it: two bends. From the side face facing the lane, straight across to it in
+    the node's own layer, it takes one. An end moves when its lane dummy is the next
+    element of the layer on that side, at least ``clearance`` beyond the face (the
+    label of a lane leaving its source's side face sits beside the lane in the channel
+    above the source, :func:`~.geometry.label_requests`).
+    """
+    out: list[tuple[EndKey, Side, tuple[int, int]]] = []
+    for role in (Role.SOURCE, Role.TARGET):
+        end = _end(plan, role)
+        node = placement.nodes[end.node]
+        dummy = placement.nodes[_lane_column(plan, role, placement)]
+        if dummy.layer != node.layer or abs(dummy.order - node.order) != 1:
+            continue
+        side = _side_towards(faces.boxes[end.node], dummy.x, room.clearance)
+        if side is None or (side is Side.RIGHT) != (dummy.order > node.order):
+            continue
+        gap = (node.layer, min(node.order, dummy.order))
+        out.append(((plan.position, role), side, gap))
+    return out
+
+
+def _corridor_elbows(plan: EdgePlan, placement: Placement,
+                     corridors: Mapping[int, Corridor]) -> list[tuple[EndKey, Side]]:
+    """The ends of corridor ``plan`` that may run straight out of their node's side face
+    to the corridor beside the drawing: the node is the last element of its layer on
+    the corridor's side (nothing of the layer lies between it and the corridor), and no
+    corridor inside this one on that side runs past the node's layer (its vertical
+    would cross the end's horizontal). Such an end drops (or climbs) into the channel
+    and runs out along it to the corridor in the drawing: two bends; from the side
+    face, one. The source end only when the edge has no label (its label sits beside
+    the edge's first vertical, in the channel below the source).
+    """
+    corridor = corridors[plan.position]
+    side = Side.LEFT if corridor.side is CorridorSide.LEFT else Side.RIGHT
+    labelled = plan.edge.label_width > 0 or plan.edge.label_height > 0
+    out: list[tuple[EndKey, Side]] = []
+    for role in (Role.SOURCE, Role.TARGET):
+        node = placement.nodes[_end(plan, role).node]
+        layer = placement.layers[node.layer]
+        outermost = node.order == (0 if side is Side.LEFT else len(layer) - 1)
+        if (role is Role.SOURCE and labelled) or not outermost:
+            continue
+        if any(other.side is corridor.side and other.index < corridor.index
+               and other.first_channel <= node.layer < other.last_channel
+               for other in corridors.values()):
+            continue
+        out.append(((plan.position, role), side))
+    return out
+
+
 def column_along(plans: Sequence[EdgePlan], placement: Placement,
                  boxes: Mapping[str, NodeBox]) -> list[tuple[float, float]]:
     """:func:`~.geometry.ends_along`, but for an end on a side face the x of the column
     its route turns into (where its vertical runs)."""
     along = ends_along(plans, boxes)
     for plan in plans:
+        if plan.kind is EdgeKind.LANE:
+            source_x, target_x = along[plan.position]
+            if plan.source.side not in VERTICAL_SIDES:
+                source_x = placement.nodes[plan.edge.chain[-1]].x
+            if plan.target.side not in VERTICAL_SIDES:
+                target_x = placement.nodes[plan.edge.chain[0]].x
+            along[plan.position] = (source_x, target_x)
+            continue
         if plan.kind is not EdgeKind.FORWARD:
             continue
         source_x, target_x = along[plan.position]
@@ -415,16 +499,16 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
         return plans
     diamonds = frozenset(b.id for b in boxes.values() if b.shape is Shape.DIAMOND)
 
-    def moved(plan: EdgePlan, role: str) -> EndSlot:
+    def moved(plan: EdgePlan, role: Role) -> EndSlot:
         end, side = _end(plan, role), sides.get((plan.position, role))
         if side is None:
             return end
-        if role == "source" and end.node in diamonds:
+        if role is Role.SOURCE and end.node in diamonds:
             return EndSlot(end.node, side, 1, 2)    # below the side tip
         return EndSlot(end.node, side, 0, 1)
 
-    return tuple(replace(plan, source=moved(plan, "source"), target=moved(plan, "target"))
-                 if (plan.position, "source") in sides or (plan.position, "target") in sides
+    return tuple(replace(plan, source=moved(plan, Role.SOURCE), target=moved(plan, Role.TARGET))
+                 if (plan.position, Role.SOURCE) in sides or (plan.position, Role.TARGET) in sides
                  else plan for plan in plans)
 
 

@@ -29,6 +29,7 @@ from enum import Enum
 from layouts.layered.loopbacks.corridors import Corridor, CorridorSide
 from layouts.layered.loopbacks.ports import lane_key
 from layouts.layered.model import ChainEdge, Placement
+from layouts.layered.portmap import Role
 from layouts.result import Side
 
 FAR = 1e12
@@ -93,11 +94,11 @@ def _corridor_key(corridor: Corridor) -> float:
     return FAR - corridor.index
 
 
-_Request = tuple[str, Side, float, int, int, str]  # node, side, key, tie, position, end
+_Request = tuple[str, Side, float, int, int, Role]  # node, side, key, tie, position, end
 
 
 def requests(placement: Placement, corridors: dict[int, Corridor],
-             sides: Mapping[tuple[int, str], Side] | None = None) -> list[_Request]:
+             sides: Mapping[tuple[int, Role], Side] | None = None) -> list[_Request]:
     """Every end's face request; ``sides`` moves forward edges' ends (by position and
     role) to a side face (:mod:`.elbows`)."""
     sides = sides or {}
@@ -112,31 +113,33 @@ def requests(placement: Placement, corridors: dict[int, Corridor],
         if kind is EdgeKind.SELF_LOOP:
             j, n = loops_seen[edge.upper], loops_total[edge.upper]
             loops_seen[edge.upper] += 1
-            requests.append((edge.upper, Side.RIGHT, float(j), 0, position, "source"))
-            requests.append((edge.upper, Side.RIGHT, float(2 * n - 1 - j), 0, position, "target"))
+            requests.append((edge.upper, Side.RIGHT, float(j), 0, position, Role.SOURCE))
+            requests.append((edge.upper, Side.RIGHT, float(2 * n - 1 - j), 0, position,
+                             Role.TARGET))
         elif kind is EdgeKind.LANE:
             # runs into a lane take the end slots on its side, inside any corridor's
-            for node, side, lane_end, end in ((edge.lower, Side.BOTTOM, edge.chain[-1], "source"),
-                                              (edge.upper, Side.TOP, edge.chain[0], "target")):
+            for node, side, lane_end, end in (
+                    (edge.lower, Side.BOTTOM, edge.chain[-1], Role.SOURCE),
+                    (edge.upper, Side.TOP, edge.chain[0], Role.TARGET)):
                 key = lane_key(centre_x(placement, lane_end), centre_x(placement, node), FAR / 2)
                 requests.append((node, side, key, position, position, end))
         elif kind is EdgeKind.CORRIDOR:
             key = _corridor_key(corridors[position])
-            requests.append((edge.lower, Side.BOTTOM, key, position, position, "source"))
-            requests.append((edge.upper, Side.TOP, key, position, position, "target"))
+            requests.append((edge.lower, Side.BOTTOM, key, position, position, Role.SOURCE))
+            requests.append((edge.upper, Side.TOP, key, position, position, Role.TARGET))
         else:
             columns = (edge.upper, *edge.chain, edge.lower)
             down_key = centre_x(placement, columns[1])
             up_key = centre_x(placement, columns[-2])
-            requests.append((edge.upper, sides.get((position, "source"), Side.BOTTOM),
-                             down_key, position, position, "source"))
-            requests.append((edge.lower, sides.get((position, "target"), Side.TOP),
-                             up_key, position, position, "target"))
+            requests.append((edge.upper, sides.get((position, Role.SOURCE), Side.BOTTOM),
+                             down_key, position, position, Role.SOURCE))
+            requests.append((edge.lower, sides.get((position, Role.TARGET), Side.TOP),
+                             up_key, position, position, Role.TARGET))
     return requests
 
 
 def plan_ends(placement: Placement, corridors: dict[int, Corridor],
-              sides: Mapping[tuple[int, str], Side] | None = None) -> tuple[EdgePlan, ...]:
+              sides: Mapping[tuple[int, Role], Side] | None = None) -> tuple[EdgePlan, ...]:
     """Give every edge end a face and a slot; returns one plan per edge, in input order
     (``sides``: forward edges' ends moved to a side face, see :func:`requests`).
 
@@ -151,13 +154,13 @@ def plan_ends(placement: Placement, corridors: dict[int, Corridor],
     faces: dict[tuple[str, Side], list[_Request]] = defaultdict(list)
     for request in requests(placement, corridors, sides):
         faces[(request[0], request[1])].append(request)
-    slots: dict[tuple[int, str], EndSlot] = {}
+    slots: dict[tuple[int, Role], EndSlot] = {}
     for (node, side), items in faces.items():
-        items.sort(key=lambda r: (r[2], r[3], r[5]))
+        items.sort(key=lambda r: (r[2], r[3], r[5] is Role.TARGET))
         for index, item in enumerate(items):
             slots[(item[4], item[5])] = EndSlot(node, side, index, len(items))
     return tuple(
-        EdgePlan(position, edge, edge_kind(edge), slots[(position, "source")],
-                 slots[(position, "target")])
+        EdgePlan(position, edge, edge_kind(edge), slots[(position, Role.SOURCE)],
+                 slots[(position, Role.TARGET)])
         for position, edge in enumerate(placement.edges)
     )

@@ -25,7 +25,7 @@ from layouts.layered.routing.label_zones import (
     side_faced,
     zones_of,
 )
-from layouts.layered.routing.slots import slot_coordinate
+from layouts.layered.routing.slots import VERTICAL_SIDES, slot_coordinate
 from layouts.result import NodeBox, Side
 
 
@@ -109,6 +109,8 @@ def _label_goes_left(plan: EdgePlan, along: Along, placement: Placement,
     """A label sits on the side its edge turns to, so it covers fewer other edges."""
     if plan.kind is EdgeKind.CORRIDOR:
         return corridors[plan.position].side is CorridorSide.LEFT
+    if plan.kind is EdgeKind.LANE and plan.source.side not in VERTICAL_SIDES:
+        return along[plan.position][0] < placement.nodes[plan.source.node].x   # off the node
     if plan.kind is EdgeKind.LANE:
         return placement.nodes[plan.edge.chain[-1]].x < along[plan.position][0]
     if plan.kind is EdgeKind.SELF_LOOP:
@@ -116,6 +118,16 @@ def _label_goes_left(plan: EdgePlan, along: Along, placement: Placement,
     chain = plan.edge.chain
     after = placement.nodes[chain[0]].x if chain else along[plan.position][1]
     return after < along[plan.position][0]
+
+
+def _loop_anchor(plan: EdgePlan, placement: Placement, along: Along) -> Anchor:
+    """The vertical a reversed edge's label sits beside: its first, below its source; or,
+    when it leaves its source's side face into its lane (:mod:`.elbows`), the lane's
+    vertical climbing out of the source's layer (the bottom zone of the channel above)."""
+    layer = placement.nodes[plan.source.node].layer
+    if plan.source.side in VERTICAL_SIDES:
+        return Anchor(layer + 1, False, along[plan.position][0])
+    return Anchor(layer, True, along[plan.position][0])
 
 
 def _first_ends(plans: Sequence[EdgePlan], along: Along) -> dict[str, float]:
@@ -154,7 +166,7 @@ def label_requests(plans: Sequence[EdgePlan], boxes: Mapping[str, NodeBox],
                                          beside=plan.source.node if beside else None))
             continue
         anchors = anchors_of(plan, placement, along[plan.position]) \
-            if plan.kind is EdgeKind.FORWARD else [Anchor(channel, False, along[plan.position][0])]
+            if plan.kind is EdgeKind.FORWARD else [_loop_anchor(plan, placement, along)]
         spot, x = choose(zones, plan.position, edge.label_width, anchors,
                          _label_goes_left(plan, along, placement, corridors))
         requests.append(LabelRequest(plan.position, spot.channel, x, edge.label_width,

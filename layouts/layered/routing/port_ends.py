@@ -41,7 +41,7 @@ from layouts.layered.routing.ends import FAR, EdgePlan, EndSlot, edge_kind, requ
 from layouts.layered.routing.slots import slot_offset
 from layouts.result import Side
 
-_Request = tuple[str, Side, float, int, int, str]
+_Request = tuple[str, Side, float, int, int, Role]
 K = TypeVar("K", float, tuple[int, float])
 
 
@@ -95,7 +95,7 @@ def plan_port_ends(placement: Placement, corridors: dict[int, Corridor], ports: 
     faces: dict[tuple[str, Side], list[_Request]] = defaultdict(list)
     for request in requests(placement, corridors):
         faces[(request[0], request[1])].append(request)
-    slots: dict[tuple[int, str], EndSlot] = {}
+    slots: dict[tuple[int, Role], EndSlot] = {}
     assigned: dict[str, NodeAssignment] = {}
     for node_id, own in ports.nodes.items():
         mine = {side: faces.get((node_id, side), []) for side in (Side.TOP, Side.BOTTOM)}
@@ -107,29 +107,29 @@ def plan_port_ends(placement: Placement, corridors: dict[int, Corridor], ports: 
         if node in ports.nodes and side in (Side.TOP, Side.BOTTOM):
             continue
         keyed = [(across.get((r[4], r[5]), r[2]), r) for r in items]
-        keyed.sort(key=lambda k: (k[0], k[1][3], k[1][5]))
+        keyed.sort(key=lambda k: (k[0], k[1][3], k[1][5] is Role.TARGET))
         for index, (_, item) in enumerate(keyed):
             slots[(item[4], item[5])] = EndSlot(node, side, index, len(keyed))
     plans = tuple(
-        EdgePlan(position, edge, edge_kind(edge), slots[(position, "source")],
-                 slots[(position, "target")])
+        EdgePlan(position, edge, edge_kind(edge), slots[(position, Role.SOURCE)],
+                 slots[(position, Role.TARGET)])
         for position, edge in enumerate(placement.edges))
     return plans, assigned
 
 
-def _port_end_columns(placement: Placement, slots: Mapping[tuple[int, str], EndSlot]
-                      ) -> dict[tuple[int, str], float]:
+def _port_end_columns(placement: Placement, slots: Mapping[tuple[int, Role], EndSlot]
+                      ) -> dict[tuple[int, Role], float]:
     """For each end whose edge runs straight from (to) a node with ports in the next
     layer, the column of that other end on the port node's face, by (edge position,
     end): the slot order of the end's own face then follows where the edge really
     starts (ends), not the port node's centre, which every edge from that node shares
     (two edges from one compound's face, one at a port and one at the compound itself,
     would otherwise take their target's slots in the wrong order and cross)."""
-    out: dict[tuple[int, str], float] = {}
+    out: dict[tuple[int, Role], float] = {}
     for position, edge in enumerate(placement.edges):
         if edge.chain or edge.reversed or edge.upper == edge.lower:
             continue
-        for here, there in (("target", "source"), ("source", "target")):
+        for here, there in ((Role.TARGET, Role.SOURCE), (Role.SOURCE, Role.TARGET)):
             other = slots.get((position, there))
             if other is None or other.offset is None:
                 continue
@@ -145,11 +145,11 @@ class _NodePlan:
     def __init__(self, own: NodePorts, placed: PlacedNode, placement: Placement,
                  table: PortTable, faces: Mapping[Side, list[_Request]]) -> None:
         self.own, self.placed, self.table = own, placed, table
-        self.port_of: dict[tuple[int, str], str | None] = {}
+        self.port_of: dict[tuple[int, Role], str | None] = {}
         self.keys: dict[tuple[str, Role], list[float]] = defaultdict(list)
         for items in faces.values():
             for r in items:
-                role = Role.SOURCE if r[5] == "source" else Role.TARGET
+                role = r[5]
                 pair = table.edge_ports.get(placement.edges[r[4]].id, (None, None))
                 port = pair[0] if role is Role.SOURCE else pair[1]
                 self.port_of[(r[4], r[5])] = port
@@ -157,7 +157,7 @@ class _NodePlan:
                     self.keys[(port, role)].append(r[2])
         self.strip_of = {(g.port, g.role): g for g in own.groups}
         port_slots: dict[str, PortSlot] = {}
-        end_index: dict[tuple[int, str], tuple[int, int, float]] = {}
+        end_index: dict[tuple[int, Role], tuple[int, int, float]] = {}
         for side in (Side.TOP, Side.BOTTOM):
             regular = [r for r in faces[side] if self.port_of[(r[4], r[5])] is None]
             found, ends = self._flow_face(side, regular)
@@ -167,7 +167,7 @@ class _NodePlan:
             port_slots.update(self._side_face(side))
         stubs = self._stubs(port_slots)
         self.assignment = NodeAssignment(port_slots, stubs)
-        self.slots: dict[tuple[int, str], EndSlot] = {}
+        self.slots: dict[tuple[int, Role], EndSlot] = {}
         for side in (Side.TOP, Side.BOTTOM):
             for r in faces[side]:
                 key = (r[4], r[5])
@@ -178,7 +178,7 @@ class _NodePlan:
                                               self._engine_offset(side, along))
                     continue
                 slot = port_slots[port]
-                role = Role.SOURCE if r[5] == "source" else Role.TARGET
+                role = r[5]
                 place = stubs.get((port, role))
                 along = slot.along if place is None else self._column(place)
                 self.slots[key] = EndSlot(own.node, side, slot.index, slot.count,
@@ -200,7 +200,7 @@ class _NodePlan:
         return sum(keys) / len(keys) if keys else None
 
     def _flow_face(self, side: Side, regular: list[_Request]
-                   ) -> tuple[dict[str, PortSlot], dict[tuple[int, str], tuple[int, int, float]]]:
+                   ) -> tuple[dict[str, PortSlot], dict[tuple[int, Role], tuple[int, int, float]]]:
         own = self.own
         role = Role.SOURCE if side is Side.BOTTOM else Role.TARGET
         centre = self.placed.x + self.placed.width / 2
@@ -214,13 +214,13 @@ class _NodePlan:
                 mean = -FAR if group.strip is Side.LEFT else FAR
             port_keys.append(centre if mean is None else mean)
         port_keys, ties = self._ordered(on_face, port_keys)
-        members: list[tuple[tuple[float, int, int, str], CanonicalPort | _Request]] = [
-            ((k, 1, t, ""), p) for p, k, t in zip(on_face, port_keys, ties, strict=True)]
-        members += [((r[2], 0, r[3], r[5]), r) for r in regular]
+        members: list[tuple[tuple[float, int, int, bool], CanonicalPort | _Request]] = [
+            ((k, 1, t, False), p) for p, k, t in zip(on_face, port_keys, ties, strict=True)]
+        members += [((r[2], 0, r[3], r[5] is Role.TARGET), r) for r in regular]
         members.sort(key=lambda m: m[0])
         placed = self._lattice(side, [m[1] for m in members])
         ports: dict[str, PortSlot] = {}
-        ends: dict[tuple[int, str], tuple[int, int, float]] = {}
+        ends: dict[tuple[int, Role], tuple[int, int, float]] = {}
         for m, slot in placed:
             if isinstance(m, CanonicalPort):
                 ports[m.id] = slot

@@ -149,19 +149,17 @@ def test_a_short_loop_runs_up_a_lane_beside_its_column() -> None:
     a, c = boxes["a"], boxes["c"]
     centre = a.x + 30
     route = next(r for r in result.edges if r.id == "back")
-    side = 1 if route.points[2].x > centre else -1
+    side = 1 if route.points[1].x > centre else -1
     # The lane's dummies sit one dummy-to-node separation from the column's centre:
-    # 60 / 2 + max(clearance 12, (node spacing 40 + edge spacing 12) / 2) = 30 + 26 = 56.
+    # 60 / 2 + max(clearance 12, (node spacing 40 + edge spacing 12) / 2) = 30 + 26 = 56,
+    # which leaves 56 - 30 = 26 >= clearance 12 beside c and a: the loop leaves c's side
+    # face facing its lane straight across to it, climbs, and turns straight into a's
+    # side face (elbows, two bends instead of four). A side face with one end uses its
+    # centre slot, half the nodes' height 30 down.
     lane_x = centre + side * 56
-    # c's bottom face holds c -> t and the run into the lane, slots at 60 / 3 = 20 and 40
-    # from its left; the lane's run takes the slot on its side. The same on a's top face.
-    slot = 40 if side > 0 else 20
-    # Each inner channel (layer spacing 60) holds one track, centred: 30 below c's bottom
-    # and 30 above a's top.
-    below, above = c.y + 30 + 30, a.y - 30
-    assert route.points == (Point(c.x + slot, c.y + 30), Point(c.x + slot, below),
-                            Point(lane_x, below), Point(lane_x, above),
-                            Point(a.x + slot, above), Point(a.x + slot, a.y))
+    face = c.x + 60 if side > 0 else c.x
+    assert route.points == (Point(face, c.y + 15), Point(lane_x, c.y + 15),
+                            Point(lane_x, a.y + 15), Point(face, a.y + 15))
     assert (route.source, route.target, route.loop_back) == ("c", "a", True)
     assert result.width == 300                       # s's width: nothing beyond it
     assert check_layout(graph, result, ROUTED) == []
@@ -181,22 +179,25 @@ def test_nested_loops_nest_in_lanes_beside_their_column_without_crossing() -> No
     a, c, d = boxes["a"], boxes["c"], boxes["d"]
     routes = {r.id: r for r in result.edges}
     inner, outer = routes["inner"].points, routes["outer"].points
-    side = 1 if inner[2].x > a.x + 30 else -1
+    side = 1 if inner[1].x > a.x + 30 else -1
     # inner lane: one dummy-to-node separation from the column's centre, 30 + 26 = 56;
     # the outer lane one dummy-to-dummy separation (edge spacing 12) further out
-    assert inner[2].x == a.x + 30 + side * 56
-    assert outer[2].x == inner[2].x + side * 12
-    # a's top face holds s -> a and both runs: slots at 15, 30, 45. The inner lane's run
-    # takes the end slot on its side, the outer one's the next, so they nest:
-    end = {1: (45, 30), -1: (15, 30)}[side]
-    assert (inner[-1].x, outer[-1].x) == (a.x + end[0], a.x + end[1])
-    # ... and the channel above a holds their two tracks, 2 * 12 + 12 = 36 < 60, centred:
-    # 24 and 36 below its top (s's bottom, 30 + 24 = 54 above a); the outer run higher.
-    assert (outer[-2].y, inner[-2].y) == (a.y - 36, a.y - 24)
-    # out of c (c -> d and the inner run: slots at 20 and 40) and d (d -> t and the outer)
-    slot = 40 if side > 0 else 20
-    assert inner[0] == Point(c.x + slot, c.y + 30) and inner[1].y == c.y + 30 + 30
-    assert outer[0] == Point(d.x + slot, d.y + 30) and outer[1].y == d.y + 30 + 30
+    inner_x = a.x + 30 + side * 56
+    outer_x = inner_x + side * 12
+    # Each lane's dummy next to a node in its end layers leaves 56 - 30 = 26 >= clearance
+    # 12 beside it: the inner loop leaves c's side face straight across to its lane and
+    # turns straight into a's (one end per side face: the centre slot, 30 / 2 down);
+    # the outer one leaves d's side face the same way, but beside a the inner lane lies
+    # between, so it still enters a's top face.
+    face = {1: 60, -1: 0}[side]
+    assert inner == (Point(c.x + face, c.y + 15), Point(inner_x, c.y + 15),
+                     Point(inner_x, a.y + 15), Point(a.x + face, a.y + 15))
+    assert outer[:2] == (Point(d.x + face, d.y + 15), Point(outer_x, d.y + 15))
+    # a's top face was planned with s -> a and both runs (slots at 15, 30, 45; the inner
+    # run at the end slot on its side, the outer at the next) and keeps that lattice: the
+    # outer run enters at 30. The channel above a holds its one track, centred: 60 / 2.
+    assert outer[2:] == (Point(outer_x, a.y - 30), Point(a.x + 30, a.y - 30),
+                         Point(a.x + 30, a.y))
     assert measure(result).crossings == 0
     assert check_layout(graph, result, ROUTED) == []
 
@@ -209,10 +210,17 @@ def test_loop_back_route_outside_takes_the_corridor_beside_the_drawing() -> None
     route = next(r for r in result.edges if r.id == "back")
     # The corridor is 12 px (max(clearance, edge spacing)) beyond s and t, the widest
     # nodes, on one side; the drawing grows by those 12 px.
-    corridor_x = route.points[2].x
+    corridor_x = route.points[1].x
     assert result.width == 300 + 12
     assert corridor_x in (boxes["s"].x - 12, boxes["s"].x + 300 + 12)
-    assert route.points[3].x == corridor_x
+    # c and a are alone in their layers, so nothing lies between them and the corridor:
+    # the loop leaves c's side face facing it straight out to it and turns straight into
+    # a's (two bends, not four); one end per side face: the centre slot, 30 / 2 down.
+    a, c = boxes["a"], boxes["c"]
+    right = corridor_x > a.x
+    assert route.points == (Point(c.x + 60 if right else c.x, c.y + 15),
+                            Point(corridor_x, c.y + 15), Point(corridor_x, a.y + 15),
+                            Point(a.x + 60 if right else a.x, a.y + 15))
     assert lanes_of(graph, options) == []
     assert check_layout(graph, result, options) == []
 
