@@ -2,9 +2,10 @@
 in the canonical top-to-bottom frame, relative to the box's top-left corner.
 
 From the top: the padding, the label row (TopToBottom; for LeftToRight the label takes
-a column at the left instead, which the final transpose turns into the top row), one
-track per entering edge (:mod:`.jogs`) and a gap, the interior, one track per leaving
-edge and a gap, and the padding. The box is at least the node's own size and wide
+a column at the left instead, which the final transpose turns into the top row, or goes
+ahead of the interior when that is smaller: :func:`frame_for`), one track per entering
+edge (:mod:`.jogs`) and a gap, the interior, one track per leaving edge and a gap, and
+the padding. The box is at least the node's own size and wide
 enough for its label; extra width centres the interior, extra height goes below it.
 
 >>> from layouts.graph import Node
