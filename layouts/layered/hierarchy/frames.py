@@ -2,9 +2,10 @@
 in the canonical top-to-bottom frame, relative to the box's top-left corner.
 
 From the top: the padding, the label row (TopToBottom; for LeftToRight the label takes
-a column at the left instead, which the final transpose turns into the top row), one
-track per entering edge (:mod:`.jogs`) and a gap, the interior, one track per leaving
-edge and a gap, and the padding. The box is at least the node's own size and wide
+a column at the left instead, which the final transpose turns into the top row, or goes
+ahead of the interior when that is smaller: :func:`frame_for`), one track per entering
+edge (:mod:`.jogs`) and a gap, the interior, one track per leaving edge and a gap, and
+the padding. The box is at least the node's own size and wide
 enough for its label; extra width centres the interior, extra height goes below it.
 
 >>> from layouts.graph import Node
@@ -19,6 +20,7 @@ enough for its label; extra width centres the interior, extra height goes below 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from layouts.graph import Node
@@ -115,30 +117,73 @@ def padding(room: PortRoom, side: Side) -> float:
 
 
 def frame_for(node: Node, interior: Interior, *, entering: int, leaving: int,
-              edge_spacing: float, transposed: bool, room: PortRoom = NO_ROOM) -> Frame:
+              edge_spacing: float, transposed: bool, room: PortRoom = NO_ROOM,
+              entering_columns: Sequence[float] = ()) -> Frame:
     """The box of compound ``node`` around ``interior`` with ``entering`` and ``leaving``
     border crossings; ``transposed`` for LeftToRight (canonical sizes are swapped);
-    ``room`` for the labels of its own ports (:mod:`.port_room`)."""
+    ``room`` for the labels of its own ports (:mod:`.port_room`); ``entering_columns``:
+    the x (in ``interior``'s coordinates) where each entering edge's piece inside starts.
+
+    LeftToRight, the label goes *ahead* of the interior, between the entering strip and
+    the interior (a band of ``label width + LABEL_GAP`` along the flow), instead of in a
+    column across the whole box (the final drawing's label row), when that adds less
+    area and no entering edge runs down the label's column within :data:`PADDING` of it
+    (its jog leaves the strip at its lower column: :mod:`.jogs`):
+
+    >>> g = Node("g", 10, 10, label="Group", label_width=50, label_height=14)
+    >>> f = frame_for(g, Interior(0, 0, 60, 300), entering=1, leaving=0, edge_spacing=12,
+    ...               transposed=True, entering_columns=(40,))
+    >>> f.label_box, f.inner_x, f.inner_y   # 12 + 24 (strip) + 50 + 6 = 92 above
+    (Box(x=12.0, y=36.0, width=14, height=50), 12.0, 92.0)
+    >>> f = frame_for(g, Interior(0, 0, 60, 300), entering=1, leaving=0, edge_spacing=12,
+    ...               transposed=True, entering_columns=(20,))
+    >>> f.label_box, f.inner_x, f.inner_y   # 12 + 14 + 12 = 38 > 12 + 20: a column
+    (Box(x=12.0, y=12.0, width=14, height=50), 32.0, 36.0)
+    """
+    if transposed:
+        ahead = _frame(node, interior, entering, leaving, edge_spacing, room, ahead=True)
+        column = _frame(node, interior, entering, leaving, edge_spacing, room, ahead=False)
+        if ahead.width * ahead.height < column.width * column.height and _clear(
+                ahead, interior, entering_columns):
+            return ahead
+        return column
+    return _frame(node, interior, entering, leaving, edge_spacing, room, ahead=False,
+                  transposed=False)
+
+
+def _clear(frame: Frame, interior: Interior, columns: Sequence[float]) -> bool:
+    """Whether every entering column, placed in ``frame``, keeps :data:`PADDING` from the
+    right of its label box (the box starts at the left padding: none can pass left of it)."""
+    box = frame.label_box
+    assert box is not None
+    return all(c - interior.x0 + frame.inner_x >= box.right + PADDING for c in columns)
+
+
+def _frame(node: Node, interior: Interior, entering: int, leaving: int, edge_spacing: float,
+           room: PortRoom, *, ahead: bool, transposed: bool = True) -> Frame:
+    """:func:`frame_for` with the label ``ahead`` of the interior or not (LeftToRight)."""
     label_w, label_h = label_size(node)
+    ahead = ahead and bool(label_w and label_h)
     title = label_h + LABEL_GAP if label_h else 0.0
     pad_top, pad_left = padding(room, Side.TOP), padding(room, Side.LEFT)
     pad_right, pad_bottom = padding(room, Side.RIGHT), padding(room, Side.BOTTOM)
     top = pad_top + (0.0 if transposed else title)
-    left = pad_left + (title if transposed else 0.0)
+    left = pad_left + (title if transposed and not ahead else 0.0)
     entering_strip = edge_spacing * (entering + 1) if entering else 0.0
     leaving_strip = edge_spacing * (leaving + 1) if leaving else 0.0
+    band = label_w + LABEL_GAP if ahead else 0.0
     need_w = left + interior.width + pad_right
-    need_h = top + entering_strip + interior.height + leaving_strip + pad_bottom
+    need_h = top + entering_strip + band + interior.height + leaving_strip + pad_bottom
     min_w, min_h = (node.height, node.width) if transposed else (node.width, node.height)
     min_w, min_h = max(min_w, room.min_width), max(min_h, room.min_height)
-    label_span = label_w + pad_left + pad_right if label_w else 0.0
-    label_depth = label_w + pad_top + pad_bottom if label_w else 0.0
-    width = max(need_w, min_w, 0.0 if transposed else label_span)
+    label_span = (label_h if ahead else label_w) + pad_left + pad_right if label_w else 0.0
+    label_depth = label_w + pad_top + pad_bottom if label_w and not ahead else 0.0
+    width = max(need_w, min_w, label_span if ahead or not transposed else 0.0)
     height = max(need_h, min_h, label_depth if transposed else 0.0)
     label_box = None
     if label_w or label_h:
-        label_box = Box(pad_left, pad_top, *((label_h, label_w) if transposed
-                                             else (label_w, label_h)))
-    inner_y = top + entering_strip
+        label_box = Box(pad_left, pad_top + (entering_strip if ahead else 0.0),
+                        *((label_h, label_w) if transposed else (label_w, label_h)))
+    inner_y = top + entering_strip + band
     return Frame(width, height, left + (width - need_w) / 2, inner_y, label_box,
                  top + edge_spacing, inner_y + interior.height + edge_spacing, edge_spacing)

@@ -172,7 +172,14 @@ class _Context:
         return frame_for(node, Interior.of(routing),
                          entering=len(level.entering), leaving=len(level.leaving),
                          edge_spacing=self.options.edge_spacing, transposed=self.transposed,
-                         room=room)
+                         room=room, entering_columns=_entering_columns(level, routing))
+
+
+def _entering_columns(level: Level, routing: Routing) -> tuple[float, ...]:
+    """The x where each edge entering ``level``'s compound starts inside it: the first
+    point of its piece from the entering dummy."""
+    dummies = {c.dummy for c in level.entering}
+    return tuple(r.points[0].x for r in routing.edges if r.source in dummies and r.points)
 
 
 def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRunner,

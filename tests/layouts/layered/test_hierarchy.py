@@ -17,7 +17,7 @@ from layouts.errors import InvalidGraphError
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.contracts.hierarchy import check_compound_layout
 from layouts.layered.hierarchy import run_hierarchy
-from layouts.layered.hierarchy.frames import PADDING
+from layouts.layered.hierarchy.frames import LABEL_GAP, PADDING
 from layouts.layered.hierarchy.jogs import tracks
 from layouts.layered.hierarchy.plan import split
 from layouts.mirror import base_direction, mirror_result
@@ -259,3 +259,39 @@ def test_siblings_inside_a_compound_keep_elks_node_spacing_and_the_root_keeps_ou
     assert gap("c", "d") == pytest.approx(40.0)
     options = LayoutOptions(direction=base_direction(direction))
     assert check_compound_layout(g, mirror_result(result, direction), options) == []
+
+
+def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+              ) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize(("into", "height"), [("g", 2 * PADDING + 40),
+                                               ("a", 2 * PADDING + 16 + 6 + 40)])
+def test_left_to_right_puts_the_label_ahead_of_a_long_thin_interior(into: str,
+                                                                    height: float) -> None:
+    # g holds a chain of three 100 x 40 boxes. A label row across g adds 16 + 6 px of
+    # height over g's whole length; the label ahead of the interior (at g's top left,
+    # before the first box along the flow) adds only its width 35 + 6 along the flow
+    # over g's 64 px height, so g is 12 + 40 + 12 high when an edge ends on g itself.
+    # An edge entering g into a runs along a's middle, 12 + 20 px below g's top, within
+    # 12 px of a label there (12 .. 28): g keeps its label row, 12 + 16 + 6 + 40 + 12
+    chain = (Node("a", 100, 40), Node("b", 100, 40), Node("c", 100, 40))
+    graph = Graph((Node("s", 100, 40), Node("g", 10, 10, label="Group", children=chain)),
+                  (Edge("ab", "a", "b"), Edge("bc", "b", "c"), Edge("s-in", "s", into)))
+    for effort in Effort:
+        result = layout(graph, engine="layered", direction="LR", effort=effort)
+        g, label = result.node("g"), result.node("g").label_box
+        assert label is not None
+        assert g.height == height
+        assert (label.x, label.y) >= (g.x + PADDING, g.y + PADDING)
+        area = (label.x - LABEL_GAP, label.y - LABEL_GAP, label.right + LABEL_GAP,
+                label.bottom + LABEL_GAP)
+        for n in chain:      # no child within the label's gap, no route on the label
+            box = result.node(n.id)
+            assert not _overlaps(area, (box.x, box.y, box.x + box.width, box.y + box.height))
+        for route in result.edges:
+            for p, q in zip(route.points, route.points[1:], strict=False):
+                segment = (min(p.x, q.x), min(p.y, q.y), max(p.x, q.x), max(p.y, q.y))
+                assert not _overlaps((label.x, label.y, label.right, label.bottom), segment)
+        assert base_frame_violations(graph, result, Direction.LEFT_TO_RIGHT) == []
