@@ -16,7 +16,9 @@ and the new ones (their own kinds, scope ``compound``):
 * ``outside-parent``: a node not inside its parent's box shrunk by the padding (or
   naming another parent than the graph's);
 * ``border-crossing``: an edge that does not cross the border of each compound holding
-  exactly one of its ends exactly once, or crosses the border of one holding both.
+  exactly one of its ends exactly once, or crosses the border of one holding both;
+* ``compound-label``: a route segment through a compound's label box (any edge, the
+  compound's own included: a label is read, not drawn over).
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> from layouts.layered.hierarchy import run_hierarchy
@@ -48,7 +50,7 @@ from layouts.layered.contracts.violations import TOLERANCE, Violation, Violation
 from layouts.layered.hierarchy.frames import PADDING
 from layouts.layered.routing.slots import VERTICAL_SIDES, slot_point
 from layouts.options import LayoutOptions
-from layouts.result import EdgeRoute, LayoutResult, NodeBox, Point, PortBox, Side
+from layouts.result import Box, EdgeRoute, LayoutResult, NodeBox, Point, PortBox, Side
 
 OUTSIDE_PARENT = "outside-parent"
 BORDER_CROSSINGS = "border-crossings"
@@ -95,6 +97,34 @@ def check_compound_layout(graph: Graph, result: LayoutResult, options: LayoutOpt
     out += problems
     out += check_face_slots(routes, nodes, crossings, result.ports, facts)
     out += check_labels(graph, result, parents)
+    out += check_compound_labels(graph, result)
+    return out
+
+
+def check_compound_labels(graph: Graph, result: LayoutResult) -> list[Violation]:
+    """No route segment passes through the label box of a compound node (touching its
+    border within :data:`TOLERANCE` is not passing through).
+
+    >>> from layouts.graph import Node
+    >>> from layouts.result import Box, Diagnostics
+    >>> g = Graph((Node("g", 9, 9, children=(Node("a", 9, 9),)),), ())
+    >>> box = NodeBox("g", 0, 0, 100, 100, label_box=Box(12, 12, 40, 16))
+    >>> down = EdgeRoute("e", "s", "a", (Point(30, 0), Point(30, 50)))
+    >>> beside = EdgeRoute("f", "s", "a", (Point(60, 0), Point(60, 50)))
+    >>> found = check_compound_labels(g, LayoutResult((box,), (down, beside), 100, 100,
+    ...                                               Diagnostics("x", "", "")))
+    >>> [(v.kind.value, v.edge) for v in found]
+    [('compound-label', 'e')]
+    """
+    compounds = {n.id for n in graph.all_nodes() if n.children}
+    labels = [(n.id, b) for n in result.nodes if n.id in compounds
+              and (b := n.label_box) is not None]
+    out = []
+    for route in result.edges:
+        for node, b in labels:
+            if any(_through(p, q, b) for p, q in pairwise(route.points)):
+                out.append(Violation(ViolationKind.COMPOUND_LABEL, route.id, node,
+                                     f"'{route.id}' passes through the label of '{node}'"))
     return out
 
 
@@ -276,3 +306,16 @@ def _overlap(ax0: float, ay0: float, ax1: float, ay1: float,
              bx0: float, by0: float, bx1: float, by1: float) -> bool:
     return (ax0 < bx1 - TOLERANCE and bx0 < ax1 - TOLERANCE
             and ay0 < by1 - TOLERANCE and by0 < ay1 - TOLERANCE)
+
+
+def _through(p: Point, q: Point, box: Box) -> bool:
+    """Whether segment ``p``-``q`` has a point more than :data:`TOLERANCE` inside ``box``
+    (its bounds, for a slanted segment of another engine).
+
+    >>> b = Box(0, 0, 10, 10)
+    >>> _through(Point(5, -5), Point(5, 5), b), _through(Point(10, -5), Point(10, 5), b)
+    (True, False)
+    """
+    x0, x1, y0, y1 = min(p.x, q.x), max(p.x, q.x), min(p.y, q.y), max(p.y, q.y)
+    return (x0 < box.right - TOLERANCE and x1 > box.x + TOLERANCE
+            and y0 < box.bottom - TOLERANCE and y1 > box.y + TOLERANCE)

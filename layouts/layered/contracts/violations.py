@@ -8,9 +8,10 @@ the layered engine's boundary-slot drawings (ends on the slot lattice of a face,
 it along the face's normal, the gateway tip rules, which edges it drew as loop-backs,
 the placed ports of its own result): another engine's drawing is not built on that
 lattice, so those rules do not apply to it. ``COMPOUND`` kinds are the hierarchy's
-(:mod:`.hierarchy`: a child inside its parent's padding, an edge crossing each border it
-must cross once); :func:`.hierarchy.check_parents` holds for every engine's compound
-drawing, but :mod:`layouts.quality` reads drawings flat and does not count them.
+(:mod:`.hierarchy`: a child inside its parent's padding, an edge crossing each border
+it must cross once, no route across a compound's label);
+:func:`.hierarchy.check_parents` holds for every engine's compound drawing, but
+:mod:`layouts.quality` reads drawings flat and does not count them.
 
 >>> Violation(ViolationKind.CLEARANCE, "e", "n", "too close").kind.value
 'clearance'
@@ -50,6 +51,7 @@ class ViolationKind(StrEnum):
     LABEL_ASTRAY = "label-astray"
     OUTSIDE_PARENT = "outside-parent"
     BORDER_CROSSING = "border-crossing"
+    COMPOUND_LABEL = "compound-label"
 
 
 class Scope(Enum):
@@ -72,6 +74,7 @@ SCOPE: Mapping[ViolationKind, Scope] = {
         ViolationKind.PORT_ORDER)},
     ViolationKind.OUTSIDE_PARENT: Scope.COMPOUND,
     ViolationKind.BORDER_CROSSING: Scope.COMPOUND,
+    ViolationKind.COMPOUND_LABEL: Scope.COMPOUND,
 }
 """The scope of every kind."""
 

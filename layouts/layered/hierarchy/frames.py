@@ -1,12 +1,19 @@
 """Step 3 of the hierarchical layout: a compound node's box around its laid-out interior,
 in the canonical top-to-bottom frame, relative to the box's top-left corner.
 
-From the top: the padding, the label row (TopToBottom; for LeftToRight the label takes
-a column at the left instead, which the final transpose turns into the top row, or goes
-ahead of the interior when that is smaller: :func:`frame_for`), one track per entering
-edge (:mod:`.jogs`) and a gap, the interior, one track per leaving edge and a gap, and
-the padding. The box is at least the node's own size and wide
-enough for its label; extra width centres the interior, extra height goes below it.
+From the top: the padding, one track per entering edge (:mod:`.jogs`) and a gap, the
+label row (TopToBottom; for LeftToRight the label takes a column at the left instead,
+which the final transpose turns into the top row, or goes ahead of the interior when
+that is smaller: :func:`frame_for`), the interior, one track per leaving edge and a gap,
+and the padding. The box is at least the node's own size and wide enough for its label;
+extra width centres the interior, extra height goes below it.
+
+The label lies below the entering strip, so no jog runs across it: a jog comes down
+from the parent's slot on the top face, wherever the parent's routing put it, only as
+far as its track. Below the strip only the entering columns run on into the interior;
+the TopToBottom label row keeps :data:`PADDING` from each (moving the interior right or
+widening the box when no gap between them holds the label), and the LeftToRight label
+column lies left of every column and ends above the leaving strip.
 
 >>> from layouts.graph import Node
 >>> f = frame_for(Node("g", 10, 10, label="Group", label_width=50, label_height=14),
@@ -14,8 +21,8 @@ enough for its label; extra width centres the interior, extra height goes below 
 ...               transposed=False)
 >>> f.width, f.height, f.inner_x, f.inner_y     # 12 + 14 + 6 + 3 * 12 = 68 above
 (224.0, 180.0, 12.0, 68.0)
->>> f.entering_track(0), f.entering_track(1)
-(44.0, 56.0)
+>>> f.entering_track(0), f.entering_track(1), f.label_box.y   # 12 + 12, 12 + 2 * 12
+(24.0, 36.0, 48.0)
 """
 
 from __future__ import annotations
@@ -138,7 +145,7 @@ def frame_for(node: Node, interior: Interior, *, entering: int, leaving: int,
     >>> f = frame_for(g, Interior(0, 0, 60, 300), entering=1, leaving=0, edge_spacing=12,
     ...               transposed=True, entering_columns=(20,))
     >>> f.label_box, f.inner_x, f.inner_y   # 12 + 14 + 12 = 38 > 12 + 20: a column
-    (Box(x=12.0, y=12.0, width=14, height=50), 32.0, 36.0)
+    (Box(x=12.0, y=36.0, width=14, height=50), 32.0, 36.0)
     """
     if transposed:
         ahead = _frame(node, interior, entering, leaving, edge_spacing, room, ahead=True)
@@ -148,7 +155,7 @@ def frame_for(node: Node, interior: Interior, *, entering: int, leaving: int,
             return ahead
         return column
     return _frame(node, interior, entering, leaving, edge_spacing, room, ahead=False,
-                  transposed=False)
+                  transposed=False, columns=entering_columns)
 
 
 def _clear(frame: Frame, interior: Interior, columns: Sequence[float]) -> bool:
@@ -160,30 +167,85 @@ def _clear(frame: Frame, interior: Interior, columns: Sequence[float]) -> bool:
 
 
 def _frame(node: Node, interior: Interior, entering: int, leaving: int, edge_spacing: float,
-           room: PortRoom, *, ahead: bool, transposed: bool = True) -> Frame:
-    """:func:`frame_for` with the label ``ahead`` of the interior or not (LeftToRight)."""
+           room: PortRoom, *, ahead: bool, transposed: bool = True,
+           columns: Sequence[float] = ()) -> Frame:
+    """:func:`frame_for` with the label ``ahead`` of the interior or not (LeftToRight);
+    ``columns``: the entering columns (TopToBottom: the label row keeps clear of them)."""
     label_w, label_h = label_size(node)
     ahead = ahead and bool(label_w and label_h)
     title = label_h + LABEL_GAP if label_h else 0.0
     pad_top, pad_left = padding(room, Side.TOP), padding(room, Side.LEFT)
     pad_right, pad_bottom = padding(room, Side.RIGHT), padding(room, Side.BOTTOM)
-    top = pad_top + (0.0 if transposed else title)
     left = pad_left + (title if transposed and not ahead else 0.0)
     entering_strip = edge_spacing * (entering + 1) if entering else 0.0
     leaving_strip = edge_spacing * (leaving + 1) if leaving else 0.0
     band = label_w + LABEL_GAP if ahead else 0.0
+    label_y = pad_top + entering_strip      # below the entering strip: no jog crosses it
+    inner_y = label_y + band + (0.0 if transposed else title)
     need_w = left + interior.width + pad_right
-    need_h = top + entering_strip + band + interior.height + leaving_strip + pad_bottom
     min_w, min_h = (node.height, node.width) if transposed else (node.width, node.height)
     min_w, min_h = max(min_w, room.min_width), max(min_h, room.min_height)
     label_span = (label_h if ahead else label_w) + pad_left + pad_right if label_w else 0.0
-    label_depth = label_w + pad_top + pad_bottom if label_w and not ahead else 0.0
     width = max(need_w, min_w, label_span if ahead or not transposed else 0.0)
-    height = max(need_h, min_h, label_depth if transposed else 0.0)
+    inner_x, label_x = left + (width - need_w) / 2, pad_left
+    if not transposed and label_w and columns:
+        row = _Row(pad_left, pad_right, label_w)
+        inner_x, width, label_x = row.room(
+            [c - interior.x0 + inner_x for c in columns], inner_x, width, interior.width)
+    leaving_from = inner_y + interior.height
+    column = transposed and not ahead and bool(label_w)
+    if column and leaving:   # the label column ends above the leaving strip
+        leaving_from = max(leaving_from, label_y + label_w)
+    label_depth = label_y + label_w + pad_bottom if column else 0.0
+    height = max(leaving_from + leaving_strip + pad_bottom, min_h, label_depth)
     label_box = None
     if label_w or label_h:
-        label_box = Box(pad_left, pad_top + (entering_strip if ahead else 0.0),
+        label_box = Box(label_x, label_y,
                         *((label_h, label_w) if transposed else (label_w, label_h)))
-    inner_y = top + entering_strip + band
-    return Frame(width, height, left + (width - need_w) / 2, inner_y, label_box,
-                 top + edge_spacing, inner_y + interior.height + edge_spacing, edge_spacing)
+    return Frame(width, height, inner_x, inner_y, label_box, pad_top + edge_spacing,
+                 leaving_from + edge_spacing, edge_spacing)
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """A TopToBottom label row between the entering strip and the interior: the label
+    (``width`` wide) between the paddings, :data:`PADDING` from every entering column
+    that runs down past it."""
+
+    pad_left: float
+    pad_right: float
+    width: float
+
+    def fit(self, columns: Sequence[float], box_width: float) -> float | None:
+        """The leftmost x of the label clear of ``columns`` (sorted), if any.
+
+        >>> _Row(12, 12, 40).fit([30.0, 100.0], 200), _Row(12, 12, 40).fit([30.0], 90)
+        (42.0, None)
+        """
+        for x in (self.pad_left, *(c + PADDING for c in columns)):
+            if x + self.width > box_width - self.pad_right + 1e-9:
+                return None
+            if all(not x - PADDING < c < x + self.width + PADDING for c in columns):
+                return x
+        return None
+
+    def room(self, columns: list[float], inner_x: float, box_width: float,
+             interior_width: float) -> tuple[float, float, float]:
+        """``(inner_x, box width, label x)``: the label in the row as it is, or else the
+        interior moved right past it or the box widened for it right of the last column,
+        whichever box is narrower.
+
+        >>> _Row(12, 12, 40).room([62.0], 12.0, 124.0, 100.0)   # 12 + 40 + 12 = 64
+        (14.0, 126.0, 12)
+        """
+        columns = sorted(columns)
+        x = self.fit(columns, box_width)
+        if x is not None:
+            return inner_x, box_width, x
+        shift = self.pad_left + self.width + PADDING - columns[0]
+        moved = max(box_width, inner_x + shift + interior_width + self.pad_right)
+        after = columns[-1] + PADDING
+        widened = max(box_width, after + self.width + self.pad_right)
+        if moved <= widened:
+            return inner_x + shift, moved, self.pad_left
+        return inner_x, widened, after

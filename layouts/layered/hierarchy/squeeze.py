@@ -20,8 +20,9 @@ needs. This step moves every y coordinate ``y`` to ``f(y)`` with ``f`` non-decre
   keep the spacing above);
 * *rigid* spans keep their height: leaf nodes, edge and port label boxes, port boxes,
   and compound nodes with ports of their own or edges ending on their left or right
-  face. A compound's own label keeps its offset from the compound's top instead, and
-  what lies below it keeps the spacing from its bottom.
+  face. A compound's own label keeps its height below its top, a line like the others
+  (so the unused tracks of the entering strip above it close), and what lies below
+  it keeps the spacing from its bottom.
 
 Because ``f`` keeps the order of all y coordinates, every route stays orthogonal, every
 end stays on its face and slot, and no route comes to cross a box or another route that
@@ -115,6 +116,7 @@ def _lines(drawing: Drawing) -> list[_Line]:
                 _Line(n.y + n.height, n.x, n.x + n.width, -1, inner)]
     for box in _label_boxes(drawing):
         out += [_Line(box.y, box.x, box.right), _Line(box.bottom, box.x, box.right)]
+    out += [_Line(b.y, b.x, b.right) for n in drawing.nodes if (b := n.label_box) is not None]
     for p in drawing.ports:
         out += [_Line(p.y, p.x, p.x + p.width), _Line(p.y + p.height, p.x, p.x + p.width)]
     for route in drawing.edges:
@@ -137,11 +139,12 @@ def _label_boxes(drawing: Drawing) -> list[Box]:
 
 @dataclass(frozen=True, slots=True)
 class _Hung:
-    """A node's own label box: it keeps its offset from the node's top (the padding)
-    and its height, so it is neither a rigid span of the whole drawing (a long label
-    down a LeftToRight compound's side would keep every band beside it open) nor a
-    pair of lines; its bottom is a line for what lies below it, at ``offset`` below the
-    node top's new y."""
+    """A node's own label box: its top is a line like any other (it keeps the spacing
+    from what lies above it: the node's top, the jog tracks of the entering strip above
+    a compound's label) and it keeps its height below that top, so it is neither a
+    rigid span of the whole drawing (a long label down a LeftToRight compound's side
+    would keep every band beside it open) nor a pair of lines; its bottom is a line for
+    what lies below it, at ``offset`` below its top's new y."""
 
     top: float
     bottom: float
@@ -154,7 +157,7 @@ class _Hung:
 
 
 def _hung(drawing: Drawing) -> list[_Hung]:
-    return sorted((_Hung(n.y, b.bottom, b.x, b.right) for n in drawing.nodes
+    return sorted((_Hung(b.y, b.bottom, b.x, b.right) for n in drawing.nodes
                    if (b := n.label_box) is not None), key=lambda h: h.bottom)
 
 
@@ -256,8 +259,7 @@ def squeeze(drawing: Drawing, *, layer_spacing: float, spacing: float, clearance
         top = f[n.y]
         label = n.label_box
         return replace(n, y=top, height=f[n.y + n.height] - top,
-                       label_box=None if label is None else
-                       replace(label, y=top + label.y - n.y),
+                       label_box=None if label is None else replace(label, y=f[label.y]),
                        extra_label_boxes=tuple(replace(b, y=f[b.y])
                                                for b in n.extra_label_boxes))
 

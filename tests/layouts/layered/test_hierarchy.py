@@ -15,14 +15,24 @@ from layouts.api import layout
 from layouts.compound_corpus import SAMPLES, sibling_groups, three_levels
 from layouts.errors import InvalidGraphError
 from layouts.graph import Edge, Graph, Node, Shape
-from layouts.layered.contracts.hierarchy import check_compound_layout
+from layouts.layered.contracts.hierarchy import check_compound_labels, check_compound_layout
+from layouts.layered.contracts.violations import ViolationKind
 from layouts.layered.hierarchy import run_hierarchy
 from layouts.layered.hierarchy.frames import LABEL_GAP, PADDING
 from layouts.layered.hierarchy.jogs import tracks
 from layouts.layered.hierarchy.plan import split
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import Direction, Effort, LayoutOptions
-from layouts.result import Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point, Side
+from layouts.result import (
+    Box,
+    Diagnostics,
+    EdgeEnd,
+    EdgeRoute,
+    LayoutResult,
+    NodeBox,
+    Point,
+    Side,
+)
 
 SMALL = ["three-levels", "sibling-groups"]
 
@@ -295,3 +305,58 @@ def test_left_to_right_puts_the_label_ahead_of_a_long_thin_interior(into: str,
                 segment = (min(p.x, q.x), min(p.y, q.y), max(p.x, q.x), max(p.y, q.y))
                 assert not _overlaps((label.x, label.y, label.right, label.bottom), segment)
         assert base_frame_violations(graph, result, Direction.LEFT_TO_RIGHT) == []
+
+
+def _segments_through(result: LayoutResult, box: tuple[float, float, float, float]
+                      ) -> list[str]:
+    """The edges with a segment more than half a pixel inside ``box`` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    out = []
+    for route in result.edges:
+        for p, q in zip(route.points, route.points[1:], strict=False):
+            if (min(p.x, q.x) < x1 - 0.5 and max(p.x, q.x) > x0 + 0.5
+                    and min(p.y, q.y) < y1 - 0.5 and max(p.y, q.y) > y0 + 0.5):
+                out.append(route.id)
+    return out
+
+
+def _two_into_one() -> Graph:
+    """Two sources feeding ``a`` inside ``g``, whose label is 50 px wide: ``g`` is
+    12 + 100 + 12 = 124 wide around ``a`` alone, so the two crossings of its top face take
+    slots at 124 / 3 = 41.3 and 82.7, and the first lies inside a label at the top left
+    (12 .. 62): a jog down from it to its track would run through the label."""
+    group = Node("g", 10, 10, label="Group", label_width=50, label_height=14,
+                 children=(Node("a", 100, 40),))
+    return Graph((Node("s1", 80, 40), Node("s2", 80, 40), group),
+                 (Edge("e1", "s1", "a"), Edge("e2", "s2", "a")))
+
+
+@pytest.mark.parametrize("effort", list(Effort))
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("build", [_two_into_one, three_levels, sibling_groups])
+def test_no_route_passes_through_a_compound_label(build: object, direction: Direction,
+                                                   effort: Effort) -> None:
+    assert callable(build)
+    graph = build()
+    result = layout(graph, engine="layered", direction=direction, effort=effort)
+    for node in graph.all_nodes():
+        if not node.children:
+            continue
+        label = result.node(node.id).label_box
+        assert label is not None
+        assert _segments_through(result, (label.x, label.y, label.right, label.bottom)) == [], \
+            node.id
+    assert base_frame_violations(graph, result, direction) == []
+
+
+def test_a_route_through_a_compound_label_is_reported() -> None:
+    # g's label at (12, 12) 40 x 16; e runs down x = 30 through it, f down x = 52, on
+    # the label's right edge (touching is not passing through)
+    g = Graph((Node("g", 9, 9, label="G", children=(Node("a", 9, 9),)),), ())
+    box = NodeBox("g", 0, 0, 100, 100, label_box=Box(12, 12, 40, 16))
+    through = EdgeRoute("e", "s", "a", (Point(30, 0), Point(30, 50)))
+    touching = EdgeRoute("f", "s", "a", (Point(52, 0), Point(52, 50)))
+    result = LayoutResult((box,), (through, touching), 100, 100, Diagnostics("x", "", ""))
+    found = check_compound_labels(g, result)
+    assert [(v.kind, v.edge, v.node) for v in found] == [
+        (ViolationKind.COMPOUND_LABEL, "e", "g")]
