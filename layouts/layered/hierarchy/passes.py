@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.budget import COSTS
+from layouts.layered.hierarchy.across import squeeze_across
 from layouts.layered.hierarchy.border_order import (
     BorderOrder,
     border_orders,
@@ -163,16 +164,26 @@ class _Context:
                 return before
         return self.lay_out(level, frames, border)
 
-    def frame(self, level: Level, routing: Routing) -> Frame:
-        """The frame of the compound that owns ``level``, around its ``routing``."""
+    def frame(self, level: Level, routing: Routing) -> tuple[Frame, Routing]:
+        """The frame of the compound that owns ``level``, around its ``routing``, and
+        the routing squeezed across the flow in it (:mod:`.across`; not for a compound
+        with ports of its own, whose faces keep their port labels' bands)."""
         assert level.owner is not None
         node = self.graph.node(level.owner)
         room = port_room(node, self.graph.edges, transposed=self.transposed,
                          entering=len(level.entering), leaving=len(level.leaving))
-        return frame_for(node, Interior.of(routing),
-                         entering=len(level.entering), leaving=len(level.leaving),
-                         edge_spacing=self.options.edge_spacing, transposed=self.transposed,
-                         room=room, entering_columns=_entering_columns(level, routing))
+        frame = frame_for(node, Interior.of(routing),
+                          entering=len(level.entering), leaving=len(level.leaving),
+                          edge_spacing=self.options.edge_spacing, transposed=self.transposed,
+                          room=room, entering_columns=_entering_columns(level, routing))
+        if node.ports:
+            return frame, routing
+        return squeeze_across(
+            node, frame, routing, frozenset(c.dummy for c in level.entering),
+            frozenset(c.dummy for c in level.leaving), node_spacing=self.inner.node_spacing,
+            spacing=max(self.options.clearance, self.options.edge_spacing),
+            clearance=self.options.clearance,
+            min_width=node.height if self.transposed else node.width)
 
 
 def _entering_columns(level: Level, routing: Routing) -> tuple[float, ...]:
@@ -228,11 +239,17 @@ def _bottom_up(context: _Context, borders: Mapping[str, BorderOrder]) -> Pass:
     its ``borders`` order when it has one."""
     frames: dict[str, Frame] = {}
     done: dict[str | None, LaidOutLevel] = {}
+    first = context.first
     for level in context.plan.levels:
-        laid = done[level.owner] = context.lay_out_again(level, frames,
-                                                         borders.get(level.owner or ""))
-        if level.owner is not None:
-            frames[level.owner] = context.frame(level, laid.routing)
+        laid = context.lay_out_again(level, frames, borders.get(level.owner or ""))
+        done[level.owner] = laid
+        if level.owner is None:
+            continue
+        if first is not None and first.laid.get(level.owner) is laid:
+            frames[level.owner] = first.frames[level.owner]   # framed and squeezed already
+            continue
+        frames[level.owner], routing = context.frame(level, laid.routing)
+        done[level.owner] = replace(laid, routing=routing)
     routings = {owner: laid.routing for owner, laid in done.items()}
     return Pass(done, frames, sum(laid.crossings for laid in done.values()),
                 jog_inversions(context.plan, routings))
