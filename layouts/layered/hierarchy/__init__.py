@@ -17,8 +17,11 @@ one node of the size that results, to any depth. The steps, one module each:
    that bottom-up pass, then a top-down one and a second bottom-up one in which every
    compound's border dummies take the order its parent's routes meet its faces
    (:mod:`.border_order`), and keeps the pass that crosses less;
-3. :mod:`.frames`: each compound's box around its laid-out interior: padding, label
-   row, one track per crossing edge between the border and the interior;
+3. :mod:`.frames`: each compound's box around its laid-out interior: padding, one
+   track per crossing edge between the border and the interior, the label below the
+   entering tracks (so no jog runs across it); :mod:`.across` then closes the box's
+   empty bands across the flow, children moving as rigid units, before the parent is
+   laid out around it;
 4. :mod:`.jogs`: the track order of the short jogs that join a piece ending at a
    compound's face slot (the parent's routing puts it there, like any edge end) to the
    piece inside, which starts at the border dummy's column;

@@ -164,3 +164,18 @@ def _crossings(drawing: Drawing) -> int:
     from layouts.result import Diagnostics, LayoutResult
     return measure(LayoutResult(drawing.nodes, drawing.edges, drawing.width, drawing.height,
                                 Diagnostics("layered", "", ""))).crossings
+
+
+def test_a_label_below_unused_tracks_moves_up_and_keeps_its_height() -> None:
+    # compound g (200 x 300) with its label 50 x 14 at (12, 48), below an entering strip
+    # of three tracks (12 + 3 * 12); a leaf a (x 50 .. 150) 6 px below the label, fed
+    # straight down x = 150 from g's top. The label's top keeps 12 from g's top (the
+    # tracks are empty), so it moves to 12 and ends at 26; a keeps its 6 px below it, 32;
+    # g's bottom 12 below a's, 32 + 40 + 12 = 84
+    g = NodeBox("g", 0, 0, 200, 300, label_box=Box(12, 48, 50, 14))
+    a = NodeBox("a", 50, 68, 100, 40, parent="g")
+    e = EdgeRoute("e", "t", "a", (Point(150, 0), Point(150, 68)))
+    out = _squeezed(Drawing((g, a), (e,), 200, 300), {"a"})
+    assert out.nodes[0].label_box == Box(12, 12, 50, 14)
+    assert [(n.y, n.height) for n in out.nodes] == [(0, 84), (32, 40)]
+    assert out.edges[0].points == (Point(150, 0), Point(150, 32))
