@@ -70,13 +70,14 @@ import time
 from layouts.graph import Graph
 from layouts.layered.frame import TRANSPOSED_SIDE
 from layouts.layered.hierarchy.assemble import Drawing, assemble
+from layouts.layered.hierarchy.level import Minimised
 from layouts.layered.hierarchy.passes import DUMMY_SIZE, Pass, lay_out_levels
 from layouts.layered.hierarchy.plan import split
 from layouts.layered.hierarchy.squeeze import COMPOUND_LAYER_SPACING, rigid_nodes, squeeze
+from layouts.layered.hierarchy.swaps import drawn_crossings, try_swaps
 from layouts.layered.model import Deadline
 from layouts.layered.pipeline import ENGINE_NAME, StepRunner
 from layouts.options import Direction, Effort, LayoutOptions
-from layouts.quality import measure
 from layouts.result import (
     Box,
     Diagnostics,
@@ -126,12 +127,20 @@ def run_hierarchy(graph: Graph, options: LayoutOptions, *,
     plan = run("split levels", split, graph)
     chosen = lay_out_levels(graph, plan, options, run, check_invariants)
     drawing = run("assemble", assemble, graph, plan, chosen.routings, chosen.frames)
+    by_geometry = False
     if _corridor_trial(chosen, options, graph, overall, started):
         other = lay_out_levels(graph, plan, options, run, check_invariants,
                                corridors_by_geometry=True)
         other_drawing = run("assemble", assemble, graph, plan, other.routings, other.frames)
-        if _drawn_crossings(other_drawing) < _drawn_crossings(drawing):
-            chosen, drawing = other, other_drawing
+        if drawn_crossings(other_drawing) < drawn_crossings(drawing):
+            chosen, drawing, by_geometry = other, other_drawing, True
+
+    def swapped(order: Minimised) -> tuple[Pass, Drawing]:
+        laid = lay_out_levels(graph, plan, options, run, check_invariants,
+                              corridors_by_geometry=by_geometry, orders={None: order})
+        return laid, run("assemble", assemble, graph, plan, laid.routings, laid.frames)
+
+    chosen, drawing = try_swaps(graph, options, chosen, drawing, swapped, overall, started)
     drawing = run("squeeze", squeeze, drawing, layer_spacing=options.layer_spacing,
                   spacing=max(options.clearance, options.edge_spacing),
                   clearance=options.clearance, rigid=rigid_nodes(graph, drawing),
@@ -173,13 +182,6 @@ def _corridor_trial(chosen: Pass, options: LayoutOptions, graph: Graph,
         return True
     overall.exhausted = True   # the budget cut the layout short: the diagnostics say so
     return False
-
-
-def _drawn_crossings(drawing: Drawing) -> int:
-    """The crossings of ``drawing``'s routes (:func:`layouts.quality.measure`)."""
-    result = LayoutResult(drawing.nodes, drawing.edges, drawing.width, drawing.height,
-                          Diagnostics(ENGINE_NAME, "", ""))
-    return measure(result).crossings
 
 
 def _phases(timings: list[tuple[str, float]]) -> tuple[tuple[str, float], ...]:

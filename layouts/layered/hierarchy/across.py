@@ -37,7 +37,7 @@ shrink, never below what the rules keep.
 >>> f, r = squeeze_across(Node("g", 10, 10), frame, routing, frozenset(), frozenset(),
 ...                       node_spacing=20, spacing=12, clearance=12)
 >>> [n.x for n in r.nodes], f.width     # b: 12 + 100 + 20; the box: b's right + 12
-([12, 132], 244)
+([12.0, 132.0], 244.0)
 """
 
 from __future__ import annotations

@@ -195,11 +195,14 @@ def _entering_columns(level: Level, routing: Routing) -> tuple[float, ...]:
 
 def lay_out_levels(graph: Graph, plan: Plan, options: LayoutOptions, run: StepRunner,
                    check_invariants: bool = False, *,
-                   corridors_by_geometry: bool = False) -> Pass:
+                   corridors_by_geometry: bool = False,
+                   orders: Mapping[str | None, Minimised] | None = None) -> Pass:
     """Every level laid out and framed, in the passes of the module docstring; the pass
-    to draw (``corridors_by_geometry``: see :func:`.level.lay_out_level`)."""
+    to draw (``corridors_by_geometry``: see :func:`.level.lay_out_level`; ``orders``:
+    the crossing minimisation of some levels, by owner, given instead of searched)."""
     context = _Context(graph, plan, options, run, check_invariants,
                        corridors_by_geometry=corridors_by_geometry)
+    context.minimised.update(orders or {})
     crossing = any(level.entering or level.leaving for level in plan.levels)
     holders = [level for level in plan.levels if _holds_compounds(level)]
     extra = sum(_items(level) for level in (*plan.levels, *holders)) if crossing else 0

@@ -62,4 +62,4 @@ def test_left_to_right_a3_moves_up_beside_a_mids_label(effort: str) -> None:
     assert label is not None
     assert a3.x >= label.right + 12
     assert a3.y < label.bottom
-    assert measure(result).crossings == 2
+    assert measure(result).crossings <= 2

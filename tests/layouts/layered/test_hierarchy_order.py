@@ -138,3 +138,18 @@ def test_passes_the_budget_cannot_pay_for_are_skipped_and_the_layout_says_so(
     result = layout(_crossed_group(), engine="layered")
     assert result.diagnostics.budget_exhausted
     assert "compound top-down passes skipped: not enough time left" in result.diagnostics.notes
+
+
+@pytest.mark.parametrize("effort", [Effort.BALANCED, Effort.BEST])
+@pytest.mark.parametrize("direction", [Direction.TOP_TO_BOTTOM, Direction.LEFT_TO_RIGHT])
+def test_sibling_groups_cross_once(direction: Direction, effort: Effort) -> None:
+    # The root holds src, a-outer, b-outer, sink on four layers, with the loop-back
+    # b2 -> a3 (b-outer back up into a-outer, drawn around one side), src -> b0 passing
+    # a-outer's layer and a3 -> sink passing b-outer's. Whichever side src -> b0 and
+    # a3 -> sink pass on, one of them meets the other or the loop-back: one crossing
+    # at the root. Inside a-mid, a3 (fed by b2 -> a3, feeding a3 -> sink) and a-core
+    # (src -> a1, a0 -> a1 in, a2 -> b1 out) need not cross when a3 -> sink leaves
+    # a-outer on the side where b2 -> a3 enters it: one crossing in all, as elkjs draws.
+    result = layout(SAMPLES["sibling-groups"](), engine="layered", direction=direction,
+                    effort=effort)
+    assert measure(result).crossings == 1

@@ -124,7 +124,7 @@ def test_a_compound_child_sits_below_its_label_and_used_tracks_only() -> None:
     result = layout(graph, engine="layered")
     outer, a0 = result.node("a-outer"), result.node("a0")
     assert a0.y - outer.y <= 12 + 16 + 2 * 12 + 12
-    assert measure(result).crossings == 2
+    assert measure(result).crossings == 1   # test_hierarchy_order: sibling groups cross once
 
 
 def _ys(drawing: Drawing) -> list[float]:
