@@ -16,7 +16,9 @@ one node of the size that results, to any depth. The steps, one module each:
    so between a dummy and its border there is nothing to cross. :mod:`.passes` runs
    that bottom-up pass, then a top-down one and a second bottom-up one in which every
    compound's border dummies take the order its parent's routes meet its faces
-   (:mod:`.border_order`), and keeps the pass that crosses less;
+   (:mod:`.border_order`), and keeps the pass that crosses less; on small graphs
+   :mod:`.swaps` then tries the root's order with one adjacent pair swapped, which
+   the root alone cannot tell apart but its compounds' interiors can;
 3. :mod:`.frames`: each compound's box around its laid-out interior: padding, one
    track per crossing edge between the border and the interior, the label below the
    entering tracks (so no jog runs across it); :mod:`.across` then closes the box's
