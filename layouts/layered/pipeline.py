@@ -186,7 +186,8 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
         left -= size
         remaining = run.deadline.remaining()
         # all the time the later components' least layouts leave, at least their fair share
-        share = max(0.001, remaining * size / (left + size), remaining - COSTS.pipeline(left))
+        share = max(0.001, remaining * size / (left + size),
+                    remaining - COSTS.pipeline(left, quick=False))
         child = StepRunner(Deadline(share))
         routing, crossings = _connected(part, replace(options, time_budget=share), child,
                                         check_invariants)
@@ -221,7 +222,8 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
     """The routed drawing of a connected ``graph`` in the caller's frame, and the
     ordering's crossing count (``None`` for the staircase layout). The optional steps
     (:class:`~.budget.Extra`) run only when the time left pays for them, at the speed
-    measured so far: the front steps' before routing, routing's after it."""
+    measured so far: the front steps' before routing, the slower of theirs and
+    routing's after it."""
     items = len(graph.nodes) + len(graph.edges)
     least = COSTS.pipeline(items, quick=False)
     if least > run.deadline.remaining() and COSTS.staircase(items) < least:
@@ -232,18 +234,20 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
         return _staircase(graph, options, run), None
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     speed = COSTS.speed(_measured(run, FRONT_STEPS), items)
-    elbows = _optional(run, Extra.ELBOWS, proper_items, speed, stages.layered.ports is None)
+    elbows = _affordable(run, Extra.ELBOWS, proper_items, speed,
+                         stages.layered.ports is None)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline,
                  stages.layered.ports, elbows=elbows)
-    modelled = (COSTS.routing_per_item + (COSTS.elbows_per_item if elbows else 0.0)) \
+    with_elbows = elbows and stages.layered.ports is None
+    modelled = (COSTS.routing_per_item + (COSTS.elbows_per_item if with_elbows else 0.0)) \
         * proper_items
     speed = max(speed, COSTS.slowdown(_measured(run, ("routing",)), modelled))
     drawn = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
-    if _optional(run, Extra.FANS, proper_items, speed, not drawn.ports):
+    if _affordable(run, Extra.FANS, proper_items, speed, not drawn.ports):
         drawn = run("fans", fans.run, drawn, options.clearance)
-    if _optional(run, Extra.COMPACTION, proper_items, speed,
-                 options.effort is not Effort.DRAFT and not drawn.ports):
+    if _affordable(run, Extra.COMPACTION, proper_items, speed,
+                   options.effort is not Effort.DRAFT and not drawn.ports):
         compacted = run("compaction", compaction.run, drawn, graph, options, run.deadline)
         run.notes += [compacted.note] if compacted.note else []
         drawn = compacted.routing
@@ -261,14 +265,13 @@ def _measured(run: StepRunner, names: tuple[str, ...]) -> float:
     return sum(seconds for name, seconds in run.timings if name in names)
 
 
-def _optional(run: StepRunner, step: Extra, proper_items: int, speed: float,
-              applies: bool) -> bool:
-    """Whether to run the optional ``step`` (when it ``applies`` to the drawing): only if
-    the time left pays for it (:meth:`.budget.CostModel.affords`); else the budget is
-    flagged exhausted and a note says the step was skipped."""
-    if not applies:
-        return False
-    if COSTS.affords(step, proper_items, run.deadline.remaining(), speed):
+def _affordable(run: StepRunner, step: Extra, proper_items: int, speed: float,
+                applies: bool = True) -> bool:
+    """Whether to run the optional ``step``: yes when it ``applies`` to the drawing and
+    the time left pays for it (:meth:`.budget.CostModel.affords`), and when it does not
+    apply (the step then returns at once, as it always did); else the budget is flagged
+    exhausted and a note says the step was skipped."""
+    if not applies or COSTS.affords(step, proper_items, run.deadline.remaining(), speed):
         return True
     run.deadline.exhausted = True
     run.notes.append(f"time budget short: {step.value} skipped")

@@ -99,8 +99,8 @@ def test_tiny_budget_gives_a_complete_flagged_layout_that_keeps_contracts() -> N
 
 
 def test_quick_placement_keeps_every_contract_after_routing() -> None:
-    """The packed placement that replaces Brandes-Koepf when time is short feeds routing
-    a placement it can route within every contract."""
+    """The packed placement that replaces Brandes-Koepf in a compound level when time
+    is short feeds routing a placement it can route within every contract."""
     for name, graph in GRAPHS:
         options = LayoutOptions()
         acyclic = cycles.run(import_graph(graph, options))
