@@ -15,6 +15,7 @@ import pytest
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered import (
     budget,
+    compaction,
     cycles,
     frame,
     layering,
@@ -33,7 +34,7 @@ from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
 from layouts.mirror import BASE_DIRECTIONS
 from layouts.options import Direction, LayoutOptions
-from layouts.result import LayoutResult
+from layouts.result import LayoutResult, NodeBox
 from renderer import corpus
 
 GRAPHS = [(path.stem, corpus.file_graph(path)) for path in corpus.fixture_paths()] + [
@@ -205,6 +206,28 @@ def test_a_slow_routing_step_leaves_out_the_optional_steps_after_it(
     assert "fans skipped" in notes and "compaction skipped" in notes
     assert "elbows skipped" not in notes
     assert check_layout(graph, slow, LayoutOptions()) == []
+
+
+def test_compaction_skips_its_whole_check_when_the_time_left_cannot_pay_for_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compacted drawing its pass checks did not verify falls back to the whole
+    contract check, before and after: with the check costing 100 s per item, the two
+    nodes' checks (2 x 100 x 2 = 400 s) do not fit in a 60 s budget, so compaction is
+    given up with a note instead of running past the budget; at the model's cost
+    (microseconds) the check runs and keeps the compacted drawing."""
+    graph = Graph((Node("a", 100, 40), Node("b", 100, 40)), ())
+    routing = Routing((NodeBox("a", 0, 0, 100, 40), NodeBox("b", 300, 0, 100, 40)), (),
+                      400, 40)
+    compacted = compaction.run(routing, graph, LayoutOptions(), Deadline(60)).routing
+    assert [n.x for n in compacted.nodes] == [0, 140]     # 100 wide, 40 apart
+    monkeypatch.setattr(compaction, "attempt_compaction",
+                        lambda r, o: compaction.Attempt(compacted, False))
+    checked = compaction.run(routing, graph, LayoutOptions(), Deadline(60))
+    assert checked == compaction.Compacted(compacted)
+    monkeypatch.setattr(compaction, "COSTS", replace(budget.COSTS, check_per_item=100.0))
+    skipped = compaction.run(routing, graph, LayoutOptions(), Deadline(60))
+    assert skipped == compaction.Compacted(routing,
+                                           "compaction skipped: no time left to check it")
 
 
 def test_network_simplex_out_of_time_still_gives_feasible_ranks() -> None:
