@@ -87,15 +87,16 @@ class CostModel:
 
     def speed(self, seconds: float, items: int) -> float:
         """How much slower than the model the front steps ran (``seconds`` for an input
-        of ``items``), between 1 and 4; 1 for tiny inputs, whose timings are noise.
+        of ``items``), between 1 and :data:`MAX_SLOWDOWN`; 1 for tiny inputs, whose
+        timings are noise.
 
         >>> COSTS.speed(0.2, 10_000), COSTS.speed(10.0, 10_000), COSTS.speed(1.0, 100)
-        (2.0, 4.0, 1.0)
+        (2.0, 8.0, 1.0)
         """
         expected = self.front_per_item * items
         if items < 500 or expected <= 0:
             return 1.0
-        return min(4.0, max(1.0, seconds / expected))
+        return min(MAX_SLOWDOWN, max(1.0, seconds / expected))
 
     @staticmethod
     def slowdown(measured: float, modelled: float) -> float:
