@@ -24,9 +24,10 @@ Steps 1-6 are :func:`prepare`, callable on their own (tests run the invariant ch
 checked inside the iterative steps (sweeps, transpose rounds, restarts, sifting,
 network simplex pivots, lanes, repairs); when it runs out they keep their best result
 and the diagnostics say so. Before each step the deadline holds back a reserve for the
-steps every layout needs (:mod:`.budget`'s cost model): when Brandes-Koepf does not fit,
-placement packs its layers; when placement and routing do not fit at all, the layout is
-the one-pass :mod:`.staircase` layout instead, which keeps every route contract.
+steps every layout needs (:mod:`.budget`'s cost model); the optional steps after
+ordering (routing's side-face elbows, fans, compaction) run only when the time left pays
+for them; when placement and routing do not fit at all, the layout is the one-pass
+:mod:`.staircase` layout instead, which keeps every route contract.
 
 >>> from layouts.graph import Edge, Graph, Node
 >>> g = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
@@ -54,7 +55,7 @@ from layouts.layered import (
     ordering,
     packing,
 )
-from layouts.layered.budget import COSTS, OutOfTimeError, Plan
+from layouts.layered.budget import COSTS, Extra, OutOfTimeError
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import facing, lanes
@@ -65,7 +66,7 @@ from layouts.layered.placement import port_pass
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
 from layouts.layered.staircase_ports import staircase_ports
-from layouts.options import LayoutOptions
+from layouts.options import Effort, LayoutOptions
 from layouts.result import Diagnostics, LayoutResult
 
 ENGINE_NAME = "layered"
@@ -125,23 +126,22 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     broken one.
 
     Before each step the deadline keeps a reserve for the steps a layout cannot do
-    without (:mod:`.budget`), so optimisation stops in time; placement packs its layers
-    when Brandes-Koepf would not fit, and :class:`~.budget.OutOfTimeError` says when only
-    the staircase layout would."""
+    without (:mod:`.budget`), so optimisation stops in time;
+    :class:`~.budget.OutOfTimeError` says when only the staircase layout would fit."""
     run = run or StepRunner(Deadline(options.time_budget))
     deadline = run.deadline
     items = len(graph.nodes) + len(graph.edges)
     layered = run("import", import_graph, graph, options)
     acyclic = run("cycle breaking", cycles.run, layered)
     guess = round(COSTS.proper_per_item * items)
-    deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items)))
+    deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items),
+                                     quick=False))
     rank = run("layering", layering.run, acyclic, deadline)
     proper = run("dummy chains", chains.run, acyclic, rank, facing=facing.pairs(acyclic, options))
-    front = sum(seconds for name, seconds in run.timings if name != "layering")
-    speed = COSTS.speed(front, items)
+    speed = COSTS.speed(_measured(run, FRONT_STEPS), items)
     proper_items = len(proper.nodes) + len(proper.segments)
     least = COSTS.ordering_per_item * proper_items * speed + COSTS.after_ordering(
-        proper_items, quick=True, speed=speed)
+        proper_items, speed=speed)
     if least > deadline.remaining() and COSTS.staircase(items, speed) < least:
         raise OutOfTimeError(f"{proper_items} items left to order, place and route")
     # lanes may add up to as many dummies again: keep room for placing those too
@@ -152,16 +152,12 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     lane = run("loop-back lanes", lanes.choose, acyclic, rank, proper, order, options, deadline)
     proper, order = lane.proper, lane.order
     proper_items = len(proper.nodes) + len(proper.segments)
-    plan = Plan.for_remaining(deadline.remaining(), COSTS, items, proper_items, speed)
-    if plan is Plan.STAIRCASE:
+    if not COSTS.carry_on(deadline.remaining(), items, proper_items, speed):
         raise OutOfTimeError(f"{proper_items} items left to place and route")
-    if plan is not Plan.FULL and lane.placement is None:
-        deadline.exhausted = True
-        run.notes.append("time budget short: layers packed instead of Brandes-Koepf")
-    placed = run("placement", lane.place, options, quick=plan is not Plan.FULL)
+    placed = run("placement", lane.place, options)
     if layered.ports is not None:
         placed = run("port placement", port_pass.run, proper, order, options, placed,
-                     layered.ports, quick=plan is not Plan.FULL, deadline=deadline)
+                     layered.ports, deadline=deadline)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:
         check(stages, options)
@@ -190,7 +186,8 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
         left -= size
         remaining = run.deadline.remaining()
         # all the time the later components' least layouts leave, at least their fair share
-        share = max(0.001, remaining * size / (left + size), remaining - COSTS.pipeline(left))
+        share = max(0.001, remaining * size / (left + size),
+                    remaining - COSTS.pipeline(left, quick=False))
         child = StepRunner(Deadline(share))
         routing, crossings = _connected(part, replace(options, time_budget=share), child,
                                         check_invariants)
@@ -223,25 +220,62 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
 def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
            check_invariants: bool) -> tuple[Routing, int | None]:
     """The routed drawing of a connected ``graph`` in the caller's frame, and the
-    ordering's crossing count (``None`` for the staircase layout)."""
+    ordering's crossing count (``None`` for the staircase layout). The optional steps
+    (:class:`~.budget.Extra`) run only when the time left pays for them, at the speed
+    measured so far: the front steps' before routing, the slower of theirs and
+    routing's after it."""
     items = len(graph.nodes) + len(graph.edges)
-    if COSTS.pipeline(items) > run.deadline.remaining() and \
-            COSTS.staircase(items) < COSTS.pipeline(items):
+    least = COSTS.pipeline(items, quick=False)
+    if least > run.deadline.remaining() and COSTS.staircase(items) < least:
         return _staircase(graph, options, run), None
     try:
         stages = prepare(graph, options, run, check_invariants=check_invariants)
     except OutOfTimeError:
         return _staircase(graph, options, run), None
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
+    speed = COSTS.speed(_measured(run, FRONT_STEPS), items)
+    elbows = _affordable(run, Extra.ELBOWS, proper_items, speed,
+                         stages.layered.ports is None)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline,
-                 stages.layered.ports, elbows=True)
-    restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
-    fanned = run("fans", fans.run, restored, options.clearance)
-    compacted = run("compaction", compaction.run, fanned, graph, options, run.deadline)
-    run.notes += [compacted.note] if compacted.note else []
-    return run("frame restore", frame.restore, compacted.routing, options.direction), \
+                 stages.layered.ports, elbows=elbows)
+    with_elbows = elbows and stages.layered.ports is None
+    modelled = (COSTS.routing_per_item + (COSTS.elbows_per_item if with_elbows else 0.0)) \
+        * proper_items
+    speed = max(speed, COSTS.slowdown(_measured(run, ("routing",)), modelled))
+    drawn = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
+    if _affordable(run, Extra.FANS, proper_items, speed, not drawn.ports):
+        drawn = run("fans", fans.run, drawn, options.clearance)
+    if _affordable(run, Extra.COMPACTION, proper_items, speed,
+                   options.effort is not Effort.DRAFT and not drawn.ports):
+        compacted = run("compaction", compaction.run, drawn, graph, options, run.deadline)
+        run.notes += [compacted.note] if compacted.note else []
+        drawn = compacted.routing
+    return run("frame restore", frame.restore, drawn, options.direction), \
         stages.order.crossings
+
+
+FRONT_STEPS = ("import", "cycle breaking", "dummy chains")
+"""The steps :meth:`.budget.CostModel.speed` times: the ones before ordering whose work
+the time budget does not cut short (network simplex stops at the deadline)."""
+
+
+def _measured(run: StepRunner, names: tuple[str, ...]) -> float:
+    """Seconds ``run`` spent in the steps called ``names``."""
+    return sum(seconds for name, seconds in run.timings if name in names)
+
+
+def _affordable(run: StepRunner, step: Extra, proper_items: int, speed: float,
+                applies: bool = True) -> bool:
+    """Whether to run the optional ``step``: yes when it ``applies`` to the drawing and
+    the time left pays for it (:meth:`.budget.CostModel.affords`), and when it does not
+    apply (the step then returns at once, as it always did); else the budget is flagged
+    exhausted and a note says the step was skipped."""
+    if not applies or COSTS.affords(step, proper_items, run.deadline.remaining(), speed):
+        return True
+    run.deadline.exhausted = True
+    run.notes.append(f"time budget short: {step.value} skipped")
+    return False
 
 
 def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> Routing:

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from layouts.graph import Graph
+from layouts.layered.budget import COSTS
 from layouts.layered.compaction.constraints import Spacing, slacks
 from layouts.layered.compaction.drawing import Drawing
 from layouts.layered.compaction.labels import misplaced
@@ -80,7 +81,7 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
         return Compacted(routing, "compaction skipped: its constraints did not settle")
     if attempt.verified:
         return Compacted(attempt.routing)
-    if deadline.expired():
+    if deadline.expired() or deadline.remaining() < COSTS.contract_check(routing):
         return Compacted(routing, "compaction skipped: no time left to check it")
     return _checked(routing, attempt.routing, graph, options)
 
