@@ -138,10 +138,35 @@ def _column(plan: EdgePlan, role: Role, placement: Placement, faces: _Faces) -> 
     return faces.x(other)
 
 
+def _side_reach(box: NodeBox, clearance: float) -> float:
+    """How far beside its centre a column must lie for an end on ``box``'s side face
+    to turn into it: ``clearance`` beyond the box's side; for a diamond half that beyond
+    a third of its width, where the side faces' off-tip slots lie on its outline (the
+    lower of two for an exit, the upper for an entry): the route leaves the slot
+    across, away from the diamond's slanted edge, and turns down beside it.
+
+    >>> rect, diamond = NodeBox("r", 0, 0, 90, 40), NodeBox("d", 0, 0, 90, 40, Shape.DIAMOND)
+    >>> _side_reach(rect, 12), _side_reach(diamond, 12)     # 45 + 12, 30 + 12 / 2
+    (57.0, 36.0)
+    """
+    if box.shape is Shape.DIAMOND:
+        return box.width / 3 + clearance / 2
+    return box.width / 2 + clearance
+
+
+def _past_box(box: NodeBox, column: float, clearance: float) -> bool:
+    """Whether ``column`` lies ``clearance`` beyond ``box``'s left or right side."""
+    return column >= box.x + box.width + clearance or column <= box.x - clearance
+
+
 def _side_towards(box: NodeBox, column: float, clearance: float) -> Side | None:
-    if column >= box.x + box.width + clearance:
+    """The side face towards ``column`` when it lies far enough beside the box
+    (:func:`_side_reach`): for a diamond that may be under (over) its bottom (top)
+    face, beside the side tip, where a route from that face would jog twice."""
+    centre, reach = box.x + box.width / 2, _side_reach(box, clearance)
+    if column >= centre + reach:
         return Side.RIGHT
-    if column <= box.x - clearance:
+    if column <= centre - reach:
         return Side.LEFT
     return None
 
@@ -494,7 +519,8 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
     plans = plan_ends(placement, corridors)
     boxes = placed_boxes(placement)
     room = _Room(options.clearance, options.edge_spacing)
-    sides = _greedy(plans, placement, _Faces(plans, boxes), room, corridors)
+    faces = _Faces(plans, boxes)
+    sides = _greedy(plans, placement, faces, room, corridors)
     if not sides:
         return plans
     diamonds = frozenset(b.id for b in boxes.values() if b.shape is Shape.DIAMOND)
@@ -505,6 +531,9 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
             return end
         if role is Role.SOURCE and end.node in diamonds:
             return EndSlot(end.node, side, 1, 2)    # below the side tip
+        if end.node in diamonds and not _past_box(boxes[end.node], _column(
+                plan, role, placement, faces), room.clearance):
+            return EndSlot(end.node, side, 0, 2)    # column over the top face: above the tip
         return EndSlot(end.node, side, 0, 1)
 
     return tuple(replace(plan, source=moved(plan, Role.SOURCE), target=moved(plan, Role.TARGET))
