@@ -120,7 +120,7 @@ def centres(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions
         if candidates else []
     _centre_gateways(graph, ordering.layers, up, down, centre, separation, ports)
     _centre_joins(graph, ordering.layers, up, down, centre, separation, ports)
-    chain_ends.straighten(graph, ordering.layers, centre, separation, ports)
+    chain_ends.straighten(graph, ordering.layers, centre, separation, ports, options.clearance)
     return centre
 
 

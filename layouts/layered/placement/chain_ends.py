@@ -12,16 +12,21 @@ channel down; this step moves the whole run.
 
 For each forward chain ``u, d1, ..., dn, w``, in input order, and first for its upper
 end: when ``d1`` is not under its slot on ``u`` (the :class:`~.ports.Ports` offset that
-placement aligns by), the run ``d1..dj`` of dummies one above the other moves there when
+placement aligns by), the run ``d1..dj`` of dummies one above the other moves there, or,
+when a neighbour in the layers of the run leaves no room for that (the slots of a face
+are closer together than its branches may be: a dummy beside a sibling node keeps its
+separation from it), out beside ``u``, just far enough for the end to turn into ``u``'s
+side face (:func:`~layouts.layered.routing.elbows.side_reach`): one bend instead of
+two. A run moves when
 
 * every dummy of the run keeps its separation from its neighbours in its layer (the
   order of every layer stays as it is, so the crossings between layers do not change),
-* and the move straightens more segments than it bends: the upper end is straightened,
-  and the segment below the run (``dj -> d(j+1)``, or ``dn -> w``) was straight only if
+* and the segment below the run (``dj -> d(j+1)``, or ``dn -> w``) was straight only if
   it stays straight.
 
-Then the same for the lower end, the last run moving over its slot on ``w``. A dummy
-has a single point, so a straight segment is one whose two ends have the same x.
+Then the same for the lower end, the last run moving over its slot on ``w`` (or out
+beside ``w``). A dummy has a single point, so a straight segment is one whose two ends
+have the same x.
 
 >>> from layouts.layered.graph import EngineNode
 >>> from layouts.layered.model import ChainEdge
@@ -32,8 +37,9 @@ has a single point, so a straight segment is one whose two ends have the same x.
 ...                 {"a": 0, "b": 1, "c": 2, "~d": 3})
 >>> ports = Ports({(0, 3): -15.0, (3, 2): 0.0, (0, 1): 15.0},
 ...               {(0, 3): 0.0, (3, 2): 0.0, (0, 1): 0.0})
+>>> gap = lambda left, right: 50.0
 >>> centre = [45.0, 200.0, 100.0, 40.0]     # ~d at 40, c off its column anyway
->>> straighten(g, [[0], [3, 1], [2]], centre, lambda left, right: 50.0, ports)
+>>> straighten(g, [[0], [3, 1], [2]], centre, gap, ports, 12)
 >>> centre[3]     # under a's left slot: 45 - 15
 30.0
 
@@ -41,7 +47,7 @@ With ``c`` under ``~d`` the move would bend ``~d -> c`` as it straightens ``a ->
 so ``~d`` stays:
 
 >>> centre = [45.0, 200.0, 40.0, 40.0]
->>> straighten(g, [[0], [3, 1], [2]], centre, lambda left, right: 50.0, ports)
+>>> straighten(g, [[0], [3, 1], [2]], centre, gap, ports, 12)
 >>> centre[3]
 40.0
 """
@@ -49,10 +55,12 @@ so ``~d`` stays:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from layouts.layered.graph import ProperGraph
 from layouts.layered.placement.brandes_koepf import Separation
 from layouts.layered.placement.ports import Ports
+from layouts.layered.routing.elbows import side_reach
 
 __all__ = ["straighten"]
 
@@ -61,17 +69,39 @@ STRAIGHT = 1e-6
 
 
 def straighten(graph: ProperGraph, layers: Sequence[Sequence[int]], centre: list[float],
-               separation: Separation, ports: Ports) -> None:
-    """Move dummy runs under (over) their chains' end slots; see the module docstring.
-    ``centre`` (by node index) is changed in place."""
+               separation: Separation, ports: Ports, clearance: float) -> None:
+    """Move dummy runs under (over) their chains' end slots, or out beside their nodes;
+    see the module docstring. ``centre`` (by node index) is changed in place."""
     position = {v: (rank, i) for rank, layer in enumerate(layers) for i, v in enumerate(layer)}
     upward = _flipped(ports)
+    room = _Room(layers, position, separation)
     for edge in graph.chain_edges:
         if edge.reversed or not edge.chain:
             continue
         ids = [graph.index[n] for n in (edge.upper, *edge.chain, edge.lower)]
-        _straighten_end(ids, centre, ports, layers, position, separation)
-        _straighten_end(ids[::-1], centre, upward, layers, position, separation)
+        for chain, offsets in ((ids, ports), (ids[::-1], upward)):
+            node = graph.nodes[chain[0]]
+            reach = side_reach(node.shape, node.width, clearance)
+            _straighten_end(chain, centre, offsets, room, reach)
+
+
+@dataclass(frozen=True, slots=True)
+class _Room:
+    """What deciding whether a node may move needs: the layers, each node's
+    ``(layer, index)`` and the separations."""
+
+    layers: Sequence[Sequence[int]]
+    position: Mapping[int, tuple[int, int]]
+    separation: Separation
+
+    def fits(self, v: int, centre: Sequence[float], x: float) -> bool:
+        """Whether ``v`` may sit at ``x``, between its neighbours."""
+        rank, i = self.position[v]
+        layer = self.layers[rank]
+        if i > 0 and x < centre[layer[i - 1]] + self.separation(layer[i - 1], v) - 1e-9:
+            return False
+        return not (i + 1 < len(layer) and
+                    x > centre[layer[i + 1]] - self.separation(v, layer[i + 1]) + 1e-9)
 
 
 def _flipped(ports: Ports) -> Ports:
@@ -90,37 +120,36 @@ def _end_x(ports: Ports, u: int, v: int, centre: Sequence[float]) -> float:
     return centre[v] + ports.top.get((u, v), 0.0)
 
 
-def _straighten_end(ids: Sequence[int], centre: list[float], ports: Ports,
-                    layers: Sequence[Sequence[int]], position: Mapping[int, tuple[int, int]],
-                    separation: Separation) -> None:
+def _straighten_end(ids: Sequence[int], centre: list[float], ports: Ports, room: _Room,
+                    reach: float) -> None:
     """Straighten the first segment of the chain ``ids`` (a real node, its dummies, a
-    real node) by moving the dummy run below it, when that gains (the module's rule)."""
+    real node) by moving the dummy run below it, or move the run out ``reach`` beside
+    the node when only that has room (the module's rule)."""
     want = _slot(ports, ids[0], ids[1], centre)
     if abs(centre[ids[1]] - want) <= STRAIGHT:
         return
     run = [ids[1]]
     while len(run) < len(ids) - 2 and abs(centre[ids[len(run) + 1]] - centre[run[0]]) <= STRAIGHT:
         run.append(ids[len(run) + 1])
-    last, after = run[-1], ids[len(run) + 1]
-    after_x = _end_x(ports, last, after, centre)
-    was = abs(centre[last] - after_x) <= STRAIGHT
-    stays = abs(want - after_x) <= STRAIGHT
-    if was and not stays:
-        return
-    delta = want - centre[run[0]]
-    if all(_fits(layers, position[v], centre, separation, centre[v] + delta) for v in run):
-        for v in run:
-            centre[v] += delta
+    after_x = _end_x(ports, run[-1], ids[len(run) + 1], centre)
+    was = abs(centre[run[-1]] - after_x) <= STRAIGHT
+    for x in (want, *_beside(centre[ids[0]], centre[run[0]], want, reach)):
+        delta = x - centre[run[0]]
+        if (not was or abs(x - after_x) <= STRAIGHT) and \
+                all(room.fits(v, centre, centre[v] + delta) for v in run):
+            for v in run:
+                centre[v] += delta
+            return
 
 
-def _fits(layers: Sequence[Sequence[int]], at: tuple[int, int], centre: Sequence[float],
-          separation: Separation, x: float) -> bool:
-    """Whether the node at ``(layer, index)`` may sit at ``x``, between its neighbours."""
-    rank, i = at
-    layer = layers[rank]
-    v = layer[i]
-    if i > 0 and x < centre[layer[i - 1]] + separation(layer[i - 1], v) - 1e-9:
-        return False
-    return not (i + 1 < len(layer) and x > centre[layer[i + 1]] - separation(v, layer[i + 1])
-                + 1e-9)
+def _beside(middle: float, column: float, want: float, reach: float) -> tuple[float, ...]:
+    """The x ``reach`` beside a node's ``middle`` on the side of ``column`` away from the
+    slot at ``want``, when the column lies within that reach (else no x: a column
+    beyond it turns into the side face already).
 
+    >>> _beside(100.0, 130.0, 120.0, 57.0), _beside(100.0, 160.0, 120.0, 57.0)
+    ((157.0,), ())
+    """
+    if abs(column - middle) >= reach:
+        return ()
+    return (middle + reach if column > want else middle - reach,)

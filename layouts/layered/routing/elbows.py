@@ -138,20 +138,20 @@ def _column(plan: EdgePlan, role: Role, placement: Placement, faces: _Faces) -> 
     return faces.x(other)
 
 
-def _side_reach(box: NodeBox, clearance: float) -> float:
-    """How far beside its centre a column must lie for an end on ``box``'s side face
-    to turn into it: ``clearance`` beyond the box's side; for a diamond half that beyond
-    a third of its width, where the side faces' off-tip slots lie on its outline (the
-    lower of two for an exit, the upper for an entry): the route leaves the slot
-    across, away from the diamond's slanted edge, and turns down beside it.
+def side_reach(shape: Shape, width: float, clearance: float) -> float:
+    """How far beside its centre a column must lie for an end on a side face of a node
+    of ``shape`` and ``width`` to turn into it: ``clearance`` beyond the node's side;
+    for a diamond half that beyond a third of its width, where the side faces' off-tip
+    slots lie on its outline (the lower of two for an exit, the upper for an entry):
+    the route leaves the slot across, away from the diamond's slanted edge, and turns
+    down beside it.
 
-    >>> rect, diamond = NodeBox("r", 0, 0, 90, 40), NodeBox("d", 0, 0, 90, 40, Shape.DIAMOND)
-    >>> _side_reach(rect, 12), _side_reach(diamond, 12)     # 45 + 12, 30 + 12 / 2
+    >>> side_reach(Shape.RECT, 90, 12), side_reach(Shape.DIAMOND, 90, 12)  # 45 + 12, 30 + 6
     (57.0, 36.0)
     """
-    if box.shape is Shape.DIAMOND:
-        return box.width / 3 + clearance / 2
-    return box.width / 2 + clearance
+    if shape is Shape.DIAMOND:
+        return width / 3 + clearance / 2
+    return width / 2 + clearance
 
 
 def _past_box(box: NodeBox, column: float, clearance: float) -> bool:
@@ -161,9 +161,9 @@ def _past_box(box: NodeBox, column: float, clearance: float) -> bool:
 
 def _side_towards(box: NodeBox, column: float, clearance: float) -> Side | None:
     """The side face towards ``column`` when it lies far enough beside the box
-    (:func:`_side_reach`): for a diamond that may be under (over) its bottom (top)
+    (:func:`side_reach`): for a diamond that may be under (over) its bottom (top)
     face, beside the side tip, where a route from that face would jog twice."""
-    centre, reach = box.x + box.width / 2, _side_reach(box, clearance)
+    centre, reach = box.x + box.width / 2, side_reach(box.shape, box.width, clearance)
     if column >= centre + reach:
         return Side.RIGHT
     if column <= centre - reach:

@@ -9,6 +9,8 @@ tracks is 60 high.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pytest import approx
 
 from layouts.api import layout
@@ -24,20 +26,21 @@ from layouts.result import EdgeEnd, EdgeRoute, Point, Side
 
 # --- placement: dummy runs under their slots ------------------------------------------
 
-LAYERS = [[0], [4, 1], [5, 2], [3]]
-"""a (90 wide) over its child b and the run ~d1, ~d2 of the long edge a -> c."""
+LAYERS = [[0], [4, 1], [5, 2, 6], [3]]
+"""a (90 wide) over its child b and the run ~d1, ~d2 of the long edge a -> c; y stands
+at the right end of ~d2's layer."""
 
 
 def long_edge_graph() -> ProperGraph:
     nodes = (EngineNode("a", 90, 40), EngineNode("b", 40, 40), EngineNode("x", 40, 40),
              EngineNode("c", 40, 40), EngineNode("~d1", 0, 0, dummy=True),
-             EngineNode("~d2", 0, 0, dummy=True))
+             EngineNode("~d2", 0, 0, dummy=True), EngineNode("y", 40, 40))
     edges = (ChainEdge("long", "a", "c", "a", "c", ("~d1", "~d2"), False, False),
              ChainEdge("ab", "a", "b", "a", "b", (), False, False),
              ChainEdge("bx", "b", "x", "b", "x", (), False, False))
     segments = ((0, 4), (4, 5), (5, 3), (0, 1), (1, 2))
     index = {n.id: i for i, n in enumerate(nodes)}
-    return ProperGraph(nodes, (0, 1, 2, 3, 1, 2), 4, segments, edges, (0,) * 6, index)
+    return ProperGraph(nodes, (0, 1, 2, 3, 1, 2, 2), 4, segments, edges, (0,) * 7, index)
 
 
 def xy(point: Point) -> tuple[float, float]:
@@ -54,34 +57,57 @@ def test_the_dummy_run_moves_under_the_slot_its_edge_leaves_from() -> None:
     # a's bottom face holds two ends, ~d1 (left) and b: slots at 90 * 1/3 and 90 * 2/3
     # from a's left side (a centred at 45, so at 30 and 60)
     assert ports.bottom[(0, 4)] == 90 / 3 - 45
-    centre = [45.0, 150.0, 150.0, 200.0, 38.0, 38.0]   # the run at 38, c not under it
-    straighten(g, LAYERS, centre, spaced, ports)
+    centre = [45.0, 150.0, 150.0, 200.0, 38.0, 38.0, 400.0]   # the run at 38, c not under it
+    straighten(g, LAYERS, centre, spaced, ports, 12)
     assert centre[4] == centre[5] == 90 / 3
 
 
 def test_the_run_stays_when_it_would_bend_the_straight_segment_below_it() -> None:
     g = long_edge_graph()
-    centre = [45.0, 150.0, 150.0, 38.0, 38.0, 38.0]    # c (centre 38) under the run
-    straighten(g, LAYERS, centre, spaced, port_offsets(g, LAYERS, ()))
+    centre = [45.0, 150.0, 150.0, 38.0, 38.0, 38.0, 400.0]    # c (centre 38) under the run
+    straighten(g, LAYERS, centre, spaced, port_offsets(g, LAYERS, ()), 12)
     assert centre[4] == centre[5] == 38.0
 
 
 def test_the_run_stays_when_a_neighbour_leaves_no_room() -> None:
     g = long_edge_graph()
     # b sits 70 right of the run in ~d1's layer; at 30 the run would be 80 from b, but
-    # x (in ~d2's layer) sits at 75, only 45 right of 30 with 50 to keep
-    centre = [45.0, 108.0, 75.0, 200.0, 38.0, 38.0]
-    straighten(g, LAYERS, centre, spaced, port_offsets(g, LAYERS, ()))
+    # x (in ~d2's layer) sits at 75, only 45 right of 30 with 50 to keep; nor out
+    # beside a's right side, at 45 + 90 / 2 + 12 = 102, past x and too near b
+    centre = [45.0, 108.0, 75.0, 200.0, 38.0, 38.0, 400.0]
+    straighten(g, LAYERS, centre, spaced, port_offsets(g, LAYERS, ()), 12)
     assert centre[4] == centre[5] == 38.0
 
 
 def test_the_last_run_moves_over_the_slot_its_edge_enters() -> None:
     g = long_edge_graph()
-    centre = [45.0, 150.0, 250.0, 200.0, 30.0, 190.0]  # ~d1 under a; ~d2 off c's slot
-    straighten(g, LAYERS, centre, spaced, port_offsets(g, LAYERS, ()))
+    centre = [45.0, 150.0, 250.0, 200.0, 30.0, 190.0, 400.0]  # ~d1 under a; ~d2 off c's slot
+    straighten(g, LAYERS, centre, spaced, port_offsets(g, LAYERS, ()), 12)
     # c has one end on its top face: its centre slot, x = 200 (x, right of ~d2 in
     # its layer at 250, leaves 250 - 50 of room)
     assert centre[5] == 200.0 and centre[4] == 30.0
+
+
+def test_a_run_kept_from_its_slot_moves_out_beside_its_node() -> None:
+    # ~d1 right of b (centre 30, under a's left slot): a's right slot (60) is only 30 from
+    # b, with 50 to keep; out beside a's right side instead, half a's width and the
+    # clearance right of its centre, where the end turns into a's side face
+    g = long_edge_graph()
+    layers = [[0], [1, 4], [2, 5, 6], [3]]
+    centre = [45.0, 30.0, 30.0, 200.0, 80.0, 80.0, 160.0]   # y keeps ~d2 from c's 200
+    straighten(g, layers, centre, spaced, port_offsets(g, layers, ()), 12)
+    assert centre[4] == centre[5] == 45 + 90 / 2 + 12
+
+
+def test_a_diamond_run_moves_out_to_its_off_tip_side_slot_column() -> None:
+    g = long_edge_graph()
+    diamond = replace(g.nodes[0], shape=Shape.DIAMOND)
+    g = replace(g, nodes=(diamond, *g.nodes[1:]))
+    layers = [[0], [1, 4], [2, 5, 6], [3]]
+    centre = [45.0, 30.0, 30.0, 200.0, 80.0, 80.0, 160.0]   # y keeps ~d2 from c's 200
+    straighten(g, layers, centre, spaced, port_offsets(g, layers, ()), 12)
+    # a third of the width and half the clearance: 45 + 90 / 3 + 12 / 2 = 81
+    assert centre[4] == centre[5] == 45 + 90 / 3 + 12 / 2
 
 
 def test_a_long_edge_enters_its_target_straight_down_from_its_last_dummy() -> None:
