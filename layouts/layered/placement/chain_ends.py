@@ -17,7 +17,9 @@ when a neighbour in the layers of the run leaves no room for that (the slots of 
 are closer together than its branches may be: a dummy beside a sibling node keeps its
 separation from it), out beside ``u``, just far enough for the end to turn into ``u``'s
 side face (:func:`~layouts.layered.routing.elbows.side_reach`): one bend instead of
-two. A run moves when
+two. A run beyond that reach, whose end may already turn into the side face unless a
+neighbour of ``u`` stands between them, moves in to it when it cannot reach the slot.
+A run moves when
 
 * every dummy of the run keeps its separation from its neighbours in its layer (the
   order of every layer stays as it is, so the crossings between layers do not change),
@@ -143,13 +145,17 @@ def _straighten_end(ids: Sequence[int], centre: list[float], ports: Ports, room:
 
 
 def _beside(middle: float, column: float, want: float, reach: float) -> tuple[float, ...]:
-    """The x ``reach`` beside a node's ``middle`` on the side of ``column`` away from the
-    slot at ``want``, when the column lies within that reach (else no x: a column
-    beyond it turns into the side face already).
+    """The x ``reach`` beside a node's ``middle`` where its end may turn into a side
+    face: for a ``column`` within that reach, on its side away from the slot at
+    ``want``; for a column beyond it, on its own side, nearer the node (the side face's
+    horizontal then passes no neighbour of the node's layer, where one may stand in its
+    way further out).
 
-    >>> _beside(100.0, 130.0, 120.0, 57.0), _beside(100.0, 160.0, 120.0, 57.0)
-    ((157.0,), ())
+    >>> _beside(100.0, 130.0, 120.0, 57.0), _beside(100.0, 260.0, 120.0, 57.0)
+    ((157.0,), (157.0,))
+    >>> _beside(100.0, 90.0, 120.0, 57.0)      # left of the slot: out on the left
+    (43.0,)
     """
     if abs(column - middle) >= reach:
-        return ()
+        return (middle + reach if column > middle else middle - reach,)
     return (middle + reach if column > want else middle - reach,)

@@ -99,6 +99,16 @@ def test_a_run_kept_from_its_slot_moves_out_beside_its_node() -> None:
     assert centre[4] == centre[5] == 45 + 90 / 2 + 12
 
 
+def test_a_run_far_beside_its_node_moves_in_to_the_side_face_reach() -> None:
+    g = long_edge_graph()
+    layers = [[0], [1, 4], [2, 5, 6], [3]]
+    centre = [45.0, 30.0, 30.0, 300.0, 200.0, 200.0, 260.0]   # y keeps ~d2 left of 210
+    straighten(g, layers, centre, spaced, port_offsets(g, layers, ()), 12)
+    # a's right slot (60) is 30 from b, with 50 to keep: in to 45 + 90 / 2 + 12 instead;
+    # c (centre 300) stays out of reach (y), over it or 20 + 12 beside it
+    assert centre[4] == centre[5] == 45 + 90 / 2 + 12
+
+
 def test_a_diamond_run_moves_out_to_its_off_tip_side_slot_column() -> None:
     g = long_edge_graph()
     diamond = replace(g.nodes[0], shape=Shape.DIAMOND)
