@@ -12,13 +12,18 @@ routers (ELK's, dot's ``splines=ortho``) draw such L-shaped ends.
 
 In the canonical top-to-bottom frame an end moves to the side face facing its column when
 
-* the column lies at least ``clearance`` beyond that side, and the first node or dummy
+* the column lies at least ``clearance`` beyond that side (for a diamond: half of it
+  beyond a third of its width, where the off-tip slots of its side faces lie, so a
+  column under the outer third of its bottom face, beside a sibling straight under the
+  other slot, turns out of the side face too: :func:`side_reach`), and the first node or dummy
   of the layer past it lies beyond it (a node by ``clearance``, a dummy's vertical by
   ``edge_spacing``); the horizontal may pass dummies between, when their chains run
   straight through the channel the edge jogged in (that jog crossed them too);
 * nothing else uses that face, and no other elbow runs in that gap of the layer;
 * a gateway's exit takes the lower of two slots on its diamond's side face (exits may
-  not use the side tips; the lattice keeps the upper slot empty); an end that leaves a
+  not use the side tips; the lattice keeps the upper slot empty), an entry the tip, or,
+  from a column over the top face (which would reach the tip from inside), the upper
+  of two slots; an end that leaves a
   diamond's face (a gateway's exit, a join's entry, or the other end of such an edge
   between neighbouring layers, whose route changes there) does so only where the face
   will not be fanned anyway (fewer than two ends, an end of a reversed edge, or one
