@@ -33,6 +33,7 @@ from layouts.layered.graph import ProperGraph
 from layouts.layered.label_room import label_room
 from layouts.layered.model import ChainEdge, PlacedNode, Placement
 from layouts.layered.ordering import OrderingResult
+from layouts.layered.placement import chain_ends
 from layouts.layered.placement.brandes_koepf import Separation, alignments, balance
 from layouts.layered.placement.ports import Ports, port_offsets
 from layouts.options import LayoutOptions
@@ -119,6 +120,7 @@ def centres(graph: ProperGraph, ordering: OrderingResult, options: LayoutOptions
         if candidates else []
     _centre_gateways(graph, ordering.layers, up, down, centre, separation, ports)
     _centre_joins(graph, ordering.layers, up, down, centre, separation, ports)
+    chain_ends.straighten(graph, ordering.layers, centre, separation, ports, options.clearance)
     return centre
 
 

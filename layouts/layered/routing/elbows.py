@@ -12,13 +12,18 @@ routers (ELK's, dot's ``splines=ortho``) draw such L-shaped ends.
 
 In the canonical top-to-bottom frame an end moves to the side face facing its column when
 
-* the column lies at least ``clearance`` beyond that side, and the first node or dummy
+* the column lies at least ``clearance`` beyond that side (for a diamond: half of it
+  beyond a third of its width, where the off-tip slots of its side faces lie, so a
+  column under the outer third of its bottom face, beside a sibling straight under the
+  other slot, turns out of the side face too: :func:`side_reach`), and the first node or dummy
   of the layer past it lies beyond it (a node by ``clearance``, a dummy's vertical by
   ``edge_spacing``); the horizontal may pass dummies between, when their chains run
   straight through the channel the edge jogged in (that jog crossed them too);
 * nothing else uses that face, and no other elbow runs in that gap of the layer;
 * a gateway's exit takes the lower of two slots on its diamond's side face (exits may
-  not use the side tips; the lattice keeps the upper slot empty); an end that leaves a
+  not use the side tips; the lattice keeps the upper slot empty), an entry the tip, or,
+  from a column over the top face (which would reach the tip from inside), the upper
+  of two slots; an end that leaves a
   diamond's face (a gateway's exit, a join's entry, or the other end of such an edge
   between neighbouring layers, whose route changes there) does so only where the face
   will not be fanned anyway (fewer than two ends, an end of a reversed edge, or one
@@ -138,10 +143,35 @@ def _column(plan: EdgePlan, role: Role, placement: Placement, faces: _Faces) -> 
     return faces.x(other)
 
 
+def side_reach(shape: Shape, width: float, clearance: float) -> float:
+    """How far beside its centre a column must lie for an end on a side face of a node
+    of ``shape`` and ``width`` to turn into it: ``clearance`` beyond the node's side;
+    for a diamond half that beyond a third of its width, where the side faces' off-tip
+    slots lie on its outline (the lower of two for an exit, the upper for an entry):
+    the route leaves the slot across, away from the diamond's slanted edge, and turns
+    down beside it.
+
+    >>> side_reach(Shape.RECT, 90, 12), side_reach(Shape.DIAMOND, 90, 12)  # 45 + 12, 30 + 6
+    (57.0, 36.0)
+    """
+    if shape is Shape.DIAMOND:
+        return width / 3 + clearance / 2
+    return width / 2 + clearance
+
+
+def _past_box(box: NodeBox, column: float, clearance: float) -> bool:
+    """Whether ``column`` lies ``clearance`` beyond ``box``'s left or right side."""
+    return column >= box.x + box.width + clearance or column <= box.x - clearance
+
+
 def _side_towards(box: NodeBox, column: float, clearance: float) -> Side | None:
-    if column >= box.x + box.width + clearance:
+    """The side face towards ``column`` when it lies far enough beside the box
+    (:func:`side_reach`): for a diamond that may be under (over) its bottom (top)
+    face, beside the side tip, where a route from that face would jog twice."""
+    centre, reach = box.x + box.width / 2, side_reach(box.shape, box.width, clearance)
+    if column >= centre + reach:
         return Side.RIGHT
-    if column <= box.x - clearance:
+    if column <= centre - reach:
         return Side.LEFT
     return None
 
@@ -494,7 +524,8 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
     plans = plan_ends(placement, corridors)
     boxes = placed_boxes(placement)
     room = _Room(options.clearance, options.edge_spacing)
-    sides = _greedy(plans, placement, _Faces(plans, boxes), room, corridors)
+    faces = _Faces(plans, boxes)
+    sides = _greedy(plans, placement, faces, room, corridors)
     if not sides:
         return plans
     diamonds = frozenset(b.id for b in boxes.values() if b.shape is Shape.DIAMOND)
@@ -505,6 +536,9 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
             return end
         if role is Role.SOURCE and end.node in diamonds:
             return EndSlot(end.node, side, 1, 2)    # below the side tip
+        if end.node in diamonds and not _past_box(boxes[end.node], _column(
+                plan, role, placement, faces), room.clearance):
+            return EndSlot(end.node, side, 0, 2)    # column over the top face: above the tip
         return EndSlot(end.node, side, 0, 1)
 
     return tuple(replace(plan, source=moved(plan, Role.SOURCE), target=moved(plan, Role.TARGET))
