@@ -117,16 +117,22 @@ def _beside_edges(graph: ProperGraph) -> dict[int, float]:
 
 def _beside_loops(graph: ProperGraph) -> dict[int, tuple[float, int]]:
     """Room right of a node for its self-loops and the widest of their labels that is
-    no taller than the node (a taller one goes to the channel below anyway): the room
-    without the loop steps, and the number of loops."""
+    no taller than the node's layer (a taller one goes to the channel below anyway): the
+    room without the loop steps, and the number of loops."""
     loops: dict[int, list[ChainEdge]] = defaultdict(list)
     for edge in graph.chain_edges:
         if edge.upper == edge.lower:
             loops[graph.index[edge.upper]].append(edge)
+    if not loops:
+        return {}
+    tallest = [0.0] * graph.layer_count
+    for rank, n in zip(graph.rank, graph.nodes, strict=True):
+        tallest[rank] = max(tallest[rank], n.height)
     room: dict[int, tuple[float, int]] = {}
     for node, edges in loops.items():
         n = graph.nodes[node]
-        widths = [e.label_width for e in edges if e.label_width > 0 and e.label_height <= n.height]
+        high = tallest[graph.rank[node]]
+        widths = [e.label_width for e in edges if e.label_width > 0 and e.label_height <= high]
         if widths:
             room[node] = (n.width / 2 + max(widths) + 2 * LABEL_GAP + 1, len(edges))
     return room
