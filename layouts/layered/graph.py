@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from layouts.graph import Graph, RankKind, Shape
 from layouts.layered.model import ChainEdge
 from layouts.layered.portmap import PortTable, port_table
 from layouts.options import Direction, LayoutOptions
+
+if TYPE_CHECKING:
+    from layouts.layered.label_room import Room
 
 EngineRankGroup = tuple[RankKind, tuple[int, ...]]
 """A rank group as the layered graph holds it: its kind and member node indices."""
@@ -98,6 +102,9 @@ class ProperGraph:
     chain_edges: tuple[ChainEdge, ...]
     component: tuple[int, ...]
     index: Mapping[str, int] = field(default_factory=dict)
+    label_room: Mapping[int, Room] | None = None
+    """The room placement keeps for labels (:func:`layouts.layered.label_room.rooms`),
+    worked out once by :func:`layouts.layered.layering.chains.run`; ``None``: not yet."""
 
 
 def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:

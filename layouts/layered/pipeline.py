@@ -2,7 +2,8 @@
 ``runLayout``).
 
 1. import: copy the caller's graph into the typed layered graph (canonical frame);
-2. cycle breaking: loop-backs first, then a small feedback set;
+2. cycle breaking: loop-backs first, then a small feedback set; label ranks: the
+   labelled edges named by the label check below get two layers (:mod:`.label_ranks`);
 3. layering: network simplex ranks;
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
    mutual pair too, beside its partner: :mod:`.loopbacks.facing`);
@@ -11,7 +12,10 @@
    the drawing would cross drawn between the columns instead, when that crosses less;
 6. placement: Brandes-Koepf coordinates, layers stacked;
 7. routing: orthogonal routes on the boundary-slot lattice (:mod:`.routing`);
-8. undo cycle breaking: every route runs from its input source to its input target;
+8. undo cycle breaking: every route runs from its input source to its input target; then
+   fans and compaction; the label check: where a label of an edge of one layer sits
+   nearer another route than its own, steps 1-8 run again with that edge two layers
+   long, while that puts fewer labels astray (:func:`.label_ranks.roomiest`);
 9. frame restore: transpose back for LeftToRight;
 10. export: a :class:`LayoutResult` with the per-step timings in its diagnostics.
 
@@ -33,7 +37,7 @@ for them; when placement and routing do not fit at all, the layout is the one-pa
 >>> g = Graph((Node("a", 80, 40), Node("b", 80, 40)), (Edge("e", "a", "b"),))
 >>> result = run_layout(g, LayoutOptions())
 >>> result.node("a").y < result.node("b").y, [name for name, _ in result.diagnostics.phases][:3]
-(True, ['import', 'cycle breaking', 'layering'])
+(True, ['import', 'cycle breaking', 'label ranks'])
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from layouts.layered import (
     fans,
     frame,
     invariants,
+    label_ranks,
     layering,
     ordering,
     packing,
@@ -120,10 +125,12 @@ class Stages:
 
 
 def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None, *,
-            check_invariants: bool = False) -> Stages:
+            check_invariants: bool = False, two_layers: frozenset[int] = frozenset()
+            ) -> Stages:
     """Steps 1-6, import to placement; with ``check_invariants`` every phase's
     post-condition is checked and :class:`InvariantViolationError` names the first
-    broken one.
+    broken one. The edges at the input positions ``two_layers`` get label ranks: at
+    least two layers each (:mod:`.label_ranks`).
 
     Before each step the deadline keeps a reserve for the steps a layout cannot do
     without (:mod:`.budget`), so optimisation stops in time;
@@ -133,6 +140,7 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     items = len(graph.nodes) + len(graph.edges)
     layered = run("import", import_graph, graph, options)
     acyclic = run("cycle breaking", cycles.run, layered)
+    acyclic = run("label ranks", label_ranks.lengthen, acyclic, two_layers)
     guess = round(COSTS.proper_per_item * items)
     deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items),
                                      quick=False))
@@ -220,18 +228,40 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
 def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
            check_invariants: bool) -> tuple[Routing, int | None]:
     """The routed drawing of a connected ``graph`` in the caller's frame, and the
-    ordering's crossing count (``None`` for the staircase layout). The optional steps
+    ordering's crossing count (``None`` for the staircase layout). Where labels of edges
+    of one layer sit astray and the time budget affords more layouts, the graph is drawn
+    again with those edges two layers long, keeping the drawing with the fewest astray
+    labels (:func:`.label_ranks.roomiest`)."""
+    def draw(two_layers: frozenset[int]) -> label_ranks.Labelled:
+        child = StepRunner(run.deadline)
+        drawn = _drawn_once(graph, options, child, check_invariants, two_layers)
+        notes, child.notes = tuple(child.notes), []
+        run.absorb(child)
+        return replace(drawn, notes=notes)
+
+    kept = label_ranks.roomiest(draw, run.deadline)
+    run.notes += [note for note in kept.notes if note not in run.notes]
+    return run("frame restore", frame.restore, kept.routing, options.direction), \
+        kept.order_crossings
+
+
+def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_invariants: bool,
+                two_layers: frozenset[int]) -> label_ranks.Labelled:
+    """The routed drawing of a connected ``graph`` in the canonical frame, the edges at
+    ``two_layers`` at least two layers long, with its astray labels
+    (:func:`.label_ranks.crowded`) and the ordering's crossing count. The optional steps
     (:class:`~.budget.Extra`) run only when the time left pays for them, at the speed
     measured so far: the front steps' before routing, the slower of theirs and
     routing's after it."""
     items = len(graph.nodes) + len(graph.edges)
     least = COSTS.pipeline(items, quick=False)
     if least > run.deadline.remaining() and COSTS.staircase(items) < least:
-        return _staircase(graph, options, run), None
+        return _staircase(graph, options, run)
     try:
-        stages = prepare(graph, options, run, check_invariants=check_invariants)
+        stages = prepare(graph, options, run, check_invariants=check_invariants,
+                         two_layers=two_layers)
     except OutOfTimeError:
-        return _staircase(graph, options, run), None
+        return _staircase(graph, options, run)
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     speed = COSTS.speed(_measured(run, FRONT_STEPS), items)
     elbows = _affordable(run, Extra.ELBOWS, proper_items, speed,
@@ -251,8 +281,10 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
         compacted = run("compaction", compaction.run, drawn, graph, options, run.deadline)
         run.notes += [compacted.note] if compacted.note else []
         drawn = compacted.routing
-    return run("frame restore", frame.restore, drawn, options.direction), \
-        stages.order.crossings
+    astray, crowded = run("label check", label_ranks.crowded, stages.proper, drawn.edges)
+    if two_layers:
+        run.notes.append(f"label ranks: {len(two_layers)} labelled edges two layers long")
+    return label_ranks.Labelled(drawn, astray, crowded, stages.order.crossings)
 
 
 FRONT_STEPS = ("import", "cycle breaking", "dummy chains")
@@ -278,13 +310,13 @@ def _affordable(run: StepRunner, step: Extra, proper_items: int, speed: float,
     return False
 
 
-def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> Routing:
-    """The fallback layout of last resort (see :mod:`.staircase`)."""
+def _staircase(graph: Graph, options: LayoutOptions, run: StepRunner) -> label_ranks.Labelled:
+    """The fallback layout of last resort (see :mod:`.staircase`), in the canonical frame."""
     run.deadline.exhausted = True
     run.notes.append("time budget too short for the layered pipeline: staircase layout")
     drawn = run("staircase", staircase, graph, options)
     drawn = staircase_ports(graph, drawn, options, run.notes)
-    return run("frame restore", frame.restore, drawn, options.direction)
+    return label_ranks.Labelled(drawn, frozenset(), frozenset())
 
 
 def check(stages: Stages, options: LayoutOptions) -> None:

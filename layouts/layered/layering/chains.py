@@ -43,6 +43,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from layouts.layered.graph import EngineEdge, EngineNode, LayeredGraph, ProperGraph
+from layouts.layered.label_room import rooms
 from layouts.layered.layering import components
 from layouts.layered.model import ChainEdge
 
@@ -117,7 +118,7 @@ def run(graph: LayeredGraph, rank: tuple[int, ...],
     for e in graph.self_loops:
         chains[e.position] = _chain_edge(graph, e, ())
     node_ids = {n.id: i for i, n in enumerate(nodes)}
-    return ProperGraph(
+    proper = ProperGraph(
         nodes=tuple(nodes),
         rank=tuple(ranks),
         layer_count=max(ranks, default=-1) + 1,
@@ -126,6 +127,7 @@ def run(graph: LayeredGraph, rank: tuple[int, ...],
         component=tuple(components(len(nodes), segments + links)),
         index=node_ids,
     )
+    return replace(proper, label_room=rooms(proper))
 
 
 def _chain_edge(graph: LayeredGraph, e: EngineEdge, chain: tuple[str, ...]) -> ChainEdge:

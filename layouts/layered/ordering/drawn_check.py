@@ -6,9 +6,10 @@ lanes, and on dense graphs that adds crossings the ordering never saw, more for 
 orders than for others. So a higher effort with fewer ordering crossings can *draw* more
 (issue 16: four dense real graphs did). ``best`` therefore draws the ``balanced``
 layout first, and when that drawing has crossings and the time budget affords another
-layout, draws its own search's too, keeping the one whose drawing crosses less (then
-bends less); on ties the ``balanced`` one, so ``best`` never draws more crossings than
-``balanced`` and differs only where it earns its time.
+layout, draws its own search's too, keeping the one whose drawing puts fewer labels
+astray, then crosses less, then bends less; on ties the ``balanced`` one, so ``best``
+never draws more crossings than ``balanced`` with as many labels astray, and differs
+only where it earns its time.
 
 The count is the one :func:`layouts.quality.measure` reports: segment pairs of
 different routes crossing in both interiors, or at a vertex where one route passes
@@ -31,6 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from layouts.layered.contracts.labels import misplaced_labels
 from layouts.layered.model import Deadline, Routing
 from layouts.options import Effort, LayoutOptions
 from layouts.quality_geometry import Segment, route_segments
@@ -85,12 +87,20 @@ def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline,
     was_exhausted = deadline.exhausted
     second = draw(options, deadline)
     second_key = _key(second.routing)
-    if second.order_crossings is not None and second_key < first_key:
+    if second.order_crossings is not None and \
+            (_astray(second.routing), *second_key) < (_astray(first.routing), *first_key):
         return second
     deadline.exhausted = was_exhausted   # the drawing kept was not cut short
     note = (f"best effort: balanced's drawing kept ({first_key[0]} crossings; "
             f"best's search drew {second_key[0]})")
     return replace(first, notes=(*first.notes, note))
+
+
+def _astray(routing: Routing) -> int:
+    """Labels nearer another route than their own: a drawing that puts fewer astray is
+    kept whatever it crosses (:mod:`layouts.layered.label_ranks` pays crossings and
+    bends for them)."""
+    return len(misplaced_labels(routing.edges))
 
 
 def _key(routing: Routing) -> tuple[int, int]:

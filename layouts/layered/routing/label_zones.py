@@ -160,7 +160,9 @@ def fits_beside_loop(plan: EdgePlan, placement: Placement, reach: float, width: 
     """Whether a label ``width`` x ``height`` fits beside the outer vertical (at
     ``reach``) of self-loop ``plan``, in the node's layer and centred on its height, its
     left side at ``reach + LABEL_GAP`` (the x the channel below would give it too): only
-    the outermost loop of a node, a label no taller than the node, no other end on
+    the outermost loop of a node, a label no taller than the layer (its tallest node:
+    the box stays between the channels' tracks, and the node's own ends on its top and
+    bottom faces lie left of the loop, farther from the box than the loop), no other end on
     the node's right face (``faced``: :func:`side_faced`), no dummy of the layer up to
     ``LABEL_GAP + 0.5`` past the box, and the next node clear of the box, with no end on
     its left face and its left-most end on a top or bottom face (``first_end``, by node)
@@ -178,9 +180,13 @@ def fits_beside_loop(plan: EdgePlan, placement: Placement, reach: float, width: 
     True
     >>> fits_beside_loop(plan, p, 52.0, 50, 14, frozenset(), {"b": 120.0})  # 56 + 50 > 100
     False
+    >>> fits_beside_loop(plan, p, 52.0, 40, 31, frozenset(), {"b": 120.0})  # taller than 30
+    False
     """
     node = placement.nodes[plan.source.node]
-    if plan.source.index != 0 or height > node.height or (node.id, Side.RIGHT) in faced:
+    layer = placement.layers[node.layer]
+    tallest = max(placement.nodes[v].height for v in layer)
+    if plan.source.index != 0 or height > tallest or (node.id, Side.RIGHT) in faced:
         return False
     x = reach + LABEL_GAP
     clear = x + width + LABEL_GAP + 0.5

@@ -9,7 +9,7 @@ from layouts.layered.labels import LABEL_GAP
 from layouts.layered.model import ChainEdge, PlacedNode, Placement
 from layouts.layered.pipeline import run_layout
 from layouts.layered.routing.ends import EdgeKind, EdgePlan, EndSlot
-from layouts.layered.routing.label_zones import Anchor, Zones, anchors_of, choose
+from layouts.layered.routing.label_zones import Anchor, Zones, anchors_of, choose, fits_beside_loop
 from layouts.options import LayoutOptions
 from layouts.result import EdgeRoute, LayoutResult, Side
 
@@ -124,3 +124,19 @@ def test_a_self_loop_label_taller_than_its_node_stays_in_the_channel() -> None:
     left = min("ab", key=lambda n: result.node(n).x)
     box = _route(result, f"l{left}").label_box
     assert box is not None and box.y >= result.node(left).y + result.node(left).height
+
+
+def test_a_loop_label_taller_than_its_node_but_not_its_layer_sits_beside_the_loop() -> None:
+    # a (30 high) shares its layer with c (60 high, left of a): a label 40 high centred
+    # on a's height spans 40 px of the layer's 60, so it stays between the channels;
+    # one 61 high would not
+    nodes = {"c": PlacedNode("c", 0, 0, -100, 0, 40, 60),
+             "a": PlacedNode("a", 0, 1, 0, 15, 40, 30),
+             "b": PlacedNode("b", 0, 2, 100, 15, 40, 30)}
+    loop = ChainEdge("s", "a", "a", "a", "a", (), False, False)
+    plan = EdgePlan(0, loop, EdgeKind.SELF_LOOP, EndSlot("a", Side.RIGHT, 0, 2),
+                    EndSlot("a", Side.RIGHT, 1, 2))
+    placement = Placement(nodes, (("c", "a", "b"),), (loop,), 30, 60)
+    # the box: x from 52 + 4 = 56 to 96, clear of b (at 100) and b's first end (120)
+    assert fits_beside_loop(plan, placement, 52.0, 40, 40, frozenset(), {"b": 120.0})
+    assert not fits_beside_loop(plan, placement, 52.0, 40, 61, frozenset(), {"b": 120.0})

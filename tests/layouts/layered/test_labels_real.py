@@ -45,12 +45,13 @@ KNOWN_ASTRAY: dict[str, str] = {
                      "room beside) leave and enter faces whose slots are closer together "
                      "than the labels are wide",
     "pydot/b143.dot": "the same: hubs whose labelled edges' verticals stand a few px apart",
-    "pydot/b94.dot": "46 parallel labelled edges between two nodes, 3.5 px apart",
     "pydot/decorate.dot": "labels taller than their self-loop's node, and labelled edges of "
                           "one layer (no dummy to keep room beside) from crowded faces",
 }
 """Real graphs with a label known to sit nearer another route than its own: strict
-expected failures, so a fix shows up."""
+expected failures, so a fix shows up. ``pydot/b94.dot`` (46 parallel labelled edges
+between two nodes, 3.5 px apart) was one until labelled edges of one layer got label
+ranks (:mod:`layouts.layered.label_ranks`)."""
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,9 @@ from workflow.generate import generate_definition
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 FIXTURE_NAMES = ["document-processing.yaml", "repository-assessment.yaml"]
-STEPS = ["import", "cycle breaking", "layering", "dummy chains", "ordering", "loop-back lanes",
-         "placement", "routing", "undo cycle breaking", "fans", "compaction",
-         "frame restore"]
+STEPS = ["import", "cycle breaking", "label ranks", "layering", "dummy chains", "ordering",
+         "loop-back lanes", "placement", "routing", "undo cycle breaking", "fans", "compaction",
+         "label check", "frame restore"]
 
 
 def fixture_graph(name: str) -> Graph:
