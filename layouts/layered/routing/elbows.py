@@ -29,8 +29,10 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
   below the source, its first vertical there);
 * the column, whose vertical now runs down the whole channel beside the end, keeps clear
   of where the labels of that channel may go (beside their edges' slots) and no other
-  edge's leg in that channel spans it but not the end's slot (so the elbow adds no
-  crossing);
+  edge's leg in that channel spans it but not the end's slot, unless one of that leg's
+  verticals on the column's side of the channel (down for a source end, up for a
+  target end) lies between the slot and the column, so the jog crossed the leg on any
+  track too (the elbow adds no crossing);
 * an edge between neighbouring layers moves one end at most (the other end is its column);
 
 The ends left on a face an end moved off keep their slots: the face's lattice keeps the
@@ -274,33 +276,66 @@ def _plan_legs(plan: EdgePlan, placement: Placement, faces: _Faces,
     return corridor_legs(plan.position, below, above, source_x, far, target_x)
 
 
+@dataclass(frozen=True, slots=True)
+class _LegSpan:
+    """A leg as the elbow test sees it: its x span, the x of the verticals leaving it
+    up and down, and its edge's position."""
+
+    low: float
+    high: float
+    ups: tuple[float, ...]
+    downs: tuple[float, ...]
+    position: int
+
+
 def _leg_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
-               corridors: Mapping[int, Corridor]) -> dict[int, list[tuple[float, float, int]]]:
-    """Per channel, the x span of every leg in it and its edge's position."""
-    spans: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
+               corridors: Mapping[int, Corridor]) -> dict[int, list[_LegSpan]]:
+    """Per channel, every leg in it (:class:`_LegSpan`)."""
+    spans: dict[int, list[_LegSpan]] = defaultdict(list)
     for plan in plans:
         if plan.kind is EdgeKind.SELF_LOOP:
             continue
         for leg in _plan_legs(plan, placement, faces, corridors):
-            spans[leg.channel].append((min(leg.start, leg.end), max(leg.start, leg.end),
-                                       plan.position))
+            spans[leg.channel].append(_LegSpan(min(leg.start, leg.end), max(leg.start, leg.end),
+                                               leg.ups, leg.downs, plan.position))
     return spans
 
 
+def _crossed_anyway(leg: _LegSpan, slot: float, column: float, role: Role) -> bool:
+    """Whether the jog of the end's route from ``slot`` to ``column`` crosses ``leg``
+    on whichever track it takes, when ``leg`` spans the column but not the slot.
+
+    Below the other leg, the source end's jog crosses each of the leg's down verticals
+    between the slot and the column (above it, the column's vertical down crosses the
+    leg itself); a target end's jog, above the other leg, each of its up verticals
+    there. So with one such vertical the jog crosses the leg once on either track, as
+    the elbow's column, running down the whole channel, does.
+
+    >>> leg = _LegSpan(50.0, 200.0, (200.0,), (50.0,), 1)     # from 200 left to 50
+    >>> _crossed_anyway(leg, 0.0, 100.0, Role.SOURCE), _crossed_anyway(leg, 0.0, 100.0, Role.TARGET)
+    (True, False)
+    """
+    low, high = min(slot, column), max(slot, column)
+    verticals = leg.downs if role is Role.SOURCE else leg.ups
+    return any(low < x < high for x in verticals)
+
+
 def _crosses_no_leg(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
-                    legs: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
+                    legs: Mapping[int, Sequence[_LegSpan]]) -> bool:
     """No other edge's leg in the channel beside the end spans the column but not the
-    end's slot: the elbow's vertical, now running down the whole channel, crosses no
-    leg there that the edge's route did not cross before (a leg spanning both the slot
-    and the column crossed one of the route's two verticals there, whatever its track).
+    end's slot, unless the route's jog crossed it on every track too: the elbow's
+    vertical, now running down the whole channel, crosses no leg there that the edge's
+    route need not cross (a leg spanning both the slot and the column crossed one of
+    the route's two verticals there, whatever its track; see :func:`_crossed_anyway`).
     """
     layer = placement.nodes[_end(plan, key[1]).node].layer
     channel = layer + 1 if key[1] is Role.SOURCE else layer
     column = _column(plan, key[1], placement, faces)
     slot = faces.x(key)
-    return not any(low < column < high and not low < slot < high
-                   and position != plan.position
-                   for low, high, position in legs.get(channel, ()))
+    return not any(leg.low < column < leg.high and not leg.low < slot < leg.high
+                   and leg.position != plan.position
+                   and not _crossed_anyway(leg, slot, column, key[1])
+                   for leg in legs.get(channel, ()))
 
 
 def key_of(plan: EdgePlan, node: str) -> EndKey:
@@ -340,7 +375,7 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
     sides: dict[EndKey, Side] = {}
     gaps: set[tuple[int, int]] = set()
     spans: dict[int, list[tuple[float, float, int]]] | None = None   # built when needed
-    legs: dict[int, list[tuple[float, float, int]]] | None = None
+    legs: dict[int, list[_LegSpan]] | None = None
     straight: dict[str, tuple[bool, bool]] | None = None
     unfannable: dict[tuple[Face, int], bool] = {}
 

@@ -19,6 +19,7 @@ from layouts.layered.model import ChainEdge, Deadline, PlacedNode, Placement, Ro
 from layouts.layered.routing import route_edges
 from layouts.mirror import mirror_result
 from layouts.options import Direction, LayoutOptions
+from layouts.quality import measure
 from layouts.quality_geometry import bend_count
 from layouts.result import Diagnostics, EdgeEnd, EdgeRoute, LayoutResult, NodeBox, Point, Side
 
@@ -128,17 +129,43 @@ def test_an_edge_to_the_next_layer_turns_once_into_its_column() -> None:
     assert r.edges[0].source_end == EdgeEnd(Side.RIGHT, 0)
 
 
-def test_another_leg_across_the_column_keeps_the_end_on_its_face() -> None:
+def _crossings(routing: Routing) -> int:
+    result = LayoutResult(routing.nodes, routing.edges, routing.width, routing.height,
+                          Diagnostics("layered", "balanced", "TopToBottom"))
+    return measure(result).crossings
+
+
+def test_a_leg_crossed_on_every_track_does_not_block_the_elbow() -> None:
     # c (layer 0, 260..360, slot x 310) runs to e (layer 1, 110..150, centre 130): its leg
     # in channel 1 spans 130..310, across the column at 170 but not the skip's slot on
-    # a's bottom (150 * 2/3 = 100), so the column, running down the whole channel, would
-    # cross it where the jog from 100 to 170 on its own track need not
+    # a's bottom (150 * 2/3 = 100). Its down vertical at 130 lies between the slot and the
+    # column: a jog from 100 to 170 above c's leg crosses it on the column (170), below
+    # it is crossed by that vertical (130). Once either way, as the elbow's column is
     nodes = [node("a", 0, 0, 0, 150), node("c", 0, 1, 260, 100), node("m", 1, 0, 0, 100),
              node("e", 1, 1, 110, 40), dummy("d", 1, 2, 170), node("b", 2, 0, 0, 150)]
     edges = [forward("am", "a", "m"), forward("mb", "m", "b"),
              forward("ab", "a", "b", ("d",)), forward("ce", "c", "e")]
-    skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
-    assert skip.source_end.side is Side.BOTTOM
+    elbowed, jogged = route(nodes, edges), route(nodes, edges, elbows=False)
+    skip = next(e for e in elbowed.edges if e.id == "ab")
+    assert skip.source_end.side is Side.RIGHT
+    assert skip.points[:2] == pts((150, 20), (170, 20))
+    assert _crossings(elbowed) == _crossings(jogged) == 1
+
+
+def test_a_leg_the_jog_can_pass_below_keeps_the_end_on_its_face() -> None:
+    # a's bottom holds three ends, by column: am (50), ab (170), ae (e at 220..300, centre
+    # 260); slots 150 * 1/4, 2/4, 3/4 = 37.5, 75, 112.5. ae's leg spans 112.5..260: across
+    # ab's column (170), not its slot (75), and ae's only vertical between them (112.5)
+    # leaves the leg up: ab's jog from 75 to 170 on a track below ae's leg crosses
+    # nothing, so the elbow's column, crossing ae's leg, would add a crossing
+    nodes, edges = skip_scene(extra=[node("e", 1, 2, 220, 80)])
+    edges.insert(0, forward("ae", "a", "e"))
+    edges.insert(0, edges.pop(edges.index(next(e for e in edges if e.id == "ab"))))
+    elbowed = route(nodes, edges)
+    routes = {e.id: e for e in elbowed.edges}
+    assert routes["ab"].source_end.side is Side.BOTTOM
+    assert routes["ab"].points[0] == Point(75, 40)
+    assert _crossings(elbowed) == 0
 
 
 def test_a_leg_across_both_the_slot_and_the_column_does_not_block_the_elbow() -> None:
