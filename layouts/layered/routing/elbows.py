@@ -16,7 +16,9 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
   of the layer past it lies beyond it (a node by ``clearance``, a dummy's vertical by
   ``edge_spacing``); the horizontal may pass dummies between, when their chains run
   straight through the channel the edge jogged in (that jog crossed them too);
-* nothing else uses that face, and no other elbow runs in that gap of the layer;
+* nothing else uses that face but other forward edges' elbows on a node that is not a
+  diamond (:func:`side_slots` orders the ends of such a face: entries above exits, so no
+  two of their routes cross), and no other node's elbow runs in that gap of the layer;
 * a gateway's exit takes the lower of two slots on its diamond's side face (exits may
   not use the side tips; the lattice keeps the upper slot empty); an end that leaves a
   diamond's face (a gateway's exit, a join's entry, or the other end of such an edge
@@ -369,11 +371,54 @@ def _unfannable(end: EndSlot, plans: Sequence[EdgePlan], placement: Placement,
     return not fannable(ends)
 
 
+@dataclass(slots=True)
+class _Taken:
+    """What the elbows chosen so far hold: each moved end's side face and the distance
+    from that face to its column (``reach``), and the gaps of the layers their
+    horizontals run in, with the node each runs from."""
+
+    sides: dict[EndKey, Side]
+    reach: dict[EndKey, float]
+    gaps: dict[tuple[int, int], str]
+
+    def take(self, key: EndKey, side: Side, node: str, gaps: set[tuple[int, int]],
+             reach: float = 0.0) -> None:
+        self.sides[key] = side
+        self.reach[key] = reach
+        self.gaps.update(dict.fromkeys(gaps, node))
+
+    def gaps_free(self, node: str, gaps: set[tuple[int, int]]) -> bool:
+        """No other node's elbow runs in ``gaps`` (a node's own elbows share theirs)."""
+        return all(self.gaps.get(gap, node) == node for gap in gaps)
+
+
+def _shareable(plans: Sequence[EdgePlan], faces: _Faces, taken: _Taken, face: Face,
+               diamonds: frozenset[str]) -> bool:
+    """A side face a forward edge's end may move to: empty, or holding only other
+    forward edges' elbows on a node that is not a diamond (:func:`side_slots` orders
+    them so their routes do not cross; a gateway's side face keeps one exit, below
+    its tip)."""
+    members = faces.members.get(face)
+    if not members:
+        return True
+    return face[0] not in diamonds and all(
+        key in taken.sides and plans[key[0]].kind is EdgeKind.FORWARD for key in members)
+
+
+def _drop_legs(legs: dict[int, list[_LegSpan]], plan: EdgePlan, role: Role,
+               placement: Placement) -> None:
+    """Forget ``plan``'s leg in the channel beside its ``role`` end, which now moved to
+    a side face: its route runs down (up) that channel in its column."""
+    layer = placement.nodes[_end(plan, role).node].layer
+    channel = layer + 1 if role is Role.SOURCE else layer
+    legs[channel] = [leg for leg in legs.get(channel, ()) if leg.position != plan.position]
+
+
 def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,
-            corridors: Mapping[int, Corridor]) -> dict[EndKey, Side]:
+            corridors: Mapping[int, Corridor]) -> _Taken:
     diamonds = frozenset(b.id for b in faces.boxes.values() if b.shape is Shape.DIAMOND)
-    sides: dict[EndKey, Side] = {}
-    gaps: set[tuple[int, int]] = set()
+    taken = _Taken({}, {}, {})
+    sides = taken.sides
     spans: dict[int, list[tuple[float, float, int]]] | None = None   # built when needed
     legs: dict[int, list[_LegSpan]] | None = None
     straight: dict[str, tuple[bool, bool]] | None = None
@@ -389,15 +434,16 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
     for plan in plans:
         if plan.kind is EdgeKind.LANE and not plan.edge.facing:
             for key, side, gap in _lane_elbows(plan, placement, faces, room):
-                if not faces.members.get((_end(plan, key[1]).node, side)) and gap not in gaps:
-                    sides[key] = side
-                    gaps.add(gap)
+                node = _end(plan, key[1]).node
+                if not faces.members.get((node, side)) and gap not in taken.gaps:
+                    taken.take(key, side, node, {gap})
                     faces.move(key, side)
             continue
         if plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
             for key, side in _corridor_elbows(plan, placement, corridors):
-                if not faces.members.get((_end(plan, key[1]).node, side)):
-                    sides[key] = side
+                node = _end(plan, key[1]).node
+                if not faces.members.get((node, side)):
+                    taken.take(key, side, node, set())
                     faces.move(key, side)
             continue
         if not _candidate(plan):
@@ -407,30 +453,56 @@ def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room
             if not plan.edge.chain and (plan.position, Role.SOURCE) in sides:
                 continue
             node = _end(plan, role).node
-            if _side_towards(faces.boxes[node], _column(plan, role, placement, faces),
-                             room.clearance) is None:
+            column = _column(plan, role, placement, faces)
+            if _side_towards(faces.boxes[node], column, room.clearance) is None:
                 continue                    # the usual case: the route turns below
             touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
             if any(not fan_free(faces.planned[key_of(plan, n)])
                    for n in sorted(touched & diamonds)):
                 continue
-            if straight is None:
+            if straight is None or legs is None:
                 straight = _straight(plans, placement, faces)
                 spans = _label_spans(plans, placement, faces, room)
                 legs = _leg_spans(plans, placement, faces, corridors)
+                for moved in sides:
+                    _drop_legs(legs, plans[moved[0]], moved[1], placement)
             held = _holds(key, plan, placement, faces, room, straight)
             if held is None:
                 continue
             side, passed = held
             spanned = _gaps(placement, node, side, passed)
-            if faces.members.get((node, side)) or spanned & gaps or \
+            if not _shareable(plans, faces, taken, (node, side), diamonds) or \
+                    not taken.gaps_free(node, spanned) or \
                     not _clear_of_labels(key, plan, placement, faces, spans or {}) or \
-                    not _crosses_no_leg(key, plan, placement, faces, legs or {}):
+                    not _crosses_no_leg(key, plan, placement, faces, legs):
                 continue
-            sides[key] = side
-            gaps |= spanned
+            box = faces.boxes[node]
+            taken.take(key, side, node, spanned,
+                       column - box.x - box.width if side is Side.RIGHT else box.x - column)
             faces.move(key, side)
-    return sides
+            if plan.kind is EdgeKind.FORWARD:
+                _drop_legs(legs, plan, role, placement)
+    return taken
+
+
+def side_slots(ends: Sequence[tuple[EndKey, float]]) -> dict[EndKey, tuple[int, int]]:
+    """Slot index and count of the forward edges' ends moved to one side face, each
+    given with its reach (the distance from the face to its column): entries on top,
+    the nearest column first; exits below them, the farthest first. So no route
+    crosses another there: an exit's vertical runs down from its slot, past the exits
+    below it only where their columns lie farther out; an entry's runs down into its
+    slot, past the entries above only where theirs lie nearer.
+
+    >>> slots = side_slots([((0, Role.SOURCE), 40.0), ((1, Role.TARGET), 90.0),
+    ...                     ((2, Role.SOURCE), 70.0), ((3, Role.TARGET), 20.0)])
+    >>> [slots[(3, Role.TARGET)], slots[(1, Role.TARGET)], slots[(2, Role.SOURCE)],
+    ...  slots[(0, Role.SOURCE)]]
+    [(0, 4), (1, 4), (2, 4), (3, 4)]
+    """
+    entries = sorted((reach, key) for key, reach in ends if key[1] is Role.TARGET)
+    exits = sorted((-reach, key) for key, reach in ends if key[1] is Role.SOURCE)
+    ordered = [key for _, key in entries + exits]
+    return {key: (index, len(ordered)) for index, key in enumerate(ordered)}
 
 
 def _lane_column(plan: EdgePlan, role: Role, placement: Placement) -> str:
@@ -529,10 +601,15 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
     plans = plan_ends(placement, corridors)
     boxes = placed_boxes(placement)
     room = _Room(options.clearance, options.edge_spacing)
-    sides = _greedy(plans, placement, _Faces(plans, boxes), room, corridors)
+    taken = _greedy(plans, placement, _Faces(plans, boxes), room, corridors)
+    sides = taken.sides
     if not sides:
         return plans
     diamonds = frozenset(b.id for b in boxes.values() if b.shape is Shape.DIAMOND)
+    on_face: dict[Face, list[tuple[EndKey, float]]] = defaultdict(list)
+    for key, side in sides.items():
+        on_face[(_end(plans[key[0]], key[1]).node, side)].append((key, taken.reach[key]))
+    slots = {key: slot for ends in on_face.values() for key, slot in side_slots(ends).items()}
 
     def moved(plan: EdgePlan, role: Role) -> EndSlot:
         end, side = _end(plan, role), sides.get((plan.position, role))
@@ -540,7 +617,7 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
             return end
         if role is Role.SOURCE and end.node in diamonds:
             return EndSlot(end.node, side, 1, 2)    # below the side tip
-        return EndSlot(end.node, side, 0, 1)
+        return EndSlot(end.node, side, *slots[(plan.position, role)])
 
     return tuple(replace(plan, source=moved(plan, Role.SOURCE), target=moved(plan, Role.TARGET))
                  if (plan.position, Role.SOURCE) in sides or (plan.position, Role.TARGET) in sides

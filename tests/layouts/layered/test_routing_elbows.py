@@ -234,3 +234,56 @@ def test_mirroring_renumbers_a_slot_on_its_whole_lattice() -> None:
                                                                "LeftToRight"))
     flipped = mirror_result(result, Direction.RIGHT_TO_LEFT)
     assert flipped.edges[0].source_end == EdgeEnd(Side.BOTTOM, 1, 2)
+
+
+def test_two_exits_share_a_side_face_the_farther_column_on_top() -> None:
+    # a (0..100) over b (200..300, top centre 250) and c (400..500, top centre 450). The
+    # edge to c comes first: its column is past the other's leg (33.3..250), so it leaves
+    # a's right face; then the edge to b, whose column that leg no longer crosses, joins
+    # it there. Reach 450 - 100 = 350 and 250 - 100 = 150: the farther, to c, takes the
+    # upper of the face's two slots (y = 40 * 1/3), so b's column (250) starts below c's
+    # horizontal. No leg is left in channel 1: it keeps its 60 px, b and c at y = 100
+    r = route([node("a", 0, 0, 0, 100), node("b", 1, 0, 200, 100), node("c", 1, 1, 400, 100)],
+              [forward("ac", "a", "c"), forward("ab", "a", "b")])
+    routes = {e.id: e for e in r.edges}
+    assert routes["ac"].points == pts((100, 40 / 3), (450, 40 / 3), (450, 100))
+    assert routes["ab"].points == pts((100, 80 / 3), (250, 80 / 3), (250, 100))
+    assert routes["ac"].source_end == EdgeEnd(Side.RIGHT, 0)
+    assert routes["ab"].source_end == EdgeEnd(Side.RIGHT, 1)
+    assert check_slots(r.edges, {b.id: b for b in r.nodes}) == []
+    assert _crossings(r) == 0
+
+
+def test_an_entry_sits_above_an_exit_on_a_shared_side_face() -> None:
+    # u (layer 0, 300..400) -> m (layer 1, 0..100): n (150..250) left of u blocks u's left
+    # elbow, so the route comes down u's column (350) and turns into m's right face; m ->
+    # w (layer 2, 500..600, top centre 550) leaves the same face. The entry takes the
+    # upper slot (y = 100 + 40 * 1/3), the exit the lower (100 + 40 * 2/3): the entry's
+    # column ends above the exit's horizontal. Channels without legs stay 60 high
+    nodes = [node("n", 0, 0, 150, 100), node("u", 0, 1, 300, 100), node("m", 1, 0, 0, 100),
+             node("w", 2, 0, 500, 100)]
+    r = route(nodes, [forward("um", "u", "m"), forward("mw", "m", "w")])
+    routes = {e.id: e for e in r.edges}
+    assert routes["um"].points == pts((350, 40), (350, 100 + 40 / 3), (100, 100 + 40 / 3))
+    assert routes["mw"].points == pts((100, 100 + 80 / 3), (550, 100 + 80 / 3), (550, 200))
+    assert routes["um"].target_end == EdgeEnd(Side.RIGHT, 0)
+    assert routes["mw"].source_end == EdgeEnd(Side.RIGHT, 1)
+    assert check_slots(r.edges, {b.id: b for b in r.nodes}) == []
+    assert _crossings(r) == 0
+
+
+def test_a_gateway_keeps_one_exit_on_its_side_face() -> None:
+    # the diamond a (0..100) with three exits, slots 100 * 1/4, 2/4, 3/4 = 25, 50, 75 by
+    # column: to d (layer 1, -25..75, straight down at 25: the face is not fanned), to b
+    # (200..300) and c (400..500). The exit to c leaves a's right face, below its tip
+    # (slot 1 of 2); the one to b may not join it there, and d, left of b in its layer
+    # (its right side at 75, 25 past b's column at 50), keeps b's left face shut: b's
+    # route stays a jog from a's bottom
+    nodes = [node("a", 0, 0, 0, 100, Shape.DIAMOND), node("d", 1, 0, -25, 100),
+             node("b", 1, 1, 200, 100), node("c", 1, 2, 400, 100)]
+    r = route(nodes, [forward("ac", "a", "c"), forward("ab", "a", "b"), forward("ad", "a", "d")])
+    routes = {e.id: e for e in r.edges}
+    assert routes["ac"].source_end == EdgeEnd(Side.RIGHT, 1, 2)
+    assert routes["ab"].source_end == EdgeEnd(Side.BOTTOM, 1, 3)
+    a = next(b for b in r.nodes if b.id == "a")       # (moved right by 25 with d)
+    assert routes["ad"].points[0].x == routes["ad"].points[-1].x == a.x + 100 / 4
