@@ -414,75 +414,110 @@ def _drop_legs(legs: dict[int, list[_LegSpan]], plan: EdgePlan, role: Role,
     legs[channel] = [leg for leg in legs.get(channel, ()) if leg.position != plan.position]
 
 
-def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,
-            corridors: Mapping[int, Corridor]) -> _Taken:
-    diamonds = frozenset(b.id for b in faces.boxes.values() if b.shape is Shape.DIAMOND)
-    taken = _Taken({}, {}, {})
-    sides = taken.sides
-    spans: dict[int, list[tuple[float, float, int]]] | None = None   # built when needed
-    legs: dict[int, list[_LegSpan]] | None = None
-    straight: dict[str, tuple[bool, bool]] | None = None
-    unfannable: dict[tuple[Face, int], bool] = {}
+class _Greedy:
+    """Chooses the elbows plan by plan (see the module); the straight dummies, label
+    spans and legs are built once some end gets past the side test."""
 
-    def fan_free(end: EndSlot) -> bool:
+    def __init__(self, plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
+                 room: _Room, corridors: Mapping[int, Corridor]) -> None:
+        self.plans, self.placement, self.faces = plans, placement, faces
+        self.room, self.corridors = room, corridors
+        self.diamonds = frozenset(b.id for b in faces.boxes.values()
+                                  if b.shape is Shape.DIAMOND)
+        self.taken = _Taken({}, {}, {})
+        self._unfannable: dict[tuple[Face, int], bool] = {}
+        self._built: tuple[Straight, dict[int, list[tuple[float, float, int]]],
+                           dict[int, list[_LegSpan]]] | None = None
+
+    def run(self) -> _Taken:
+        """Every plan in order, then the forward edges' ends again: an end whose
+        elbow a later edge's leg blocked may move once that edge's end moved."""
+        for plan in self.plans:
+            if plan.kind is EdgeKind.LANE and not plan.edge.facing:
+                self._lane(plan)
+            elif plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
+                self._corridor(plan)
+            elif _candidate(plan):
+                self._forward(plan)
+        if self._built is not None:
+            for plan in self.plans:
+                if _candidate(plan):
+                    self._forward(plan)
+        return self.taken
+
+    def _lane(self, plan: EdgePlan) -> None:
+        for key, side, gap in _lane_elbows(plan, self.placement, self.faces, self.room):
+            node = _end(plan, key[1]).node
+            if not self.faces.members.get((node, side)) and gap not in self.taken.gaps:
+                self.taken.take(key, side, node, {gap})
+                self.faces.move(key, side)
+
+    def _corridor(self, plan: EdgePlan) -> None:
+        for key, side in _corridor_elbows(plan, self.placement, self.corridors):
+            node = _end(plan, key[1]).node
+            if not self.faces.members.get((node, side)):
+                self.taken.take(key, side, node, set())
+                self.faces.move(key, side)
+
+    def _fan_free(self, end: EndSlot) -> bool:
         face = (end.node, end.side)
-        state = (face, len(faces.members[face]))   # faces only lose ends
-        if state not in unfannable:
-            unfannable[state] = _unfannable(end, plans, placement, faces)
-        return unfannable[state]
+        state = (face, len(self.faces.members[face]))   # faces only lose ends
+        if state not in self._unfannable:
+            self._unfannable[state] = _unfannable(end, self.plans, self.placement, self.faces)
+        return self._unfannable[state]
 
-    for plan in plans:
-        if plan.kind is EdgeKind.LANE and not plan.edge.facing:
-            for key, side, gap in _lane_elbows(plan, placement, faces, room):
-                node = _end(plan, key[1]).node
-                if not faces.members.get((node, side)) and gap not in taken.gaps:
-                    taken.take(key, side, node, {gap})
-                    faces.move(key, side)
-            continue
-        if plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
-            for key, side in _corridor_elbows(plan, placement, corridors):
-                node = _end(plan, key[1]).node
-                if not faces.members.get((node, side)):
-                    taken.take(key, side, node, set())
-                    faces.move(key, side)
-            continue
-        if not _candidate(plan):
-            continue
+    def _build(self) -> tuple[Straight, dict[int, list[tuple[float, float, int]]],
+                              dict[int, list[_LegSpan]]]:
+        if self._built is None:
+            plans, placement, faces = self.plans, self.placement, self.faces
+            legs = _leg_spans(plans, placement, faces, self.corridors)
+            for moved in self.taken.sides:
+                _drop_legs(legs, plans[moved[0]], moved[1], placement)
+            self._built = (_straight(plans, placement, faces),
+                           _label_spans(plans, placement, faces, self.room), legs)
+        return self._built
+
+    def _forward(self, plan: EdgePlan) -> None:
+        sides = self.taken.sides
         for role in (Role.SOURCE, Role.TARGET):
             key = (plan.position, role)
-            if not plan.edge.chain and (plan.position, Role.SOURCE) in sides:
+            moved = [(plan.position, r) in sides for r in (Role.SOURCE, Role.TARGET)]
+            if key in sides or (not plan.edge.chain and any(moved)):
                 continue
-            node = _end(plan, role).node
-            column = _column(plan, role, placement, faces)
-            if _side_towards(faces.boxes[node], column, room.clearance) is None:
-                continue                    # the usual case: the route turns below
-            touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
-            if any(not fan_free(faces.planned[key_of(plan, n)])
-                   for n in sorted(touched & diamonds)):
-                continue
-            if straight is None or legs is None:
-                straight = _straight(plans, placement, faces)
-                spans = _label_spans(plans, placement, faces, room)
-                legs = _leg_spans(plans, placement, faces, corridors)
-                for moved in sides:
-                    _drop_legs(legs, plans[moved[0]], moved[1], placement)
-            held = _holds(key, plan, placement, faces, room, straight)
-            if held is None:
-                continue
-            side, passed = held
-            spanned = _gaps(placement, node, side, passed)
-            if not _shareable(plans, faces, taken, (node, side), diamonds) or \
-                    not taken.gaps_free(node, spanned) or \
-                    not _clear_of_labels(key, plan, placement, faces, spans or {}) or \
-                    not _crosses_no_leg(key, plan, placement, faces, legs):
-                continue
-            box = faces.boxes[node]
-            taken.take(key, side, node, spanned,
-                       column - box.x - box.width if side is Side.RIGHT else box.x - column)
-            faces.move(key, side)
-            if plan.kind is EdgeKind.FORWARD:
-                _drop_legs(legs, plan, role, placement)
-    return taken
+            self._try(plan, role)
+
+    def _try(self, plan: EdgePlan, role: Role) -> None:
+        """Move ``plan``'s ``role`` end to a side face if it may."""
+        placement, faces, key = self.placement, self.faces, (plan.position, role)
+        node = _end(plan, role).node
+        column = _column(plan, role, placement, faces)
+        if _side_towards(faces.boxes[node], column, self.room.clearance) is None:
+            return                              # the usual case: the route turns below
+        touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
+        if any(not self._fan_free(faces.planned[key_of(plan, n)])
+               for n in sorted(touched & self.diamonds)):
+            return
+        straight, spans, legs = self._build()
+        held = _holds(key, plan, placement, faces, self.room, straight)
+        if held is None:
+            return
+        side, passed = held
+        spanned = _gaps(placement, node, side, passed)
+        if not _shareable(self.plans, faces, self.taken, (node, side), self.diamonds) or \
+                not self.taken.gaps_free(node, spanned) or \
+                not _clear_of_labels(key, plan, placement, faces, spans) or \
+                not _crosses_no_leg(key, plan, placement, faces, legs):
+            return
+        box = faces.boxes[node]
+        self.taken.take(key, side, node, spanned,
+                        column - box.x - box.width if side is Side.RIGHT else box.x - column)
+        faces.move(key, side)
+        _drop_legs(legs, plan, role, placement)
+
+
+def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,
+            corridors: Mapping[int, Corridor]) -> _Taken:
+    return _Greedy(plans, placement, faces, room, corridors).run()
 
 
 def side_slots(ends: Sequence[tuple[EndKey, float]]) -> dict[EndKey, tuple[int, int]]:

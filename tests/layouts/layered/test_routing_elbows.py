@@ -157,8 +157,10 @@ def test_a_leg_the_jog_can_pass_below_keeps_the_end_on_its_face() -> None:
     # 260); slots 150 * 1/4, 2/4, 3/4 = 37.5, 75, 112.5. ae's leg spans 112.5..260: across
     # ab's column (170), not its slot (75), and ae's only vertical between them (112.5)
     # leaves the leg up: ab's jog from 75 to 170 on a track below ae's leg crosses
-    # nothing, so the elbow's column, crossing ae's leg, would add a crossing
-    nodes, edges = skip_scene(extra=[node("e", 1, 2, 220, 80)])
+    # nothing, so the elbow's column, crossing ae's leg, would add a crossing. (n, in a's
+    # layer at 200..240, keeps ae from leaving a's right face: 30 past ab's column,
+    # short of ae's)
+    nodes, edges = skip_scene(extra=[node("e", 1, 2, 220, 80), node("n", 0, 1, 200, 40)])
     edges.insert(0, forward("ae", "a", "e"))
     edges.insert(0, edges.pop(edges.index(next(e for e in edges if e.id == "ab"))))
     elbowed = route(nodes, edges)
@@ -176,6 +178,21 @@ def test_a_leg_across_both_the_slot_and_the_column_does_not_block_the_elbow() ->
     edges.append(forward("cm", "c", "m"))
     skip = next(e for e in route(nodes, edges).edges if e.id == "ab")
     assert skip.source_end.side is Side.RIGHT
+
+
+def test_an_end_a_later_edge_blocked_moves_once_that_edge_moved() -> None:
+    # the scene above without n: ae leaves a's right face after ab was kept on the bottom
+    # by ae's leg; in the second round that leg is gone and ab joins ae there, below it
+    # (ae's column, 260, lies farther out than ab's, 170): ae's slot 0 of 2 at y = 40 * 1/3,
+    # ab's slot 1 at 40 * 2/3. No legs left in channels 1 and 2: layers at 100 and 200
+    nodes, edges = skip_scene(extra=[node("e", 1, 2, 220, 80)])
+    edges.insert(0, forward("ae", "a", "e"))
+    edges.insert(0, edges.pop(edges.index(next(e for e in edges if e.id == "ab"))))
+    r = route(nodes, edges)
+    routes = {e.id: e for e in r.edges}
+    assert routes["ae"].points == pts((150, 40 / 3), (260, 40 / 3), (260, 100))
+    assert routes["ab"].points == pts((150, 80 / 3), (170, 80 / 3), (170, 220), (150, 220))
+    assert _crossings(r) == 0
 
 
 def _pass_scene(y2_x: float) -> Routing:
