@@ -150,14 +150,15 @@ def _side_towards(box: NodeBox, column: float, clearance: float) -> Side | None:
     return None
 
 
-Straight = Mapping[str, tuple[bool, bool]]
-"""Per dummy, whether its chain runs straight (no jog) through the channel above it and
-through the channel below it."""
+Straight = Mapping[str, tuple[float, float]]
+"""Per dummy, the x its chain's route runs in through the channel above it, coming
+down, and through the channel below it, going on: where it comes from and goes to
+(``nan`` where a lane turns into its column, never straight)."""
 
 
 def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
-              ) -> dict[str, tuple[bool, bool]]:
-    out: dict[str, tuple[bool, bool]] = {}
+              ) -> dict[str, tuple[float, float]]:
+    out: dict[str, tuple[float, float]] = {}
     for plan in plans:
         chain = plan.edge.chain
         if plan.kind not in (EdgeKind.FORWARD, EdgeKind.LANE) or not chain:
@@ -169,16 +170,20 @@ def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
         else:                       # a lane's ends turn into it: never straight there
             xs = [math.nan, *xs, math.nan]
         for i, d in enumerate(chain, start=1):
-            out[d] = (abs(xs[i - 1] - xs[i]) < SNAP, abs(xs[i + 1] - xs[i]) < SNAP)
+            out[d] = (xs[i - 1], xs[i + 1])
     return out
 
 
 def _passed(placement: Placement, node_id: str, side: Side, column: float, room: _Room,
             straight: Straight, role: Role) -> list[int] | None:
     """The orders of the dummies the elbow's horizontal passes between the node and its
-    column, or ``None`` when it may not: each must run straight through the channel the
-    edge jogged in (so the jog crossed it too), and the first element of the layer past
-    the column must lie beyond it (a node by ``clearance``, a dummy by ``edge_spacing``).
+    column, or ``None`` when it may not: in the channel the edge jogged in, each one's
+    chain must run on (come from) an x at least ``edge_spacing`` short of the column, on
+    the node's side: straight through, or jogging away from the column (the jog crossed
+    it too, on any track: above its leg it crossed the dummy's vertical, below it its
+    other vertical or its leg; the elbow crosses the vertical once). The first element of
+    the layer past the column must lie beyond it (a node by ``clearance``, a dummy by
+    ``edge_spacing``).
     """
     node = placement.nodes[node_id]
     layer = placement.layers[node.layer]
@@ -193,7 +198,8 @@ def _passed(placement: Placement, node_id: str, side: Side, column: float, room:
         beyond = (centre_x(placement, other.id) - column) * step
         if beyond >= room.spacing:
             return passed
-        if beyond > -room.spacing or not straight[other.id][role is Role.SOURCE]:
+        runs_on = straight[other.id][role is Role.SOURCE]
+        if beyond > -room.spacing or not (column - runs_on) * step >= room.spacing:
             return None
         passed.append(order)
         order += step

@@ -195,15 +195,23 @@ def test_an_end_a_later_edge_blocked_moves_once_that_edge_moved() -> None:
     assert _crossings(r) == 0
 
 
-def _pass_scene(y2_x: float) -> Routing:
-    # a long edge z -> w (layers 0 .. 3) comes down x = 165 (dummy y1) into b's layer
+def _pass_parts(y2_x: float, y1_x: float = 165
+                ) -> tuple[list[PlacedNode], list[ChainEdge]]:
+    # a long edge z -> w (layers 0 .. 3) comes down x = ``y1_x`` (dummy y1) into b's layer
     # (dummy y2 at ``y2_x``), between b's right side (150) and the skip's column at 190
-    nodes = [node("a", 0, 0, 0, 150), node("z", 0, 1, 215, 100), node("m", 1, 0, 0, 100),
-             dummy("y1", 1, 1, 165), dummy("d", 1, 2, 190), node("b", 2, 0, 0, 150),
+    # (with y1 right of the column, z at 180 keeps a's right face shut: 10 short of it)
+    right = y1_x > 190
+    nodes = [node("a", 0, 0, 0, 150), node("z", 0, 1, 180 if right else 215, 100),
+             node("m", 1, 0, 0, 100), dummy("y1", 1, 2 if right else 1, y1_x),
+             dummy("d", 1, 1 if right else 2, 190), node("b", 2, 0, 0, 150),
              dummy("y2", 2, 1, y2_x), node("w", 3, 0, y2_x - 50, 100)]
     edges = [forward("am", "a", "m"), forward("mb", "m", "b"),
              forward("ab", "a", "b", ("d",)), forward("zw", "z", "w", ("y1", "y2"))]
-    return route(nodes, edges)
+    return nodes, edges
+
+
+def _pass_scene(y2_x: float, y1_x: float = 165) -> Routing:
+    return route(*_pass_parts(y2_x, y1_x))
 
 
 def test_the_elbow_may_pass_a_dummy_running_straight_through_the_channel() -> None:
@@ -215,8 +223,26 @@ def test_the_elbow_may_pass_a_dummy_running_straight_through_the_channel() -> No
     assert end.x == 150 and skip.points[-2] == Point(190, end.y)
 
 
-def test_the_elbow_may_not_pass_a_dummy_that_jogs_in_the_channel() -> None:
-    skip = next(e for e in _pass_scene(168).edges if e.id == "ab")
+def test_the_elbow_may_pass_a_dummy_that_jogs_short_of_the_column() -> None:
+    # y2's chain comes from 165 to 168: both verticals of its jog lie between the skip's
+    # slot on b (150 * 2/3 = 100) and its column (190), so the skip's jog from 190 to
+    # 100 crossed one of them on any track; the elbow crosses y2's vertical once. (In
+    # channel 1 z's jog from 265 to 165 and the skip's from 100 to 190 cross once on any
+    # tracks too, as the skip's column does there: 2 crossings with elbows or without)
+    routing = _pass_scene(168)
+    skip = next(e for e in routing.edges if e.id == "ab")
+    assert skip.target_end.side is Side.RIGHT
+    assert skip.points[-2:] == pts((190, 220), (150, 220))
+    jogged = route(*_pass_parts(168), elbows=False)
+    assert _crossings(routing) == _crossings(jogged) == 2
+
+
+def test_the_elbow_may_not_pass_a_dummy_that_jogs_across_the_column() -> None:
+    # y2's chain comes from y1 at 230, right of the column (190): the skip's jog from 190
+    # to 100 can run above that jog and cross neither of its verticals (230 lies outside
+    # 100..190, and the jog's span 168..230 leaves out the slot at 100); the elbow
+    # would cross y2's vertical in b's layer, and its column y2's jog
+    skip = next(e for e in _pass_scene(168, y1_x=230).edges if e.id == "ab")
     assert skip.target_end.side is Side.TOP
 
 
