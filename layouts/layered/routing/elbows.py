@@ -15,7 +15,8 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
 * the column lies at least ``clearance`` beyond that side, and the first node or dummy
   of the layer past it lies beyond it (a node by ``clearance``, a dummy's vertical by
   ``edge_spacing``); the horizontal may pass dummies between, when their chains run
-  straight through the channel the edge jogged in (that jog crossed them too);
+  straight through the channel the edge jogged in or jog there away from the column
+  (that jog crossed them too);
 * nothing else uses that face but other forward edges' elbows on a node that is not a
   diamond (:func:`side_slots` orders the ends of such a face: entries above exits, so no
   two of their routes cross), and no other node's elbow runs in that gap of the layer;
@@ -30,12 +31,18 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
   (:mod:`layouts.layered.loopbacks.facing`) (an edge's label then sits beside its column
   below the source, its first vertical there);
 * the column, whose vertical now runs down the whole channel beside the end, keeps clear
-  of where the labels of that channel may go (beside their edges' slots) and no other
+  of where the labels of that channel may go (beside their edges' slots, or beside the
+  columns of labelled edges whose exit moved; a labelled exit's own label, beside its
+  column then, keeps clear of the other elbows' columns there) and no other
   edge's leg in that channel spans it but not the end's slot, unless one of that leg's
   verticals on the column's side of the channel (down for a source end, up for a
   target end) lies between the slot and the column, so the jog crossed the leg on any
   track too (the elbow adds no crossing);
-* an edge between neighbouring layers moves one end at most (the other end is its column);
+* an edge between neighbouring layers moves one end at most (the other end is its column).
+
+The greedy takes the plans in order, then, round after round, the ends whose elbow was
+blocked by what may yet go: another edge's leg, whose end then moved off its face (a
+moved end's leg is gone from that channel), or a face that then stops being fanned.
 
 The ends left on a face an end moved off keep their slots: the face's lattice keeps the
 empty slot (:func:`reserved`; the route's :class:`~layouts.result.EdgeEnd` says how many
@@ -57,6 +64,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 
 from layouts.graph import Shape
 from layouts.layered.fan_rule import FanEnd, fannable
@@ -83,6 +91,10 @@ EndKey = tuple[int, Role]
 """An edge end: the plan position and which end (:class:`~layouts.layered.portmap.Role`)."""
 
 Face = tuple[str, Side]
+
+ROUNDS = 64
+"""At most this many rounds of the greedy over the ends still waiting (see
+:meth:`_Greedy.run`; the corpus of bench/compare.py needs up to 25)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +266,14 @@ def _label_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
     return spans
 
 
+def _label_reach(plan: EdgePlan, room: _Room) -> float | None:
+    """How far either side of its first vertical ``plan``'s label may reach (``None``
+    without a label; as :func:`_label_spans`)."""
+    if plan.edge.label_width <= 0 and plan.edge.label_height <= 0:
+        return None
+    return plan.edge.label_width + 2 * LABEL_GAP + room.clearance
+
+
 def _clear_of_labels(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
                      spans: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
     """The column the elbow's vertical now runs down the whole channel beside its end
@@ -420,6 +440,14 @@ def _drop_legs(legs: dict[int, list[_LegSpan]], plan: EdgePlan, role: Role,
     legs[channel] = [leg for leg in legs.get(channel, ()) if leg.position != plan.position]
 
 
+class _Outcome(Enum):
+    """What became of an end the greedy looked at."""
+
+    MOVED = "moved"
+    NEVER = "never"         # it stays: what blocks it does not go away
+    LATER = "later"         # blocked by a leg or a fan that may yet go
+
+
 class _Greedy:
     """Chooses the elbows plan by plan (see the module); the straight dummies, label
     spans and legs are built once some end gets past the side test."""
@@ -432,23 +460,32 @@ class _Greedy:
                                   if b.shape is Shape.DIAMOND)
         self.taken = _Taken({}, {}, {})
         self._unfannable: dict[tuple[Face, int], bool] = {}
+        self._columns: dict[int, list[tuple[float, int]]] = defaultdict(list)
         self._built: tuple[Straight, dict[int, list[tuple[float, float, int]]],
                            dict[int, list[_LegSpan]]] | None = None
 
     def run(self) -> _Taken:
-        """Every plan in order, then the forward edges' ends again: an end whose
-        elbow a later edge's leg blocked may move once that edge's end moved."""
+        """Every plan in order; then, round after round until none moves, the forward
+        edges' ends whose elbow waited on something that may clear (a leg of an edge
+        whose end then moved, a face that then stopped being fanned): at most one
+        round per end that moved, and at most :data:`ROUNDS` rounds."""
+        waiting: list[EndKey] = []
         for plan in self.plans:
             if plan.kind is EdgeKind.LANE and not plan.edge.facing:
                 self._lane(plan)
             elif plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
                 self._corridor(plan)
             elif _candidate(plan):
-                self._forward(plan)
-        if self._built is not None:
-            for plan in self.plans:
-                if _candidate(plan):
-                    self._forward(plan)
+                waiting += [(plan.position, role) for role in (Role.SOURCE, Role.TARGET)
+                            if self._forward(plan, role) is _Outcome.LATER]
+        for _ in range(ROUNDS - 1):
+            if not waiting:
+                break
+            outcomes = [self._forward(self.plans[key[0]], key[1]) for key in waiting]
+            if _Outcome.MOVED not in outcomes:
+                break
+            waiting = [key for key, outcome in zip(waiting, outcomes, strict=True)
+                       if outcome is _Outcome.LATER]
         return self.taken
 
     def _lane(self, plan: EdgePlan) -> None:
@@ -483,42 +520,49 @@ class _Greedy:
                            _label_spans(plans, placement, faces, self.room), legs)
         return self._built
 
-    def _forward(self, plan: EdgePlan) -> None:
+    def _forward(self, plan: EdgePlan, role: Role) -> _Outcome:
+        """Move ``plan``'s ``role`` end to a side face if it may (an edge between
+        neighbouring layers moves one end at most)."""
         sides = self.taken.sides
-        for role in (Role.SOURCE, Role.TARGET):
-            key = (plan.position, role)
-            moved = [(plan.position, r) in sides for r in (Role.SOURCE, Role.TARGET)]
-            if key in sides or (not plan.edge.chain and any(moved)):
-                continue
-            self._try(plan, role)
-
-    def _try(self, plan: EdgePlan, role: Role) -> None:
-        """Move ``plan``'s ``role`` end to a side face if it may."""
+        if (plan.position, role) in sides or (not plan.edge.chain and any(
+                (plan.position, r) in sides for r in (Role.SOURCE, Role.TARGET))):
+            return _Outcome.NEVER
         placement, faces, key = self.placement, self.faces, (plan.position, role)
         node = _end(plan, role).node
         column = _column(plan, role, placement, faces)
         if _side_towards(faces.boxes[node], column, self.room.clearance) is None:
-            return                              # the usual case: the route turns below
+            return _Outcome.NEVER               # the usual case: the route turns below
         touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
         if any(not self._fan_free(faces.planned[key_of(plan, n)])
                for n in sorted(touched & self.diamonds)):
-            return
+            return _Outcome.LATER
         straight, spans, legs = self._build()
         held = _holds(key, plan, placement, faces, self.room, straight)
         if held is None:
-            return
+            return _Outcome.NEVER
         side, passed = held
         spanned = _gaps(placement, node, side, passed)
         if not _shareable(self.plans, faces, self.taken, (node, side), self.diamonds) or \
                 not self.taken.gaps_free(node, spanned) or \
-                not _clear_of_labels(key, plan, placement, faces, spans) or \
-                not _crosses_no_leg(key, plan, placement, faces, legs):
-            return
+                not _clear_of_labels(key, plan, placement, faces, spans):
+            return _Outcome.NEVER               # faces and gaps only fill up
+        channel = placement.nodes[node].layer + (1 if role is Role.SOURCE else 0)
+        reach = _label_reach(plan, self.room) if role is Role.SOURCE else None
+        if reach is not None and any(
+                column - reach <= x <= column + reach and position != plan.position
+                for x, position in self._columns[channel]):
+            return _Outcome.NEVER               # columns only come
+        if not _crosses_no_leg(key, plan, placement, faces, legs):
+            return _Outcome.LATER
         box = faces.boxes[node]
         self.taken.take(key, side, node, spanned,
                         column - box.x - box.width if side is Side.RIGHT else box.x - column)
         faces.move(key, side)
         _drop_legs(legs, plan, role, placement)
+        self._columns[channel].append((column, plan.position))
+        if reach is not None:                   # its label now goes beside the column
+            spans[channel].append((column - reach, column + reach, plan.position))
+        return _Outcome.MOVED
 
 
 def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,

@@ -15,6 +15,7 @@ from layouts.api import layout
 from layouts.graph import Edge, Graph, Node, Shape
 from layouts.layered.contracts import check_layout
 from layouts.layered.contracts.ends import check_slots
+from layouts.layered.contracts.labels import check_labels_nearest
 from layouts.layered.model import ChainEdge, Deadline, PlacedNode, Placement, Routing
 from layouts.layered.routing import route_edges
 from layouts.mirror import mirror_result
@@ -193,6 +194,44 @@ def test_an_end_a_later_edge_blocked_moves_once_that_edge_moved() -> None:
     assert routes["ae"].points == pts((150, 40 / 3), (260, 40 / 3), (260, 100))
     assert routes["ab"].points == pts((150, 80 / 3), (170, 80 / 3), (170, 220), (150, 220))
     assert _crossings(r) == 0
+
+
+def test_ends_blocked_in_a_chain_move_round_after_round() -> None:
+    # a (0..150) over p, q, r (centres 220, 320, 420): on a's bottom the slots are 37.5,
+    # 75, 112.5. ap's column (220) lies inside aq's leg (75..320), aq's (320) inside ar's
+    # (112.5..420): ar leaves a's right face first, then aq, then ap, one round each.
+    # On the face the farthest column takes the top slot: y = 40 * 1/4, 2/4, 3/4. (o, at
+    # 60..100 in their layer, keeps p's left face shut for ap's column at 37.5, as p and
+    # q keep q's and r's)
+    nodes = [node("a", 0, 0, 0, 150), node("o", 1, 0, 60, 40), node("p", 1, 1, 200, 40),
+             node("q", 1, 2, 300, 40), node("r", 1, 3, 400, 40)]
+    r = route(nodes, [forward("ap", "a", "p"), forward("aq", "a", "q"), forward("ar", "a", "r")])
+    routes = {e.id: e for e in r.edges}
+    assert routes["ar"].points == pts((150, 10), (420, 10), (420, 100))
+    assert routes["aq"].points == pts((150, 20), (320, 20), (320, 100))
+    assert routes["ap"].points == pts((150, 30), (220, 30), (220, 100))
+    assert _crossings(r) == 0
+
+
+def _labelled_pair(width: float) -> Routing:
+    # a (0..100) over p and q (centres 250 and 330); aq leaves a's right face first. ap,
+    # with a label ``width`` wide, would join it there: its label then goes beside its
+    # column (250) in the channel below a, and may reach width + 2 * 4 (gap) + 12
+    # (clearance) either side. (o keeps p's left face shut, as in the test above)
+    nodes = [node("a", 0, 0, 0, 100), node("o", 1, 0, 60, 40), node("p", 1, 1, 230, 40),
+             node("q", 1, 2, 310, 40)]
+    return route(nodes, [forward("aq", "a", "q"), forward("ap", "a", "p", label=(width, 16.0))])
+
+
+def test_a_labelled_elbow_keeps_its_label_clear_of_the_columns_beside_it() -> None:
+    # 60 wide: the label may reach 60 + 8 + 12 = 80 from 250, past q's column (330), so
+    # ap stays on a's bottom face; 20 wide, it reaches 40, to 290, and ap joins aq
+    wide, narrow = _labelled_pair(60.0), _labelled_pair(20.0)
+    assert {e.id: e.source_end.side for e in wide.edges} == {"aq": Side.RIGHT,
+                                                            "ap": Side.BOTTOM}
+    assert {e.id: e.source_end.side for e in narrow.edges} == {"aq": Side.RIGHT,
+                                                              "ap": Side.RIGHT}
+    assert check_labels_nearest(wide.edges) == check_labels_nearest(narrow.edges) == []
 
 
 def _pass_parts(y2_x: float, y1_x: float = 165
