@@ -39,6 +39,8 @@ from dataclasses import replace
 from itertools import pairwise
 
 from layouts.graph import Shape
+from layouts.layered.contracts.segments import on_one_line
+from layouts.layered.contracts.violations import TOLERANCE
 from layouts.layered.fan_rule import FanEnd, fannable
 from layouts.layered.model import Routing
 from layouts.layered.routing.node_bands import ID, NodeBands
@@ -290,22 +292,25 @@ def _segments(pieces: Counter[tuple[float, float, float, float]]) -> list[Segmen
 
 def _meetings(segments: Sequence[Segment], near: _Near, skip: set[int]) -> tuple[int, int]:
     """(crossings, shared stretches) of ``segments`` with the routes not in ``skip``
-    (only segments whose bounds meet can cross or share a stretch)."""
+    (only segments whose bounds meet can cross; a shared stretch is what the contracts
+    call one, :func:`~layouts.layered.contracts.segments.on_one_line`: two lines up to
+    :data:`~layouts.layered.contracts.violations.TOLERANCE` apart, so bounds that come
+    that near count as meeting)."""
     if not segments:
         return 0, 0
     bounds = [s.bounds() for s in segments]
-    region = (min(b[0] for b in bounds), min(b[1] for b in bounds),
-              max(b[2] for b in bounds), max(b[3] for b in bounds))
+    region = (min(b[0] for b in bounds) - TOLERANCE, min(b[1] for b in bounds) - TOLERANCE,
+              max(b[2] for b in bounds) + TOLERANCE, max(b[3] for b in bounds) + TOLERANCE)
     others = [piece for k in near.routes_meeting(region, skip) for piece in near.segments(k)]
     cross = shared = 0
+    reach = TOLERANCE + HAIR
     for s, (x0, y0, x1, y1) in zip(segments, bounds, strict=True):
-        high_x, high_y = x1 + HAIR, y1 + HAIR
-        for t, b in others:     # _meet(b, x0, y0, x1, y1), inlined: the inner loop
-            if b[0] <= high_x and x0 <= b[2] + HAIR and b[1] <= high_y and \
-                    y0 <= b[3] + HAIR:
-                relation = segment_relation(s, t)
-                cross += relation == "cross"
-                shared += relation == "shared"
+        high_x, high_y = x1 + reach, y1 + reach
+        for t, b in others:     # _meet(b, x0, y0, x1, y1) grown by reach, inlined
+            if b[0] <= high_x and x0 <= b[2] + reach and b[1] <= high_y and \
+                    y0 <= b[3] + reach:
+                cross += segment_relation(s, t) == "cross"
+                shared += on_one_line(s, t)
     return cross, shared
 
 

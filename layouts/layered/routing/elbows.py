@@ -18,8 +18,11 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
   other slot, turns out of the side face too: :func:`side_reach`), and the first node or dummy
   of the layer past it lies beyond it (a node by ``clearance``, a dummy's vertical by
   ``edge_spacing``); the horizontal may pass dummies between, when their chains run
-  straight through the channel the edge jogged in (that jog crossed them too);
-* nothing else uses that face, and no other elbow runs in that gap of the layer;
+  straight through the channel the edge jogged in or jog there away from the column
+  (that jog crossed them too);
+* nothing else uses that face but other forward edges' elbows on a node that is not a
+  diamond (:func:`side_slots` orders the ends of such a face: entries above exits, so no
+  two of their routes cross), and no other node's elbow runs in that gap of the layer;
 * a gateway's exit takes the lower of two slots on its diamond's side face (exits may
   not use the side tips; the lattice keeps the upper slot empty), an entry the tip, or,
   from a column over the top face (which would reach the tip from inside), the upper
@@ -33,10 +36,18 @@ In the canonical top-to-bottom frame an end moves to the side face facing its co
   (:mod:`layouts.layered.loopbacks.facing`) (an edge's label then sits beside its column
   below the source, its first vertical there);
 * the column, whose vertical now runs down the whole channel beside the end, keeps clear
-  of where the labels of that channel may go (beside their edges' slots) and no other
-  edge's leg in that channel spans it but not the end's slot (so the elbow adds no
-  crossing);
-* an edge between neighbouring layers moves one end at most (the other end is its column);
+  of where the labels of that channel may go (beside their edges' slots, or beside the
+  columns of labelled edges whose exit moved; a labelled exit's own label, beside its
+  column then, keeps clear of the other elbows' columns there) and no other
+  edge's leg in that channel spans it but not the end's slot, unless one of that leg's
+  verticals on the column's side of the channel (down for a source end, up for a
+  target end) lies between the slot and the column, so the jog crossed the leg on any
+  track too (the elbow adds no crossing);
+* an edge between neighbouring layers moves one end at most (the other end is its column).
+
+The greedy takes the plans in order, then, round after round, the ends whose elbow was
+blocked by what may yet go: another edge's leg, whose end then moved off its face (a
+moved end's leg is gone from that channel), or a face that then stops being fanned.
 
 The ends left on a face an end moved off keep their slots: the face's lattice keeps the
 empty slot (:func:`reserved`; the route's :class:`~layouts.result.EdgeEnd` says how many
@@ -58,6 +69,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 
 from layouts.graph import Shape
 from layouts.layered.fan_rule import FanEnd, fannable
@@ -84,6 +96,10 @@ EndKey = tuple[int, Role]
 """An edge end: the plan position and which end (:class:`~layouts.layered.portmap.Role`)."""
 
 Face = tuple[str, Side]
+
+ROUNDS = 64
+"""At most this many rounds of the greedy over the ends still waiting (see
+:meth:`_Greedy.run`; the corpus of bench/compare.py needs up to 25)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,14 +192,15 @@ def _side_towards(box: NodeBox, column: float, clearance: float) -> Side | None:
     return None
 
 
-Straight = Mapping[str, tuple[bool, bool]]
-"""Per dummy, whether its chain runs straight (no jog) through the channel above it and
-through the channel below it."""
+Straight = Mapping[str, tuple[float, float]]
+"""Per dummy, the x its chain's route runs in through the channel above it, coming
+down, and through the channel below it, going on: where it comes from and goes to
+(``nan`` where a lane turns into its column, never straight)."""
 
 
 def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
-              ) -> dict[str, tuple[bool, bool]]:
-    out: dict[str, tuple[bool, bool]] = {}
+              ) -> dict[str, tuple[float, float]]:
+    out: dict[str, tuple[float, float]] = {}
     for plan in plans:
         chain = plan.edge.chain
         if plan.kind not in (EdgeKind.FORWARD, EdgeKind.LANE) or not chain:
@@ -195,16 +212,20 @@ def _straight(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces
         else:                       # a lane's ends turn into it: never straight there
             xs = [math.nan, *xs, math.nan]
         for i, d in enumerate(chain, start=1):
-            out[d] = (abs(xs[i - 1] - xs[i]) < SNAP, abs(xs[i + 1] - xs[i]) < SNAP)
+            out[d] = (xs[i - 1], xs[i + 1])
     return out
 
 
 def _passed(placement: Placement, node_id: str, side: Side, column: float, room: _Room,
             straight: Straight, role: Role) -> list[int] | None:
     """The orders of the dummies the elbow's horizontal passes between the node and its
-    column, or ``None`` when it may not: each must run straight through the channel the
-    edge jogged in (so the jog crossed it too), and the first element of the layer past
-    the column must lie beyond it (a node by ``clearance``, a dummy by ``edge_spacing``).
+    column, or ``None`` when it may not: in the channel the edge jogged in, each one's
+    chain must run on (come from) an x at least ``edge_spacing`` short of the column, on
+    the node's side: straight through, or jogging away from the column (the jog crossed
+    it too, on any track: above its leg it crossed the dummy's vertical, below it its
+    other vertical or its leg; the elbow crosses the vertical once). The first element of
+    the layer past the column must lie beyond it (a node by ``clearance``, a dummy by
+    ``edge_spacing``).
     """
     node = placement.nodes[node_id]
     layer = placement.layers[node.layer]
@@ -219,7 +240,8 @@ def _passed(placement: Placement, node_id: str, side: Side, column: float, room:
         beyond = (centre_x(placement, other.id) - column) * step
         if beyond >= room.spacing:
             return passed
-        if beyond > -room.spacing or not straight[other.id][role is Role.SOURCE]:
+        runs_on = straight[other.id][role is Role.SOURCE]
+        if beyond > -room.spacing or not (column - runs_on) * step >= room.spacing:
             return None
         passed.append(order)
         order += step
@@ -274,6 +296,14 @@ def _label_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
     return spans
 
 
+def _label_reach(plan: EdgePlan, room: _Room) -> float | None:
+    """How far either side of its first vertical ``plan``'s label may reach (``None``
+    without a label; as :func:`_label_spans`)."""
+    if plan.edge.label_width <= 0 and plan.edge.label_height <= 0:
+        return None
+    return plan.edge.label_width + 2 * LABEL_GAP + room.clearance
+
+
 def _clear_of_labels(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
                      spans: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
     """The column the elbow's vertical now runs down the whole channel beside its end
@@ -304,33 +334,66 @@ def _plan_legs(plan: EdgePlan, placement: Placement, faces: _Faces,
     return corridor_legs(plan.position, below, above, source_x, far, target_x)
 
 
+@dataclass(frozen=True, slots=True)
+class _LegSpan:
+    """A leg as the elbow test sees it: its x span, the x of the verticals leaving it
+    up and down, and its edge's position."""
+
+    low: float
+    high: float
+    ups: tuple[float, ...]
+    downs: tuple[float, ...]
+    position: int
+
+
 def _leg_spans(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
-               corridors: Mapping[int, Corridor]) -> dict[int, list[tuple[float, float, int]]]:
-    """Per channel, the x span of every leg in it and its edge's position."""
-    spans: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
+               corridors: Mapping[int, Corridor]) -> dict[int, list[_LegSpan]]:
+    """Per channel, every leg in it (:class:`_LegSpan`)."""
+    spans: dict[int, list[_LegSpan]] = defaultdict(list)
     for plan in plans:
         if plan.kind is EdgeKind.SELF_LOOP:
             continue
         for leg in _plan_legs(plan, placement, faces, corridors):
-            spans[leg.channel].append((min(leg.start, leg.end), max(leg.start, leg.end),
-                                       plan.position))
+            spans[leg.channel].append(_LegSpan(min(leg.start, leg.end), max(leg.start, leg.end),
+                                               leg.ups, leg.downs, plan.position))
     return spans
 
 
+def _crossed_anyway(leg: _LegSpan, slot: float, column: float, role: Role) -> bool:
+    """Whether the jog of the end's route from ``slot`` to ``column`` crosses ``leg``
+    on whichever track it takes, when ``leg`` spans the column but not the slot.
+
+    Below the other leg, the source end's jog crosses each of the leg's down verticals
+    between the slot and the column (above it, the column's vertical down crosses the
+    leg itself); a target end's jog, above the other leg, each of its up verticals
+    there. So with one such vertical the jog crosses the leg once on either track, as
+    the elbow's column, running down the whole channel, does.
+
+    >>> leg = _LegSpan(50.0, 200.0, (200.0,), (50.0,), 1)     # from 200 left to 50
+    >>> _crossed_anyway(leg, 0.0, 100.0, Role.SOURCE), _crossed_anyway(leg, 0.0, 100.0, Role.TARGET)
+    (True, False)
+    """
+    low, high = min(slot, column), max(slot, column)
+    verticals = leg.downs if role is Role.SOURCE else leg.ups
+    return any(low < x < high for x in verticals)
+
+
 def _crosses_no_leg(key: EndKey, plan: EdgePlan, placement: Placement, faces: _Faces,
-                    legs: Mapping[int, Sequence[tuple[float, float, int]]]) -> bool:
+                    legs: Mapping[int, Sequence[_LegSpan]]) -> bool:
     """No other edge's leg in the channel beside the end spans the column but not the
-    end's slot: the elbow's vertical, now running down the whole channel, crosses no
-    leg there that the edge's route did not cross before (a leg spanning both the slot
-    and the column crossed one of the route's two verticals there, whatever its track).
+    end's slot, unless the route's jog crossed it on every track too: the elbow's
+    vertical, now running down the whole channel, crosses no leg there that the edge's
+    route need not cross (a leg spanning both the slot and the column crossed one of
+    the route's two verticals there, whatever its track; see :func:`_crossed_anyway`).
     """
     layer = placement.nodes[_end(plan, key[1]).node].layer
     channel = layer + 1 if key[1] is Role.SOURCE else layer
     column = _column(plan, key[1], placement, faces)
     slot = faces.x(key)
-    return not any(low < column < high and not low < slot < high
-                   and position != plan.position
-                   for low, high, position in legs.get(channel, ()))
+    return not any(leg.low < column < leg.high and not leg.low < slot < leg.high
+                   and leg.position != plan.position
+                   and not _crossed_anyway(leg, slot, column, key[1])
+                   for leg in legs.get(channel, ()))
 
 
 def key_of(plan: EdgePlan, node: str) -> EndKey:
@@ -364,68 +427,197 @@ def _unfannable(end: EndSlot, plans: Sequence[EdgePlan], placement: Placement,
     return not fannable(ends)
 
 
-def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,
-            corridors: Mapping[int, Corridor]) -> dict[EndKey, Side]:
-    diamonds = frozenset(b.id for b in faces.boxes.values() if b.shape is Shape.DIAMOND)
-    sides: dict[EndKey, Side] = {}
-    gaps: set[tuple[int, int]] = set()
-    spans: dict[int, list[tuple[float, float, int]]] | None = None   # built when needed
-    legs: dict[int, list[tuple[float, float, int]]] | None = None
-    straight: dict[str, tuple[bool, bool]] | None = None
-    unfannable: dict[tuple[Face, int], bool] = {}
+@dataclass(slots=True)
+class _Taken:
+    """What the elbows chosen so far hold: each moved end's side face and the distance
+    from that face to its column (``reach``), and the gaps of the layers their
+    horizontals run in, with the node each runs from."""
 
-    def fan_free(end: EndSlot) -> bool:
+    sides: dict[EndKey, Side]
+    reach: dict[EndKey, float]
+    gaps: dict[tuple[int, int], str]
+
+    def take(self, key: EndKey, side: Side, node: str, gaps: set[tuple[int, int]],
+             reach: float = 0.0) -> None:
+        self.sides[key] = side
+        self.reach[key] = reach
+        self.gaps.update(dict.fromkeys(gaps, node))
+
+    def gaps_free(self, node: str, gaps: set[tuple[int, int]]) -> bool:
+        """No other node's elbow runs in ``gaps`` (a node's own elbows share theirs)."""
+        return all(self.gaps.get(gap, node) == node for gap in gaps)
+
+
+def _shareable(plans: Sequence[EdgePlan], faces: _Faces, taken: _Taken, face: Face,
+               diamonds: frozenset[str]) -> bool:
+    """A side face a forward edge's end may move to: empty, or holding only other
+    forward edges' elbows on a node that is not a diamond (:func:`side_slots` orders
+    them so their routes do not cross; a gateway's side face keeps one exit, below
+    its tip)."""
+    members = faces.members.get(face)
+    if not members:
+        return True
+    return face[0] not in diamonds and all(
+        key in taken.sides and plans[key[0]].kind is EdgeKind.FORWARD for key in members)
+
+
+def _drop_legs(legs: dict[int, list[_LegSpan]], plan: EdgePlan, role: Role,
+               placement: Placement) -> None:
+    """Forget ``plan``'s leg in the channel beside its ``role`` end, which now moved to
+    a side face: its route runs down (up) that channel in its column."""
+    layer = placement.nodes[_end(plan, role).node].layer
+    channel = layer + 1 if role is Role.SOURCE else layer
+    legs[channel] = [leg for leg in legs.get(channel, ()) if leg.position != plan.position]
+
+
+class _Outcome(Enum):
+    """What became of an end the greedy looked at."""
+
+    MOVED = "moved"
+    NEVER = "never"         # it stays: what blocks it does not go away
+    LATER = "later"         # blocked by a leg or a fan that may yet go
+
+
+class _Greedy:
+    """Chooses the elbows plan by plan (see the module); the straight dummies, label
+    spans and legs are built once some end gets past the side test."""
+
+    def __init__(self, plans: Sequence[EdgePlan], placement: Placement, faces: _Faces,
+                 room: _Room, corridors: Mapping[int, Corridor]) -> None:
+        self.plans, self.placement, self.faces = plans, placement, faces
+        self.room, self.corridors = room, corridors
+        self.diamonds = frozenset(b.id for b in faces.boxes.values()
+                                  if b.shape is Shape.DIAMOND)
+        self.taken = _Taken({}, {}, {})
+        self._unfannable: dict[tuple[Face, int], bool] = {}
+        self._columns: dict[int, list[tuple[float, int]]] = defaultdict(list)
+        self._built: tuple[Straight, dict[int, list[tuple[float, float, int]]],
+                           dict[int, list[_LegSpan]]] | None = None
+
+    def run(self) -> _Taken:
+        """Every plan in order; then, round after round until none moves, the forward
+        edges' ends whose elbow waited on something that may clear (a leg of an edge
+        whose end then moved, a face that then stopped being fanned): at most one
+        round per end that moved, and at most :data:`ROUNDS` rounds."""
+        waiting: list[EndKey] = []
+        for plan in self.plans:
+            if plan.kind is EdgeKind.LANE and not plan.edge.facing:
+                self._lane(plan)
+            elif plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
+                self._corridor(plan)
+            elif _candidate(plan):
+                waiting += [(plan.position, role) for role in (Role.SOURCE, Role.TARGET)
+                            if self._forward(plan, role) is _Outcome.LATER]
+        for _ in range(ROUNDS - 1):
+            if not waiting:
+                break
+            outcomes = [self._forward(self.plans[key[0]], key[1]) for key in waiting]
+            if _Outcome.MOVED not in outcomes:
+                break
+            waiting = [key for key, outcome in zip(waiting, outcomes, strict=True)
+                       if outcome is _Outcome.LATER]
+        return self.taken
+
+    def _lane(self, plan: EdgePlan) -> None:
+        for key, side, gap in _lane_elbows(plan, self.placement, self.faces, self.room):
+            node = _end(plan, key[1]).node
+            if not self.faces.members.get((node, side)) and gap not in self.taken.gaps:
+                self.taken.take(key, side, node, {gap})
+                self.faces.move(key, side)
+
+    def _corridor(self, plan: EdgePlan) -> None:
+        for key, side in _corridor_elbows(plan, self.placement, self.corridors):
+            node = _end(plan, key[1]).node
+            if not self.faces.members.get((node, side)):
+                self.taken.take(key, side, node, set())
+                self.faces.move(key, side)
+
+    def _fan_free(self, end: EndSlot) -> bool:
         face = (end.node, end.side)
-        state = (face, len(faces.members[face]))   # faces only lose ends
-        if state not in unfannable:
-            unfannable[state] = _unfannable(end, plans, placement, faces)
-        return unfannable[state]
+        state = (face, len(self.faces.members[face]))   # faces only lose ends
+        if state not in self._unfannable:
+            self._unfannable[state] = _unfannable(end, self.plans, self.placement, self.faces)
+        return self._unfannable[state]
 
-    for plan in plans:
-        if plan.kind is EdgeKind.LANE and not plan.edge.facing:
-            for key, side, gap in _lane_elbows(plan, placement, faces, room):
-                if not faces.members.get((_end(plan, key[1]).node, side)) and gap not in gaps:
-                    sides[key] = side
-                    gaps.add(gap)
-                    faces.move(key, side)
-            continue
-        if plan.kind is EdgeKind.CORRIDOR and not plan.edge.facing:
-            for key, side in _corridor_elbows(plan, placement, corridors):
-                if not faces.members.get((_end(plan, key[1]).node, side)):
-                    sides[key] = side
-                    faces.move(key, side)
-            continue
-        if not _candidate(plan):
-            continue
-        for role in (Role.SOURCE, Role.TARGET):
-            key = (plan.position, role)
-            if not plan.edge.chain and (plan.position, Role.SOURCE) in sides:
-                continue
-            node = _end(plan, role).node
-            if _side_towards(faces.boxes[node], _column(plan, role, placement, faces),
-                             room.clearance) is None:
-                continue                    # the usual case: the route turns below
-            touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
-            if any(not fan_free(faces.planned[key_of(plan, n)])
-                   for n in sorted(touched & diamonds)):
-                continue
-            if straight is None:
-                straight = _straight(plans, placement, faces)
-                spans = _label_spans(plans, placement, faces, room)
-                legs = _leg_spans(plans, placement, faces, corridors)
-            held = _holds(key, plan, placement, faces, room, straight)
-            if held is None:
-                continue
-            side, passed = held
-            spanned = _gaps(placement, node, side, passed)
-            if faces.members.get((node, side)) or spanned & gaps or \
-                    not _clear_of_labels(key, plan, placement, faces, spans or {}) or \
-                    not _crosses_no_leg(key, plan, placement, faces, legs or {}):
-                continue
-            sides[key] = side
-            gaps |= spanned
-            faces.move(key, side)
-    return sides
+    def _build(self) -> tuple[Straight, dict[int, list[tuple[float, float, int]]],
+                              dict[int, list[_LegSpan]]]:
+        if self._built is None:
+            plans, placement, faces = self.plans, self.placement, self.faces
+            legs = _leg_spans(plans, placement, faces, self.corridors)
+            for moved in self.taken.sides:
+                _drop_legs(legs, plans[moved[0]], moved[1], placement)
+            self._built = (_straight(plans, placement, faces),
+                           _label_spans(plans, placement, faces, self.room), legs)
+        return self._built
+
+    def _forward(self, plan: EdgePlan, role: Role) -> _Outcome:
+        """Move ``plan``'s ``role`` end to a side face if it may (an edge between
+        neighbouring layers moves one end at most)."""
+        sides = self.taken.sides
+        if (plan.position, role) in sides or (not plan.edge.chain and any(
+                (plan.position, r) in sides for r in (Role.SOURCE, Role.TARGET))):
+            return _Outcome.NEVER
+        placement, faces, key = self.placement, self.faces, (plan.position, role)
+        node = _end(plan, role).node
+        column = _column(plan, role, placement, faces)
+        if _side_towards(faces.boxes[node], column, self.room.clearance) is None:
+            return _Outcome.NEVER               # the usual case: the route turns below
+        touched = {node} if plan.edge.chain else {plan.source.node, plan.target.node}
+        if any(not self._fan_free(faces.planned[key_of(plan, n)])
+               for n in sorted(touched & self.diamonds)):
+            return _Outcome.LATER
+        straight, spans, legs = self._build()
+        held = _holds(key, plan, placement, faces, self.room, straight)
+        if held is None:
+            return _Outcome.NEVER
+        side, passed = held
+        spanned = _gaps(placement, node, side, passed)
+        if not _shareable(self.plans, faces, self.taken, (node, side), self.diamonds) or \
+                not self.taken.gaps_free(node, spanned) or \
+                not _clear_of_labels(key, plan, placement, faces, spans):
+            return _Outcome.NEVER               # faces and gaps only fill up
+        channel = placement.nodes[node].layer + (1 if role is Role.SOURCE else 0)
+        reach = _label_reach(plan, self.room) if role is Role.SOURCE else None
+        if reach is not None and any(
+                column - reach <= x <= column + reach and position != plan.position
+                for x, position in self._columns[channel]):
+            return _Outcome.NEVER               # columns only come
+        if not _crosses_no_leg(key, plan, placement, faces, legs):
+            return _Outcome.LATER
+        box = faces.boxes[node]
+        self.taken.take(key, side, node, spanned,
+                        column - box.x - box.width if side is Side.RIGHT else box.x - column)
+        faces.move(key, side)
+        _drop_legs(legs, plan, role, placement)
+        self._columns[channel].append((column, plan.position))
+        if reach is not None:                   # its label now goes beside the column
+            spans[channel].append((column - reach, column + reach, plan.position))
+        return _Outcome.MOVED
+
+
+def _greedy(plans: Sequence[EdgePlan], placement: Placement, faces: _Faces, room: _Room,
+            corridors: Mapping[int, Corridor]) -> _Taken:
+    return _Greedy(plans, placement, faces, room, corridors).run()
+
+
+def side_slots(ends: Sequence[tuple[EndKey, float]]) -> dict[EndKey, tuple[int, int]]:
+    """Slot index and count of the forward edges' ends moved to one side face, each
+    given with its reach (the distance from the face to its column): entries on top,
+    the nearest column first; exits below them, the farthest first. So no route
+    crosses another there: an exit's vertical runs down from its slot, past the exits
+    below it only where their columns lie farther out; an entry's runs down into its
+    slot, past the entries above only where theirs lie nearer.
+
+    >>> slots = side_slots([((0, Role.SOURCE), 40.0), ((1, Role.TARGET), 90.0),
+    ...                     ((2, Role.SOURCE), 70.0), ((3, Role.TARGET), 20.0)])
+    >>> [slots[(3, Role.TARGET)], slots[(1, Role.TARGET)], slots[(2, Role.SOURCE)],
+    ...  slots[(0, Role.SOURCE)]]
+    [(0, 4), (1, 4), (2, 4), (3, 4)]
+    """
+    entries = sorted((reach, key) for key, reach in ends if key[1] is Role.TARGET)
+    exits = sorted((-reach, key) for key, reach in ends if key[1] is Role.SOURCE)
+    ordered = [key for _, key in entries + exits]
+    return {key: (index, len(ordered)) for index, key in enumerate(ordered)}
 
 
 def _lane_column(plan: EdgePlan, role: Role, placement: Placement) -> str:
@@ -525,10 +717,15 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
     boxes = placed_boxes(placement)
     room = _Room(options.clearance, options.edge_spacing)
     faces = _Faces(plans, boxes)
-    sides = _greedy(plans, placement, faces, room, corridors)
+    taken = _greedy(plans, placement, faces, room, corridors)
+    sides = taken.sides
     if not sides:
         return plans
     diamonds = frozenset(b.id for b in boxes.values() if b.shape is Shape.DIAMOND)
+    on_face: dict[Face, list[tuple[EndKey, float]]] = defaultdict(list)
+    for key, side in sides.items():
+        on_face[(_end(plans[key[0]], key[1]).node, side)].append((key, taken.reach[key]))
+    slots = {key: slot for ends in on_face.values() for key, slot in side_slots(ends).items()}
 
     def moved(plan: EdgePlan, role: Role) -> EndSlot:
         end, side = _end(plan, role), sides.get((plan.position, role))
@@ -536,10 +733,12 @@ def choose(placement: Placement, corridors: dict[int, Corridor],
             return end
         if role is Role.SOURCE and end.node in diamonds:
             return EndSlot(end.node, side, 1, 2)    # below the side tip
-        if end.node in diamonds and not _past_box(boxes[end.node], _column(
-                plan, role, placement, faces), room.clearance):
-            return EndSlot(end.node, side, 0, 2)    # column over the top face: above the tip
-        return EndSlot(end.node, side, 0, 1)
+        if end.node in diamonds:
+            if not _past_box(boxes[end.node], _column(plan, role, placement, faces),
+                             room.clearance):
+                return EndSlot(end.node, side, 0, 2)    # column over the top face: above the tip
+            return EndSlot(end.node, side, 0, 1)        # the side tip
+        return EndSlot(end.node, side, *slots[(plan.position, role)])
 
     return tuple(replace(plan, source=moved(plan, Role.SOURCE), target=moved(plan, Role.TARGET))
                  if (plan.position, Role.SOURCE) in sides or (plan.position, Role.TARGET) in sides

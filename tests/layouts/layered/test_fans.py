@@ -121,3 +121,28 @@ def test_a_drawing_without_diamonds_weighs_nothing(
     monkeypatch.setattr(fans, "NodeBands", lambda nodes: pytest.fail("nodes filed"))
     routing = Routing(boxes, routes, 240, 140)
     assert fans.run(routing, 12) == routing
+
+
+def _fork_beside(x: float) -> Routing:
+    # the module's example, e2 turning at y = 60 (so the split line is 60 and e1's column
+    # at x = 50 starts there instead of at 70), and a route f coming down x = ``x`` to
+    # y = 65, then off to the left: left of e1's column, so nothing crosses
+    g = NodeBox("g", 80, 0, 80, 40, Shape.DIAMOND)
+    b, c = NodeBox("b", 0, 100, 100, 40), NodeBox("c", 140, 100, 100, 40)
+    e1 = EdgeRoute("e1", "g", "b", (Point(106.7, 33.3), Point(106.7, 70), Point(50, 70),
+                   Point(50, 100)), EdgeEnd(Side.BOTTOM, 0), EdgeEnd(Side.TOP, 0))
+    e2 = EdgeRoute("e2", "g", "c", (Point(133.3, 33.3), Point(133.3, 60), Point(190, 60),
+                   Point(190, 100)), EdgeEnd(Side.BOTTOM, 1), EdgeEnd(Side.TOP, 0))
+    f = EdgeRoute("f", "p", "q", (Point(x, 45), Point(x, 65), Point(-30, 65)))
+    return Routing((g, b, c), (e1, e2, f), 240, 140)
+
+
+def test_a_fan_that_would_run_along_another_route_within_half_a_pixel_is_refused() -> None:
+    # fanned, e1's column x = 50 would run from y = 60 down, along f's x = 49.7 from 60 to
+    # 65: 0.3 px apart, one line as the contracts see it (0.5 px), a shared stretch
+    routing = _fork_beside(49.7)
+    assert fans.run(routing, clearance=12) == routing
+    # 5 px apart, the same fan is kept: e1 leaves the tip (120, 40) and splits at y = 60
+    fanned = fans.run(_fork_beside(45), clearance=12)
+    assert fanned.edges[0].points == (Point(120, 40), Point(120, 60), Point(50, 60),
+                                      Point(50, 100))
