@@ -3,7 +3,8 @@
 
 1. import: copy the caller's graph into the typed layered graph (canonical frame);
 2. cycle breaking: loop-backs first, then a small feedback set;
-3. layering: network simplex ranks;
+3. layering: network simplex ranks; with ports, each port then takes the role its
+   edges have in the drawing (:mod:`.cycles.port_roles`);
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
    mutual pair too, beside its partner: :mod:`.loopbacks.facing`);
 5. ordering: crossing minimisation (then, with ports, port-aware reordering:
@@ -55,6 +56,7 @@ from layouts.layered import (
     packing,
 )
 from layouts.layered.budget import COSTS, OutOfTimeError, Plan
+from layouts.layered.cycles import port_roles
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import facing, lanes
@@ -136,6 +138,8 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     guess = round(COSTS.proper_per_item * items)
     deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items)))
     rank = run("layering", layering.run, acyclic, deadline)
+    if layered.ports is not None:
+        acyclic, rank = run("port roles", port_roles.run, graph, acyclic, rank, options)
     proper = run("dummy chains", chains.run, acyclic, rank, facing=facing.pairs(acyclic, options))
     front = sum(seconds for name, seconds in run.timings if name != "layering")
     speed = COSTS.speed(front, items)
@@ -147,8 +151,8 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     # lanes may add up to as many dummies again: keep room for placing those too
     deadline.keep(COSTS.after_ordering(2 * proper_items, speed=speed))
     order = run("ordering", ordering.run, proper, options, deadline)
-    if layered.ports is not None:
-        order = run("port order", port_order.run, proper, order, layered.ports, deadline)
+    if acyclic.ports is not None:
+        order = run("port order", port_order.run, proper, order, acyclic.ports, deadline)
     lane = run("loop-back lanes", lanes.choose, acyclic, rank, proper, order, options, deadline)
     proper, order = lane.proper, lane.order
     proper_items = len(proper.nodes) + len(proper.segments)
@@ -159,9 +163,9 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
         deadline.exhausted = True
         run.notes.append("time budget short: layers packed instead of Brandes-Koepf")
     placed = run("placement", lane.place, options, quick=plan is not Plan.FULL)
-    if layered.ports is not None:
+    if acyclic.ports is not None:
         placed = run("port placement", port_pass.run, proper, order, options, placed,
-                     layered.ports, quick=plan is not Plan.FULL, deadline=deadline)
+                     acyclic.ports, quick=plan is not Plan.FULL, deadline=deadline)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:
         check(stages, options)
@@ -235,7 +239,7 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline,
-                 stages.layered.ports, elbows=True)
+                 stages.acyclic.ports, elbows=True)
     restored = run("undo cycle breaking", cycles.undo, routed, stages.acyclic)
     fanned = run("fans", fans.run, restored, options.clearance)
     compacted = run("compaction", compaction.run, fanned, graph, options, run.deadline)

@@ -160,6 +160,10 @@ class PortTable:
     edge_ports: Mapping[str, tuple[str | None, str | None]]
     margin: float
     spacing: float
+    flipped: frozenset[str] = frozenset()
+    """The edges drawn against their input direction between their nodes' facing faces
+    (:mod:`layouts.layered.cycles.port_roles`): their ``edge_ports`` and roles are
+    swapped, so each end's port has the role the drawing gives it."""
 
 
 def mirror_ports(graph: Graph, direction: Direction) -> Graph:
@@ -211,25 +215,28 @@ def transpose_port(p: Port) -> Port:
                    label_height=p.label_width)
 
 
-def port_table(graph: Graph, options: LayoutOptions) -> PortTable | None:
+def port_table(graph: Graph, options: LayoutOptions,
+               flipped: frozenset[str] = frozenset()) -> PortTable | None:
     """The canonical ports of ``graph`` (a flat graph in a base direction), or ``None``
     when no node has ports; raises :class:`UnsupportedFeatureError` for a self-loop at a
-    port (its two ends share one face of this engine's routing)."""
+    port (its two ends share one face of this engine's routing). The edges of
+    ``flipped`` are drawn from their target to their source: their ports swap roles."""
     if not any(n.ports for n in graph.nodes):
         return None
     roles: dict[str, list[Role]] = {}
     edge_ports: dict[str, tuple[str | None, str | None]] = {}
     for e in graph.edges:
         _check_edge(e)
-        edge_ports[e.id] = (e.source_port, e.target_port)
-        for port, role in ((e.source_port, Role.SOURCE), (e.target_port, Role.TARGET)):
+        edge_ports[e.id] = (e.target_port, e.source_port) if e.id in flipped else \
+            (e.source_port, e.target_port)
+        for port, role in zip(edge_ports[e.id], (Role.SOURCE, Role.TARGET), strict=True):
             if port is not None:
                 roles.setdefault(port, []).append(role)
     margin = max(options.clearance, options.edge_spacing)
     swap = options.direction is Direction.LEFT_TO_RIGHT
     nodes = {n.id: _node_ports(n, roles, swap, margin, options.edge_spacing)
              for n in graph.nodes if n.ports}
-    return PortTable(nodes, edge_ports, margin, options.edge_spacing)
+    return PortTable(nodes, edge_ports, margin, options.edge_spacing, flipped)
 
 
 def _check_edge(e: Edge) -> None:
@@ -303,20 +310,32 @@ def stub_kind(side: Side, role: Role) -> StubKind:
 
 
 def _groups(ports: tuple[CanonicalPort, ...]) -> tuple[StubGroup, ...]:
-    groups: list[StubGroup] = []
-    load = {Side.LEFT: 0, Side.RIGHT: 0}
-    for p in ports:
-        for role in (Role.SOURCE, Role.TARGET):
-            if role not in p.roles:
-                continue
-            kind = stub_kind(p.side, role)
-            if kind is StubKind.NATURAL:
-                continue
-            strip = p.side if kind is StubKind.SIDE else (
-                Side.LEFT if load[Side.LEFT] < load[Side.RIGHT] else Side.RIGHT)
+    """The stub groups of a node's ports, in port order: a side port's stubs run
+    through its own side's strip; each stub against the flow round the strip that has
+    fewer stubs so far, the side ports' counted first (the right one on a tie).
+
+    A west port and an east port that edges leave, and a north port one leaves: the
+    stub round goes left, where one stub runs (east has two), so both strips hold two.
+
+    >>> roles = frozenset({Role.SOURCE, Role.TARGET})
+    >>> ports = (CanonicalPort("n", Side.TOP, 0, 4, 4, roles=frozenset({Role.SOURCE})),
+    ...          CanonicalPort("e", Side.RIGHT, 1, 4, 4, roles=roles),
+    ...          CanonicalPort("w", Side.LEFT, 2, 4, 4, roles=frozenset({Role.SOURCE})))
+    >>> [(g.port, g.role.value[0], g.strip.value) for g in _groups(ports)]
+    [('n', 's', 'left'), ('e', 's', 'right'), ('e', 't', 'right'), ('w', 's', 'left')]
+    """
+    stubs = [(p, role, stub_kind(p.side, role)) for p in ports
+             for role in (Role.SOURCE, Role.TARGET) if role in p.roles]
+    load = {side: sum(1 for p, _, kind in stubs if kind is StubKind.SIDE and p.side is side)
+            for side in (Side.LEFT, Side.RIGHT)}
+    strips: dict[tuple[str, Role], Side] = {}
+    for p, role, kind in stubs:
+        if kind is StubKind.INVERTED:
+            strip = Side.LEFT if load[Side.LEFT] < load[Side.RIGHT] else Side.RIGHT
             load[strip] += 1
-            groups.append(StubGroup(p.id, role, kind, strip))
-    return tuple(groups)
+            strips[(p.id, role)] = strip
+    return tuple(StubGroup(p.id, role, kind, strips.get((p.id, role), p.side))
+                 for p, role, kind in stubs if kind is not StubKind.NATURAL)
 
 
 def strip_width(count: int, margin: float, spacing: float) -> float:

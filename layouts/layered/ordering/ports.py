@@ -2,7 +2,8 @@
 
 Crossing minimisation sees nodes as points; an edge at a port leaves from the port's
 place on the node instead: a left or right port (across the flow) and a stub against the
-flow (round a side strip) leave at the node's left or right end, and ``fixed_order`` and
+flow (round a side strip, outside the side ports' stubs) leave at the node's left or
+right end, and ``fixed_order`` and
 ``fixed_pos`` ports at their place along the face. This step gives every segment end at a
 port its *fraction* of the node (from -0.45 at the left end to 0.45 at the right), counts
 crossings with those fractions (two segments between the same layers cross when their
@@ -35,6 +36,10 @@ from layouts.result import Side
 
 MAX_SEGMENTS = 4000
 SIDE_FRACTION = 0.45
+ROUND_FRACTION = 0.49
+"""A stub against the flow runs outside every side stub of its strip (its column is
+the outermost, :mod:`layouts.layered.routing.port_ends`), so it leaves a little
+farther out than they do."""
 ROUNDS = 4
 
 _Segment = tuple[int, int, float, float]  # upper, lower, upper's fraction, lower's fraction
@@ -70,7 +75,8 @@ def _fractions(own: NodePorts) -> dict[tuple[str, Role], float]:
                 kind = stub_kind(p.side, role)
                 if kind is StubKind.INVERTED:
                     strip = strips.get((p.id, role), Side.RIGHT)
-                    out[(p.id, role)] = port_fraction(strip, None, 0, 1)
+                    out[(p.id, role)] = ROUND_FRACTION if strip is Side.RIGHT \
+                        else -ROUND_FRACTION
                 elif p.fixed is not None and side in (Side.TOP, Side.BOTTOM):
                     out[(p.id, role)] = 2 * SIDE_FRACTION * (p.fixed / own.width - 0.5)
                 else:
