@@ -3,9 +3,9 @@
 Crossing minimisation sees nodes as points; an edge at a port leaves from the port's
 place on the node instead: a left or right port (across the flow) and a stub against the
 flow (round a side strip, outside the side ports' stubs) leave at the node's left or
-right end, and ``fixed_order`` and
-``fixed_pos`` ports at their place along the face. This step gives every segment end at a
-port its *fraction* of the node (from -0.45 at the left end to 0.45 at the right), counts
+right end, and ``fixed_order`` and ``fixed_pos`` ports at their place along the face.
+This step gives every segment end at a port its *fraction* of the node (from -0.45 at
+the left end to 0.45 at the right, a stub round the node -0.49 or 0.49), counts
 crossings with those fractions (two segments between the same layers cross when their
 ends swap order), and runs down and up sweeps that sort each layer by the port-aware
 barycentre ``mean(pos[u] + f_u - f_v)`` over the node's segments to the fixed layer. A
