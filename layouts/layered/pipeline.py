@@ -153,6 +153,10 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     order = run("ordering", ordering.run, proper, options, deadline)
     if acyclic.ports is not None:
         order = run("port order", port_order.run, proper, order, acyclic.ports, deadline)
+        ports = run("port strips", port_order.strips, proper, order, acyclic.ports)
+        if ports is not acyclic.ports:
+            acyclic = replace(acyclic, ports=ports)
+            order = run("port order", port_order.run, proper, order, ports, deadline)
     lane = run("loop-back lanes", lanes.choose, acyclic, rank, proper, order, options, deadline)
     proper, order = lane.proper, lane.order
     proper_items = len(proper.nodes) + len(proper.segments)
