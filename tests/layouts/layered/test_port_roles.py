@@ -17,7 +17,14 @@ from layouts.layered import cycles, layering
 from layouts.layered.cycles import port_roles
 from layouts.layered.graph import import_graph
 from layouts.layered.layering import chains
-from layouts.layered.ordering.ports import ROUND_FRACTION, SIDE_FRACTION, segments
+from layouts.layered.ordering import OrderingResult
+from layouts.layered.ordering import ports as port_order
+from layouts.layered.ordering.ports import (
+    ROUND_FRACTION,
+    SIDE_FRACTION,
+    port_crossings,
+    segments,
+)
 from layouts.layered.portmap import Insets, Role, port_table
 from layouts.options import Direction, LayoutOptions
 from layouts.port_corpus import every_side
@@ -183,3 +190,32 @@ def test_every_side_bottom_to_top_crosses_at_most_once() -> None:
     # one forced crossing, none other (was 3 with the stubs the other way round)
     result = layout(every_side(), engine="layered", direction=Direction.BOTTOM_TO_TOP)
     assert measure(result).crossings <= 1
+
+
+def test_after_ordering_the_stubs_round_a_node_turn_toward_their_other_ends() -> None:
+    # the hub's north port feeds `c`, its south port is fed by `a` (both stubs round),
+    # `x` feeds the hub and the hub feeds `y` at their natural faces. The import sends
+    # the first stub round the right strip (a tie) and the second left. In the order
+    # x a / hub / c y the north stub's edge, leaving right of the hub's edge to y, would
+    # cross it to reach c on the left, and the south stub's edge, entering left of x's,
+    # would cross it coming from a on the right: turned round, neither crosses, and
+    # the hub keeps its insets (one stub round each side, a row above and below)
+    hub = Node("hub", 120, 60, ports=(Port("n", PortSide.NORTH), Port("s", PortSide.SOUTH)),
+               port_constraints=PortConstraints.FIXED_SIDE)
+    graph = Graph((Node("x", 100, 40), Node("a", 100, 40), hub, Node("c", 100, 40),
+                   Node("y", 100, 40)),
+                  (Edge("xh", "x", "hub"), Edge("ah", "a", "hub", target_port="s"),
+                   Edge("hc", "hub", "c", source_port="n"), Edge("hy", "hub", "y")))
+    acyclic = cycles.run(import_graph(graph, LayoutOptions()))
+    assert acyclic.ports is not None
+    proper = chains.run(acyclic, layering.run(acyclic))
+    layers = tuple(tuple(proper.index[v] for v in layer)
+                   for layer in (("x", "a"), ("hub",), ("c", "y")))
+    before = {g.port: g.strip.value for g in acyclic.ports.nodes["hub"].groups}
+    assert before == {"n": "right", "s": "left"}
+    table = port_order.strips(proper, OrderingResult(layers, 0), acyclic.ports)
+    assert table is not None
+    after = {g.port: g.strip.value for g in table.nodes["hub"].groups}
+    assert after == {"n": "left", "s": "right"}
+    assert table.nodes["hub"].insets == acyclic.ports.nodes["hub"].insets
+    assert port_crossings(layers, len(proper.nodes), segments(proper, table), proper.rank) == 0
