@@ -7,9 +7,10 @@
    edges have in the drawing (:mod:`.cycles.port_roles`);
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
    mutual pair too, beside its partner: :mod:`.loopbacks.facing`);
-5. ordering: crossing minimisation (then, with ports, port-aware reordering:
-   :mod:`.ordering.ports`); loop-back lanes: loop-backs whose corridors beside
-   the drawing would cross drawn between the columns instead, when that crosses less;
+5. ordering: crossing minimisation (then, with ports, port-aware reordering and
+   the strips of the stubs round each node chosen again: :mod:`.ordering.ports`);
+   loop-back lanes: loop-backs whose corridors beside the drawing would cross drawn
+   between the columns instead, when that crosses less;
 6. placement: Brandes-Koepf coordinates, layers stacked;
 7. routing: orthogonal routes on the boundary-slot lattice (:mod:`.routing`);
 8. undo cycle breaking: every route runs from its input source to its input target;
