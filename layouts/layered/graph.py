@@ -122,7 +122,7 @@ def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:
         for n in graph.nodes
     )
     if ports is not None:
-        nodes = tuple(_with_insets(node, ports) for node in nodes)
+        nodes = tuple(with_insets(node, ports) for node in nodes)
     index = {n.id: i for i, n in enumerate(graph.nodes)}
     edges = tuple(
         EngineEdge(
@@ -142,7 +142,7 @@ def import_graph(graph: Graph, options: LayoutOptions) -> LayeredGraph:
                         rank_groups=groups)
 
 
-def _with_insets(node: EngineNode, ports: PortTable) -> EngineNode:
+def with_insets(node: EngineNode, ports: PortTable) -> EngineNode:
     """A node with ports as the phases see it: its box grown by its stubs' strips."""
     own = ports.nodes.get(node.id)
     if own is None or not own.insets.any:

@@ -4,12 +4,14 @@
 1. import: copy the caller's graph into the typed layered graph (canonical frame);
 2. cycle breaking: loop-backs first, then a small feedback set; label ranks: the
    labelled edges named by the label check below get two layers (:mod:`.label_ranks`);
-3. layering: network simplex ranks;
+3. layering: network simplex ranks; with ports, each port then takes the role its
+   edges have in the drawing (:mod:`.cycles.port_roles`);
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
    mutual pair too, beside its partner: :mod:`.loopbacks.facing`);
-5. ordering: crossing minimisation (then, with ports, port-aware reordering:
-   :mod:`.ordering.ports`); loop-back lanes: loop-backs whose corridors beside
-   the drawing would cross drawn between the columns instead, when that crosses less;
+5. ordering: crossing minimisation (then, with ports, port-aware reordering and
+   the strips of the stubs round each node chosen again: :mod:`.ordering.ports`);
+   loop-back lanes: loop-backs whose corridors beside the drawing would cross drawn
+   between the columns instead, when that crosses less;
 6. placement: Brandes-Koepf coordinates, layers stacked;
 7. routing: orthogonal routes on the boundary-slot lattice (:mod:`.routing`);
 8. undo cycle breaking: every route runs from its input source to its input target; then
@@ -61,6 +63,7 @@ from layouts.layered import (
     packing,
 )
 from layouts.layered.budget import COSTS, Extra, OutOfTimeError
+from layouts.layered.cycles import port_roles
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import facing, lanes
@@ -145,6 +148,8 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items),
                                      quick=False))
     rank = run("layering", layering.run, acyclic, deadline)
+    if layered.ports is not None:
+        acyclic, rank = run("port roles", port_roles.run, graph, acyclic, rank, options)
     proper = run("dummy chains", chains.run, acyclic, rank, facing=facing.pairs(acyclic, options))
     speed = COSTS.speed(_measured(run, FRONT_STEPS), items)
     proper_items = len(proper.nodes) + len(proper.segments)
@@ -155,17 +160,21 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     # lanes may add up to as many dummies again: keep room for placing those too
     deadline.keep(COSTS.after_ordering(2 * proper_items, speed=speed))
     order = run("ordering", ordering.run, proper, options, deadline)
-    if layered.ports is not None:
-        order = run("port order", port_order.run, proper, order, layered.ports, deadline)
+    if acyclic.ports is not None:
+        order = run("port order", port_order.run, proper, order, acyclic.ports, deadline)
+        ports = run("port strips", port_order.strips, proper, order, acyclic.ports)
+        if ports is not acyclic.ports:
+            acyclic = replace(acyclic, ports=ports)
+            order = run("port order", port_order.run, proper, order, ports, deadline)
     lane = run("loop-back lanes", lanes.choose, acyclic, rank, proper, order, options, deadline)
     proper, order = lane.proper, lane.order
     proper_items = len(proper.nodes) + len(proper.segments)
     if not COSTS.carry_on(deadline.remaining(), items, proper_items, speed):
         raise OutOfTimeError(f"{proper_items} items left to place and route")
     placed = run("placement", lane.place, options)
-    if layered.ports is not None:
+    if acyclic.ports is not None:
         placed = run("port placement", port_pass.run, proper, order, options, placed,
-                     layered.ports, deadline=deadline)
+                     acyclic.ports, deadline=deadline)
     stages = Stages(layered, acyclic, rank, proper, order, placed)
     if check_invariants:
         check(stages, options)
@@ -265,11 +274,11 @@ def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_inv
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)
     speed = COSTS.speed(_measured(run, FRONT_STEPS), items)
     elbows = _affordable(run, Extra.ELBOWS, proper_items, speed,
-                         stages.layered.ports is None)
+                         stages.acyclic.ports is None)
     run.deadline.keep(COSTS.routing_per_item * proper_items / 4)
     routed = run("routing", route_edges, stages.placement, options, run.deadline,
-                 stages.layered.ports, elbows=elbows)
-    with_elbows = elbows and stages.layered.ports is None
+                 stages.acyclic.ports, elbows=elbows)
+    with_elbows = elbows and stages.acyclic.ports is None
     modelled = (COSTS.routing_per_item + (COSTS.elbows_per_item if with_elbows else 0.0)) \
         * proper_items
     speed = max(speed, COSTS.slowdown(_measured(run, ("routing",)), modelled))

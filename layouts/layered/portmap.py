@@ -41,9 +41,11 @@ no side is given.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from itertools import product
 
 from layouts.errors import UnsupportedFeatureError
 from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide, Shape
@@ -160,6 +162,10 @@ class PortTable:
     edge_ports: Mapping[str, tuple[str | None, str | None]]
     margin: float
     spacing: float
+    flipped: frozenset[str] = frozenset()
+    """The edges drawn against their input direction between their nodes' facing faces
+    (:mod:`layouts.layered.cycles.port_roles`): their ``edge_ports`` and roles are
+    swapped, so each end's port has the role the drawing gives it."""
 
 
 def mirror_ports(graph: Graph, direction: Direction) -> Graph:
@@ -211,25 +217,28 @@ def transpose_port(p: Port) -> Port:
                    label_height=p.label_width)
 
 
-def port_table(graph: Graph, options: LayoutOptions) -> PortTable | None:
+def port_table(graph: Graph, options: LayoutOptions,
+               flipped: frozenset[str] = frozenset()) -> PortTable | None:
     """The canonical ports of ``graph`` (a flat graph in a base direction), or ``None``
     when no node has ports; raises :class:`UnsupportedFeatureError` for a self-loop at a
-    port (its two ends share one face of this engine's routing)."""
+    port (its two ends share one face of this engine's routing). The edges of
+    ``flipped`` are drawn from their target to their source: their ports swap roles."""
     if not any(n.ports for n in graph.nodes):
         return None
     roles: dict[str, list[Role]] = {}
     edge_ports: dict[str, tuple[str | None, str | None]] = {}
     for e in graph.edges:
         _check_edge(e)
-        edge_ports[e.id] = (e.source_port, e.target_port)
-        for port, role in ((e.source_port, Role.SOURCE), (e.target_port, Role.TARGET)):
+        edge_ports[e.id] = (e.target_port, e.source_port) if e.id in flipped else \
+            (e.source_port, e.target_port)
+        for port, role in zip(edge_ports[e.id], (Role.SOURCE, Role.TARGET), strict=True):
             if port is not None:
                 roles.setdefault(port, []).append(role)
     margin = max(options.clearance, options.edge_spacing)
     swap = options.direction is Direction.LEFT_TO_RIGHT
     nodes = {n.id: _node_ports(n, roles, swap, margin, options.edge_spacing)
              for n in graph.nodes if n.ports}
-    return PortTable(nodes, edge_ports, margin, options.edge_spacing)
+    return PortTable(nodes, edge_ports, margin, options.edge_spacing, flipped)
 
 
 def _check_edge(e: Edge) -> None:
@@ -246,7 +255,7 @@ def _node_ports(n: Node, roles: Mapping[str, list[Role]], swap: bool, margin: fl
                   for i, p in enumerate(n.ports))
     groups = _groups(ports)
     return NodePorts(n.id, width, height, n.shape, constraints, ports, groups,
-                     _insets(groups, margin, spacing))
+                     insets(groups, margin, spacing))
 
 
 def _canonical(p: Port, declared: int, n: Node, constraints: PortConstraints,
@@ -303,20 +312,126 @@ def stub_kind(side: Side, role: Role) -> StubKind:
 
 
 def _groups(ports: tuple[CanonicalPort, ...]) -> tuple[StubGroup, ...]:
-    groups: list[StubGroup] = []
-    load = {Side.LEFT: 0, Side.RIGHT: 0}
-    for p in ports:
-        for role in (Role.SOURCE, Role.TARGET):
-            if role not in p.roles:
-                continue
-            kind = stub_kind(p.side, role)
-            if kind is StubKind.NATURAL:
-                continue
-            strip = p.side if kind is StubKind.SIDE else (
-                Side.LEFT if load[Side.LEFT] < load[Side.RIGHT] else Side.RIGHT)
-            load[strip] += 1
-            groups.append(StubGroup(p.id, role, kind, strip))
-    return tuple(groups)
+    """The stub groups of a node's ports, in port order: a side port's stubs run
+    through its own side's strip; the stubs against the flow go round the strips
+    :func:`_round_strips` chooses.
+
+    A west port and an east port that edges leave, and a north port one leaves: the
+    stub round goes left, where one stub runs (east has two), so both strips hold two.
+
+    >>> roles = frozenset({Role.SOURCE, Role.TARGET})
+    >>> ports = (CanonicalPort("n", Side.TOP, 0, 4, 4, roles=frozenset({Role.SOURCE})),
+    ...          CanonicalPort("e", Side.RIGHT, 1, 4, 4, roles=roles),
+    ...          CanonicalPort("w", Side.LEFT, 2, 4, 4, roles=frozenset({Role.SOURCE})))
+    >>> [(g.port, g.role.value[0], g.strip.value) for g in _groups(ports)]
+    [('n', 's', 'left'), ('e', 's', 'right'), ('e', 't', 'right'), ('w', 's', 'left')]
+    """
+    stubs = [(p, role, stub_kind(p.side, role)) for p in ports
+             for role in (Role.SOURCE, Role.TARGET) if role in p.roles]
+    sides = [(p.side, role) for p, role, kind in stubs if kind is StubKind.SIDE]
+    rounds = [role for _, role, kind in stubs if kind is StubKind.INVERTED]
+    chosen = iter(_round_strips(sides, rounds))
+    return tuple(StubGroup(p.id, role, kind, next(chosen) if kind is StubKind.INVERTED
+                           else p.side)
+                 for p, role, kind in stubs if kind is not StubKind.NATURAL)
+
+
+MAX_ROUND_SEARCH = 10
+"""Up to this many stubs round one node, :func:`_round_strips` tries every choice of
+strips; beyond it, it takes each stub's best strip in turn."""
+
+
+def _round_strips(sides: list[tuple[Side, Role]], rounds: list[Role]) -> list[Side]:
+    """The strip each stub round the node (by role, in port order) goes round, given
+    the side stubs (strip, role): the fewest forced crossings, then the most even
+    strips, then the fewest changes from filling the emptier strip in turn.
+
+    A stub round the node crosses, in its strip, every stub whose edge runs on past
+    the corner it turns at: one to the bottom face (a target's, from an edge above)
+    crosses the side sources' edges going down past that corner and the stubs round
+    from the top face; one from the top face crosses the side targets' edges coming
+    from above. So a stub from the top face goes round the strip with fewer side
+    targets: with a target on the east face, west.
+
+    >>> _round_strips([(Side.RIGHT, Role.TARGET)], [Role.SOURCE])
+    [<Side.LEFT: 'left'>]
+
+    An east port used both ways and a west port that edges leave; stubs to the bottom
+    face and from the top face: the one from the top goes west, away from the east
+    target, and the one to the bottom east, where it crosses one side source either way
+    (filling in turn would send the first west, then the second east: two crossings):
+
+    >>> [s.value for s in _round_strips([(Side.RIGHT, Role.SOURCE), (Side.RIGHT, Role.TARGET),
+    ...                                  (Side.LEFT, Role.SOURCE)], [Role.TARGET, Role.SOURCE])]
+    ['right', 'left']
+    """
+    if not rounds:
+        return []
+    greedy = _filled_in_turn(sides, len(rounds))
+    if len(rounds) > MAX_ROUND_SEARCH:
+        return _each_best(sides, rounds, greedy)
+
+    def cost(strips: Sequence[Side]) -> tuple[int, int, int]:
+        changes = sum(a is not b for a, b in zip(strips, greedy, strict=True))
+        return _forced_crossings(sides, rounds, strips), _unevenness(sides, strips), changes
+
+    best: tuple[Side, ...] = min(product((Side.LEFT, Side.RIGHT), repeat=len(rounds)), key=cost)
+    return list(best)
+
+
+def _filled_in_turn(sides: list[tuple[Side, Role]], count: int) -> list[Side]:
+    """Each stub round the strip with fewer stubs so far, the side stubs counted
+    first (the right one on a tie)."""
+    load = {side: sum(1 for s, _ in sides if s is side) for side in (Side.LEFT, Side.RIGHT)}
+    out: list[Side] = []
+    for _ in range(count):
+        strip = Side.LEFT if load[Side.LEFT] < load[Side.RIGHT] else Side.RIGHT
+        load[strip] += 1
+        out.append(strip)
+    return out
+
+
+def _forced_crossings(sides: list[tuple[Side, Role]], rounds: list[Role],
+                      strips: Sequence[Side]) -> int:
+    total = 0
+    for strip in (Side.LEFT, Side.RIGHT):
+        side = Counter(role for s, role in sides if s is strip)
+        mine = Counter(role for role, s in zip(rounds, strips, strict=True) if s is strip)
+        total += mine[Role.TARGET] * (side[Role.SOURCE] + mine[Role.SOURCE])
+        total += mine[Role.SOURCE] * side[Role.TARGET]
+    return total
+
+
+def _unevenness(sides: list[tuple[Side, Role]], strips: Sequence[Side]) -> int:
+    left = sum(1 for s, _ in sides if s is Side.LEFT) + strips.count(Side.LEFT)
+    right = sum(1 for s, _ in sides if s is Side.RIGHT) + strips.count(Side.RIGHT)
+    return abs(left - right)
+
+
+def _each_best(sides: list[tuple[Side, Role]], rounds: list[Role],
+               greedy: list[Side]) -> list[Side]:
+    """Many stubs round one node: each in turn takes the strip of fewer forced
+    crossings with those placed so far, the strip filling in turn gives it on a tie."""
+    out: list[Side] = []
+    for i, (role, fallback) in enumerate(zip(rounds, greedy, strict=True)):
+        def cost(strip: Side, i: int = i, role: Role = role) -> int:
+            return _forced_crossings(sides, [*rounds[:i], role], [*out, strip])
+        left, right = cost(Side.LEFT), cost(Side.RIGHT)
+        out.append(fallback if left == right else Side.LEFT if left < right else Side.RIGHT)
+    return out
+
+
+def forced_crossings(groups: Sequence[StubGroup]) -> int:
+    """The crossings the stubs round a node cannot avoid in their strips, given the
+    side stubs there (see :func:`_round_strips`).
+
+    >>> forced_crossings((StubGroup("e", Role.SOURCE, StubKind.SIDE, Side.RIGHT),
+    ...                   StubGroup("s", Role.TARGET, StubKind.INVERTED, Side.RIGHT)))
+    1
+    """
+    sides = [(g.strip, g.role) for g in groups if g.kind is StubKind.SIDE]
+    rounds = [g for g in groups if g.kind is StubKind.INVERTED]
+    return _forced_crossings(sides, [g.role for g in rounds], [g.strip for g in rounds])
 
 
 def strip_width(count: int, margin: float, spacing: float) -> float:
@@ -328,7 +443,13 @@ def strip_width(count: int, margin: float, spacing: float) -> float:
     return 0.0 if count == 0 else float(margin + (count - 1) * spacing)
 
 
-def _insets(groups: tuple[StubGroup, ...], margin: float, spacing: float) -> Insets:
+def insets(groups: tuple[StubGroup, ...], margin: float, spacing: float) -> Insets:
+    """The room ``groups`` need beside the box: each side strip as wide as its stubs,
+    the top and bottom strips as tall as the most stubs round one side from that face.
+
+    >>> insets((StubGroup("n", Role.SOURCE, StubKind.INVERTED, Side.LEFT),), 12, 10)
+    Insets(left=12.0, top=12.0, right=0.0, bottom=0.0)
+    """
     rows: dict[Side, int] = {}
     for face, role in ((Side.TOP, Role.SOURCE), (Side.BOTTOM, Role.TARGET)):
         inverted = [g for g in groups if g.kind is StubKind.INVERTED and g.role is role]

@@ -33,17 +33,19 @@ __all__ = ["costlier_than_corridors", "facing_start", "mutual_pairs", "pairs"]
 
 def pairs(graph: LayeredGraph, options: LayoutOptions) -> frozenset[int]:
     """The reversed edges the dummy chains step draws facing: :func:`mutual_pairs`
-    between nodes without ports (port placement and routing pair an edge's ends with
-    its ports by input direction), none under ``loop_back_route=outside`` (every
-    loop-back around the side)."""
+    without an end at a port, and those with one that the port table has the roles of
+    facing for (its ``flipped`` edges, :mod:`layouts.layered.cycles.port_roles`: port
+    placement and routing pair an edge's ends with its ports by the table's
+    directions); none under ``loop_back_route=outside`` (every loop-back around the
+    side)."""
     if options.loop_back_route is LoopBackRoute.OUTSIDE:
         return frozenset()
     found = mutual_pairs(graph)
     if graph.ports is None:
         return found
-    with_ports = {graph.index[n] for n in graph.ports.nodes if n in graph.index}
-    return frozenset(e.position for e in graph.edges if e.position in found
-                     and e.source not in with_ports and e.target not in with_ports)
+    table = graph.ports
+    return frozenset(e.position for e in graph.edges if e.position in found and (
+        e.id in table.flipped or table.edge_ports.get(e.id, (None, None)) == (None, None)))
 
 
 def mutual_pairs(graph: LayeredGraph) -> frozenset[int]:

@@ -166,7 +166,7 @@ def _facing_check(graph: LayeredGraph, rank: tuple[int, ...], proper: ProperGrap
     """The drawing with the facing edges whose chains cross more than corridors would
     (:func:`.facing.costlier_than_corridors`) back in corridors, when the order refined
     from the one in hand crosses less in total; else the one given."""
-    costly = costlier_than_corridors(proper, order)
+    costly = costlier_than_corridors(proper, order) - _flipped(graph)
     if not costly or _expired(deadline):
         return proper, order
     candidate = chains.run(graph, rank, facing=_facing(proper) - costly)
@@ -232,6 +232,13 @@ def _refined(candidate: ProperGraph, start: list[list[int]], options: LayoutOpti
         return refined
     full = ordering.run(candidate, options, deadline)
     return full if _total(full) < _total(refined) else refined
+
+
+def _flipped(graph: LayeredGraph) -> frozenset[int]:
+    """Input positions of the facing edges whose ports have the roles of facing
+    (:mod:`layouts.layered.cycles.port_roles`): they stay facing."""
+    flipped = frozenset() if graph.ports is None else graph.ports.flipped
+    return frozenset(e.position for e in graph.edges if e.id in flipped)
 
 
 def _facing(proper: ProperGraph) -> frozenset[int]:

@@ -2,9 +2,10 @@
 
 Crossing minimisation sees nodes as points; an edge at a port leaves from the port's
 place on the node instead: a left or right port (across the flow) and a stub against the
-flow (round a side strip) leave at the node's left or right end, and ``fixed_order`` and
-``fixed_pos`` ports at their place along the face. This step gives every segment end at a
-port its *fraction* of the node (from -0.45 at the left end to 0.45 at the right), counts
+flow (round a side strip, outside the side ports' stubs) leave at the node's left or
+right end, and ``fixed_order`` and ``fixed_pos`` ports at their place along the face.
+This step gives every segment end at a port its *fraction* of the node (from -0.45 at
+the left end to 0.45 at the right, a stub round the node -0.49 or 0.49), counts
 crossings with those fractions (two segments between the same layers cross when their
 ends swap order), and runs down and up sweeps that sort each layer by the port-aware
 barycentre ``mean(pos[u] + f_u - f_v)`` over the node's segments to the fixed layer. A
@@ -24,17 +25,29 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
-from itertools import pairwise
+from itertools import pairwise, product
 
 from layouts.layered.graph import ProperGraph, layer_positions
 from layouts.layered.model import Deadline
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.ordering.crossings import bilayer_crossings
-from layouts.layered.portmap import NodePorts, PortTable, Role, StubKind, stub_kind
+from layouts.layered.portmap import (
+    NodePorts,
+    PortTable,
+    Role,
+    StubKind,
+    forced_crossings,
+    insets,
+    stub_kind,
+)
 from layouts.result import Side
 
 MAX_SEGMENTS = 4000
 SIDE_FRACTION = 0.45
+ROUND_FRACTION = 0.49
+"""A stub against the flow runs outside every side stub of its strip (its column is
+the outermost, :mod:`layouts.layered.routing.port_ends`), so it leaves a little
+farther out than they do."""
 ROUNDS = 4
 
 _Segment = tuple[int, int, float, float]  # upper, lower, upper's fraction, lower's fraction
@@ -70,7 +83,8 @@ def _fractions(own: NodePorts) -> dict[tuple[str, Role], float]:
                 kind = stub_kind(p.side, role)
                 if kind is StubKind.INVERTED:
                     strip = strips.get((p.id, role), Side.RIGHT)
-                    out[(p.id, role)] = port_fraction(strip, None, 0, 1)
+                    out[(p.id, role)] = ROUND_FRACTION if strip is Side.RIGHT \
+                        else -ROUND_FRACTION
                 elif p.fixed is not None and side in (Side.TOP, Side.BOTTOM):
                     out[(p.id, role)] = 2 * SIDE_FRACTION * (p.fixed / own.width - 0.5)
                 else:
@@ -170,3 +184,59 @@ def run(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
     crossings = sum(bilayer_crossings(upper, pos, down, len(lower))
                     for upper, lower in pairwise(best))
     return replace(order, layers=tuple(tuple(layer) for layer in best), crossings=crossings)
+
+
+MAX_ROUND_STUBS = 6
+"""Nodes with up to this many stubs round them have their strips chosen again after
+ordering (:func:`strips`); every choice of strips is tried."""
+
+
+def strips(graph: ProperGraph, order: OrderingResult, ports: PortTable | None
+           ) -> PortTable | None:
+    """``ports`` with the stubs round each node sent round the strips where they cross
+    least in ``order``: the import chose them knowing only the node's own stubs
+    (:func:`layouts.layered.portmap.forced_crossings`), not where the other ends
+    would be. Each node's choices that keep its insets (so no node changes size) are
+    scored by those forced crossings plus the port-aware crossings of the segments
+    beside the node's layer, fewest first, then the fewest stubs moved. The routing
+    keeps each role's split (:mod:`layouts.layered.routing.port_ends`).
+
+    The table itself when nothing moves, for graphs over :data:`MAX_SEGMENTS`
+    segments, and for a node with more than :data:`MAX_ROUND_STUBS` stubs round it."""
+    if ports is None or len(graph.segments) > MAX_SEGMENTS:
+        return ports
+    layers = [list(layer) for layer in order.layers]
+    count = len(graph.nodes)
+    table = ports
+    for node in sorted(ports.nodes):
+        if node not in graph.index:
+            continue
+        rank = graph.rank[graph.index[node]]
+        best: tuple[int, int, NodePorts] | None = None
+        for moved, own in _choices(table.nodes[node]):
+            tried = replace(table, nodes={**table.nodes, node: own})
+            near = [s for s in segments(graph, tried) if graph.rank[s[0]] in (rank - 1, rank)]
+            cost = forced_crossings(own.groups) + port_crossings(layers, count, near, graph.rank)
+            if best is None or (cost, moved) < best[:2]:
+                best = (cost, moved, own)
+        if best is not None and best[1]:
+            table = replace(table, nodes={**table.nodes, node: best[2]})
+    return table
+
+
+def _choices(own: NodePorts) -> list[tuple[int, NodePorts]]:
+    """``own`` with its stubs round the node sent every way that keeps its insets, each
+    with how many stubs it moves; none for a node with at most one stub round it."""
+    round_ = [i for i, g in enumerate(own.groups) if g.kind is StubKind.INVERTED]
+    if not 2 <= len(round_) <= MAX_ROUND_STUBS:
+        return []
+    kept = insets(own.groups, 1.0, 1.0)
+    out: list[tuple[int, NodePorts]] = []
+    for choice in product((Side.LEFT, Side.RIGHT), repeat=len(round_)):
+        groups = list(own.groups)
+        for i, strip in zip(round_, choice, strict=True):
+            groups[i] = replace(groups[i], strip=strip)
+        if insets(tuple(groups), 1.0, 1.0) == kept:
+            moved = sum(groups[i].strip is not own.groups[i].strip for i in round_)
+            out.append((moved, replace(own, groups=tuple(groups))))
+    return out
