@@ -2,8 +2,10 @@
 ``runLayout``).
 
 1. import: copy the caller's graph into the typed layered graph (canonical frame);
-2. cycle breaking: loop-backs first, then a small feedback set; label ranks: the
-   labelled edges named by the label check below get two layers (:mod:`.label_ranks`);
+2. cycle breaking: loop-backs first, then a small feedback set (a port graph without a
+   source is drawn with the first node and with the greedy entry, keeping the drawing
+   that crosses less: :mod:`.cycles.entry`); label ranks: the labelled edges named by
+   the label check below get two layers (:mod:`.label_ranks`);
 3. layering: network simplex ranks; with ports, each port then takes the role its
    edges have in the drawing (:mod:`.cycles.port_roles`);
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
@@ -135,7 +137,8 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     """Steps 1-6, import to placement; with ``check_invariants`` every phase's
     post-condition is checked and :class:`InvariantViolationError` names the first
     broken one. The edges at the input positions ``two_layers`` get label ranks: at
-    least two layers each (:mod:`.label_ranks`).
+    least two layers each (:mod:`.label_ranks`); ``entry_rule`` is cycle breaking's
+    (:mod:`.cycles.entry`).
 
     Before each step the deadline keeps a reserve for the steps a layout cannot do
     without (:mod:`.budget`), so optimisation stops in time;

@@ -6,6 +6,8 @@ Post-condition: ``edges`` form a DAG; self-loops are moved to ``self_loops``; ev
 declared loop-back edge is reversed, then a small feedback set found by the greedy
 Eades-Lin-Smyth heuristic (see :mod:`.feedback`); the entry node (the first node in model
 order without incoming forward edges) has no incoming edges, so layering puts it first.
+When every node has an incoming edge the entry rule (:mod:`.entry`) picks it: the first
+node, its incoming edges reversed, or the first source the greedy feedback set leaves.
 
 Pre-condition of ``undo``: a routing whose edges correspond to the acyclic graph's edges.
 Post-condition: every route runs from its input source to its input target, with its ends
