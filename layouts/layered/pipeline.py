@@ -2,8 +2,10 @@
 ``runLayout``).
 
 1. import: copy the caller's graph into the typed layered graph (canonical frame);
-2. cycle breaking: loop-backs first, then a small feedback set; label ranks: the
-   labelled edges named by the label check below get two layers (:mod:`.label_ranks`);
+2. cycle breaking: loop-backs first, then a small feedback set (a port graph without a
+   source is drawn with the first node and with the greedy entry, keeping the drawing
+   that crosses less: :mod:`.cycles.entry`); label ranks: the labelled edges named by
+   the label check below get two layers (:mod:`.label_ranks`);
 3. layering: network simplex ranks; with ports, each port then takes the role its
    edges have in the drawing (:mod:`.cycles.port_roles`);
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
@@ -47,6 +49,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import ParamSpec, TypeVar
 
 from layouts.errors import LayoutError
@@ -63,7 +66,8 @@ from layouts.layered import (
     packing,
 )
 from layouts.layered.budget import COSTS, Extra, OutOfTimeError
-from layouts.layered.cycles import port_roles
+from layouts.layered.cycles import entry, port_roles
+from layouts.layered.cycles.entry import EntryRule
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
 from layouts.layered.layering import chains
 from layouts.layered.loopbacks import facing, lanes
@@ -128,12 +132,13 @@ class Stages:
 
 
 def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None, *,
-            check_invariants: bool = False, two_layers: frozenset[int] = frozenset()
-            ) -> Stages:
+            check_invariants: bool = False, two_layers: frozenset[int] = frozenset(),
+            entry_rule: EntryRule = EntryRule.FIRST_NODE) -> Stages:
     """Steps 1-6, import to placement; with ``check_invariants`` every phase's
     post-condition is checked and :class:`InvariantViolationError` names the first
     broken one. The edges at the input positions ``two_layers`` get label ranks: at
-    least two layers each (:mod:`.label_ranks`).
+    least two layers each (:mod:`.label_ranks`); ``entry_rule`` is cycle breaking's
+    (:mod:`.cycles.entry`).
 
     Before each step the deadline keeps a reserve for the steps a layout cannot do
     without (:mod:`.budget`), so optimisation stops in time;
@@ -142,7 +147,7 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     deadline = run.deadline
     items = len(graph.nodes) + len(graph.edges)
     layered = run("import", import_graph, graph, options)
-    acyclic = run("cycle breaking", cycles.run, layered)
+    acyclic = run("cycle breaking", cycles.run, layered, entry_rule)
     acyclic = run("label ranks", label_ranks.lengthen, acyclic, two_layers)
     guess = round(COSTS.proper_per_item * items)
     deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items),
@@ -222,20 +227,24 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
                check_invariants: bool) -> tuple[Routing, int | None]:
     """:func:`_drawn` of a connected ``graph``; at ``best`` effort the one of the
     ``balanced`` and ``best`` drawings that crosses less (:mod:`.ordering.drawn_check`)."""
-    def draw(chosen: LayoutOptions, deadline: Deadline) -> Drawing:
+    def entered(chosen: LayoutOptions, deadline: Deadline, rule: EntryRule) -> Drawing:
         child = StepRunner(deadline)
-        routing, crossings = _drawn(graph, chosen, child, check_invariants)
+        routing, crossings = _drawn(graph, chosen, child, check_invariants, rule)
         notes, child.notes = tuple(child.notes), []
         run.absorb(child)
         return Drawing(routing, crossings, notes)
+
+    def draw(chosen: LayoutOptions, deadline: Deadline) -> Drawing:
+        return entry.fewer_crossings(partial(entered, chosen, deadline), graph,
+                                     chosen.effort, deadline)
 
     drawing = fewer_crossings(draw, options, run.deadline, len(graph.nodes) + len(graph.edges))
     run.notes += [note for note in drawing.notes if note not in run.notes]
     return drawing.routing, drawing.order_crossings
 
 
-def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
-           check_invariants: bool) -> tuple[Routing, int | None]:
+def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner, check_invariants: bool,
+           entry_rule: EntryRule = EntryRule.FIRST_NODE) -> tuple[Routing, int | None]:
     """The routed drawing of a connected ``graph`` in the caller's frame, and the
     ordering's crossing count (``None`` for the staircase layout). Where labels of edges
     of one layer sit astray and the time budget affords more layouts, the graph is drawn
@@ -243,7 +252,7 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
     labels (:func:`.label_ranks.roomiest`)."""
     def draw(two_layers: frozenset[int]) -> label_ranks.Labelled:
         child = StepRunner(run.deadline)
-        drawn = _drawn_once(graph, options, child, check_invariants, two_layers)
+        drawn = _drawn_once(graph, options, child, check_invariants, two_layers, entry_rule)
         notes, child.notes = tuple(child.notes), []
         run.absorb(child)
         return replace(drawn, notes=notes)
@@ -255,7 +264,8 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner,
 
 
 def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_invariants: bool,
-                two_layers: frozenset[int]) -> label_ranks.Labelled:
+                two_layers: frozenset[int], entry_rule: EntryRule = EntryRule.FIRST_NODE
+                ) -> label_ranks.Labelled:
     """The routed drawing of a connected ``graph`` in the canonical frame, the edges at
     ``two_layers`` at least two layers long, with its astray labels
     (:func:`.label_ranks.crowded`) and the ordering's crossing count. The optional steps
@@ -268,7 +278,7 @@ def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_inv
         return _staircase(graph, options, run)
     try:
         stages = prepare(graph, options, run, check_invariants=check_invariants,
-                         two_layers=two_layers)
+                         two_layers=two_layers, entry_rule=entry_rule)
     except OutOfTimeError:
         return _staircase(graph, options, run)
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)

@@ -6,6 +6,8 @@ Post-condition: ``edges`` form a DAG; self-loops are moved to ``self_loops``; ev
 declared loop-back edge is reversed, then a small feedback set found by the greedy
 Eades-Lin-Smyth heuristic (see :mod:`.feedback`); the entry node (the first node in model
 order without incoming forward edges) has no incoming edges, so layering puts it first.
+When every node has an incoming edge the entry rule (:mod:`.entry`) picks it: the first
+node, its incoming edges reversed, or the first source the greedy feedback set leaves.
 
 Pre-condition of ``undo``: a routing whose edges correspond to the acyclic graph's edges.
 Post-condition: every route runs from its input source to its input target, with its ends
@@ -25,12 +27,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from layouts.layered.cycles.entry import EntryRule
 from layouts.layered.cycles.feedback import feedback_edges
 from layouts.layered.graph import EngineEdge, LayeredGraph
 from layouts.layered.model import Routing
 from layouts.result import EdgeRoute
 
-__all__ = ["entry_node", "run", "undo"]
+__all__ = ["EntryRule", "entry_node", "run", "undo"]
 
 
 def entry_node(node_count: int, edges: tuple[EngineEdge, ...]) -> int:
@@ -46,20 +49,45 @@ def entry_node(node_count: int, edges: tuple[EngineEdge, ...]) -> int:
     return next((v for v in range(node_count) if not has_incoming[v]), 0)
 
 
-def run(graph: LayeredGraph) -> LayeredGraph:
-    """Reverse declared loop-backs, then a small feedback set; set self-loops aside."""
+def run(graph: LayeredGraph, entry_rule: EntryRule = EntryRule.FIRST_NODE) -> LayeredGraph:
+    """Reverse declared loop-backs, then a small feedback set; set self-loops aside.
+    When every node has an incoming edge, ``entry_rule`` says which comes first
+    (:mod:`.entry`).
+
+    >>> from layouts.graph import Edge, Graph, Node
+    >>> from layouts.layered.graph import import_graph
+    >>> from layouts.options import LayoutOptions
+    >>> g = import_graph(Graph(tuple(Node(v, 9, 9) for v in "abc"), (Edge("ab", "a", "b"),
+    ...     Edge("bc", "b", "c"), Edge("cb", "c", "b"), Edge("ca", "c", "a"))),
+    ...     LayoutOptions())
+    >>> [e.id for e in run(g).edges if e.reversed]   # a first: ca turns round, then cb
+    ['cb', 'ca']
+    >>> greedy = run(g, EntryRule.GREEDY)             # c has the most out minus in
+    >>> [e.id for e in greedy.edges if e.reversed], g.nodes[greedy.entry].id
+    (['bc'], 'c')
+    """
     self_loops = tuple(e for e in graph.edges if e.is_self_loop)
     edges = [_reverse(e) if e.loop_back else e for e in graph.edges if not e.is_self_loop]
     node_count = len(graph.nodes)
     if node_count == 0:
         return replace(graph, edges=(), self_loops=self_loops)
     entry = entry_node(node_count, tuple(edges))
-    edges = [_reverse(e) if e.target == entry else e for e in edges]
+    greedy = entry_rule is EntryRule.GREEDY and _entered(edges, entry)
+    if not greedy:
+        edges = [_reverse(e) if e.target == entry else e for e in edges]
     arcs = [(e.source, e.target) for e in edges]
     priority = _discovery_order(node_count, arcs, entry)
     for i in feedback_edges(node_count, arcs, priority):
         edges[i] = _reverse(edges[i])
+    if greedy:
+        entry = entry_node(node_count, tuple(edges))
     return replace(graph, edges=tuple(edges), self_loops=self_loops, entry=entry)
+
+
+def _entered(edges: list[EngineEdge], entry: int) -> bool:
+    """Whether ``entry`` (the :func:`entry_node`) has an incoming edge: then no node
+    is free of them."""
+    return any(e.target == entry for e in edges)
 
 
 def undo(routing: Routing, graph: LayeredGraph) -> Routing:
