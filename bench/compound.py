@@ -65,14 +65,14 @@ def _violations(graph: Graph, result: object,
     from layouts.result import LayoutResult
 
     assert isinstance(result, LayoutResult)
+    sides = check_port_sides_and_order(graph, result)   # on the result in its own direction
     result = mirror_result(result, direction)
     options = LayoutOptions(direction=base_direction(direction))
     if GraphFeature.COMPOUND not in graph.features():
-        return Counter(v.kind.value for v in [*check_layout(graph, result, options),
-                                              *check_port_sides_and_order(graph, result)])
+        return Counter(v.kind.value for v in [*check_layout(graph, result, options), *sides])
     found = check_compound_layout(graph, result, options)
     if GraphFeature.PORTS in graph.features():
-        found += check_port_sides_and_order(graph, result)
+        found += sides
     return Counter(v.kind.value for v in found)
 
 
