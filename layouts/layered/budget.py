@@ -30,12 +30,17 @@ compound levels still may, through :class:`Plan`.)
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 
-from layouts.layered.model import Routing
+from layouts.layered.model import Deadline, Routing
 
-__all__ = ["COSTS", "CostModel", "Extra", "OutOfTimeError", "Plan"]
+__all__ = ["COSTS", "CostModel", "Extra", "OutOfTimeError", "Plan", "Redraws"]
+
+T = TypeVar("T")
 
 MAX_SLOWDOWN = 8.0
 """The most a measured slowdown counts for: beyond it a hiccup (a page fault storm, a
@@ -217,6 +222,41 @@ class Plan(StrEnum):
         if quick <= remaining or quick <= costs.staircase(items, speed):
             return cls.QUICK
         return cls.STAIRCASE
+
+
+class Redraws:
+    """The rule every second-chance drawing of one graph follows (label ranks, the greedy
+    cycle entry, ``best``'s search): draw again only while the budget is not exhausted
+    and the time left is at least ``factor`` times what the latest drawing took, since
+    another drawing of the same graph costs about as much.
+
+    >>> redraws = Redraws(Deadline(60))
+    >>> redraws.draw(lambda: "first")
+    'first'
+    >>> redraws.affords_another(), redraws.affords_another(factor=1e9)
+    (True, False)
+    >>> spent = Redraws(Deadline(60))
+    >>> spent.deadline.exhausted = True   # a step ran out: no more drawings
+    >>> spent.affords_another()
+    False
+    """
+
+    def __init__(self, deadline: Deadline) -> None:
+        self.deadline = deadline
+        self.latest = 0.0
+        """Seconds the latest :meth:`draw` took."""
+
+    def draw(self, drawing: Callable[[], T]) -> T:
+        """``drawing()``, timed."""
+        started = time.perf_counter()
+        result = drawing()
+        self.latest = time.perf_counter() - started
+        return result
+
+    def affords_another(self, factor: float = 1.0) -> bool:
+        """Whether the time left pays for ``factor`` drawings like the latest one."""
+        return not self.deadline.exhausted and \
+            self.deadline.remaining() >= factor * self.latest
 
 
 class OutOfTimeError(Exception):

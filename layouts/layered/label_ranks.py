@@ -27,10 +27,11 @@ than the cheapest.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
+from layouts.layered.budget import Redraws
 from layouts.layered.contracts.labels import misplaced_labels
 from layouts.layered.graph import LayeredGraph, ProperGraph
 from layouts.layered.model import ChainEdge, Deadline, Routing
@@ -140,21 +141,18 @@ def roomiest(draw: Draw, deadline: Deadline) -> Labelled:
     >>> roomiest(draw, Deadline(60)).order_crossings   # costs 5, 7 (as many astray), 4
     2
     """
-    started = time.perf_counter()
-    best = latest = draw(frozenset())
+    redraws = Redraws(deadline)
+    best = latest = redraws.draw(partial(draw, frozenset()))
     if not best.crowded:
         return best
     lengthened: frozenset[int] = frozenset()
     best_cost = cost(best)
     for _ in range(ROUNDS):
-        spent = time.perf_counter() - started
         more = latest.crowded - lengthened
-        if not more or len(latest.astray) > len(best.astray) or deadline.exhausted or \
-                deadline.remaining() < spent:
+        if not more or len(latest.astray) > len(best.astray) or not redraws.affords_another():
             break
         lengthened |= more
-        started = time.perf_counter()
-        latest = draw(lengthened)
+        latest = redraws.draw(partial(draw, lengthened))
         latest_cost = cost(latest)
         if latest_cost < best_cost:
             best, best_cost = latest, latest_cost

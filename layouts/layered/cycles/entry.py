@@ -22,11 +22,12 @@ False
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from enum import Enum
+from functools import partial
 
 from layouts.graph import Graph
+from layouts.layered.budget import Redraws
 from layouts.layered.model import Deadline
 from layouts.layered.ordering.drawn_check import SEARCH_ITEMS, Drawing, drawn_crossings
 from layouts.options import Effort
@@ -67,13 +68,13 @@ def fewer_crossings(draw: Callable[[EntryRule], Drawing], graph: Graph, effort: 
     at most :data:`SEARCH_ITEMS` nodes and edges, whose drawing crosses and while the
     time left is at least what that drawing took, ``draw(GREEDY)`` too, kept only when
     it draws fewer crossings (:func:`drawn_crossings`): on ties the first node enters."""
-    started = time.perf_counter()
-    first = draw(EntryRule.FIRST_NODE)
+    redraws = Redraws(deadline)
+    first = redraws.draw(partial(draw, EntryRule.FIRST_NODE))
     if effort is Effort.DRAFT or first.order_crossings is None or not open_entry(graph) \
             or len(graph.nodes) + len(graph.edges) > SEARCH_ITEMS or deadline.exhausted:
         return first
     crossings = drawn_crossings(first.routing)
-    if crossings == 0 or deadline.remaining() < time.perf_counter() - started:
+    if crossings == 0 or not redraws.affords_another():
         return first
     second = draw(EntryRule.GREEDY)
     if second.order_crossings is not None and drawn_crossings(second.routing) < crossings:

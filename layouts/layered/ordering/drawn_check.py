@@ -28,10 +28,11 @@ from one side of the other to the other side.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
+from layouts.layered.budget import Redraws
 from layouts.layered.contracts.labels import misplaced_labels
 from layouts.layered.model import Deadline, Routing
 from layouts.options import Effort, LayoutOptions
@@ -76,13 +77,12 @@ def fewer_crossings(draw: Draw, options: LayoutOptions, deadline: Deadline,
     (or as many and fewer bends). A note says when ``balanced``'s drawing was kept."""
     if options.effort is not Effort.BEST:
         return draw(options, deadline)
-    started = time.perf_counter()
-    first = draw(replace(options, effort=Effort.BALANCED), deadline)
-    spent = time.perf_counter() - started
+    redraws = Redraws(deadline)
+    first = redraws.draw(partial(draw, replace(options, effort=Effort.BALANCED), deadline))
     if first.order_crossings is None or items > SEARCH_ITEMS or deadline.exhausted:
         return first      # no search to try: no need to count the drawing's crossings
     first_key = _key(first.routing)
-    if first_key[0] == 0 or deadline.remaining() < AFFORD * spent:
+    if first_key[0] == 0 or not redraws.affords_another(AFFORD):
         return first
     was_exhausted = deadline.exhausted
     second = draw(options, deadline)

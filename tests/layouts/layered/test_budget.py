@@ -257,3 +257,28 @@ def test_5000_nodes_short_budget_flagged_and_contracts_hold(budget: float) -> No
     result = run_layout(graph, options)
     assert result.diagnostics.budget_exhausted or budget >= 10
     assert check_layout(graph, result, options) == []
+
+
+@pytest.mark.parametrize(("drawing_seconds", "factor", "affords"), [
+    (3.0, 1.0, True),     # 10 - 3 = 7 s left, one more 3 s drawing fits
+    (6.0, 1.0, False),    # 4 s left < 6 s
+    (3.0, 2.0, True),     # 7 s left >= 2 x 3 s
+    (4.0, 2.0, False),    # 6 s left < 2 x 4 s
+])
+def test_redraws_afford_another_drawing_only_while_the_time_left_covers_the_latest(
+        monkeypatch: pytest.MonkeyPatch, drawing_seconds: float, factor: float,
+        affords: bool) -> None:
+    """A 10 s budget and a drawing that takes ``drawing_seconds`` on a fake clock: another
+    fits when the rest of the budget is at least ``factor`` times that."""
+    clock = FakeClock()
+    monkeypatch.setattr(model, "time", clock)
+    monkeypatch.setattr(budget, "time", clock)
+    redraws = budget.Redraws(model.Deadline(10.0))
+
+    def drawing() -> str:
+        clock.now += drawing_seconds
+        return "drawn"
+
+    assert redraws.draw(drawing) == "drawn"
+    assert redraws.latest == drawing_seconds
+    assert redraws.affords_another(factor) is affords
