@@ -296,7 +296,7 @@ def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_inv
     if _affordable(run, Extra.FANS, proper_items, speed, not drawn.ports):
         drawn = run("fans", fans.run, drawn, options.clearance)
     if _affordable(run, Extra.COMPACTION, proper_items, speed,
-                   options.effort is not Effort.DRAFT and not drawn.ports):
+                   options.effort is not Effort.DRAFT):
         compacted = run("compaction", compaction.run, drawn, graph, options, run.deadline)
         run.notes += [compacted.note] if compacted.note else []
         drawn = compacted.routing

@@ -2,23 +2,25 @@
 of the routed drawing, as ELK layered's post-compaction does, keeping every route contract.
 
 The routed drawing is cut into rigid units (:mod:`.scene`: a node with the runs that end on
-it, a straight chain of nodes with the straight edges between them, a label with its
-edge's nearest run); a scan (:mod:`.constraints`) orders every pair of units that meet on
-a common line and sets how close they may come; :mod:`.solve` shifts the units as far as
-those separations allow, balanced between the left-packed and the right-packed drawing.
-The pass runs along x, then along y (layer gaps then shrink to what their real tracks
-and labels need, never below ``layer_spacing`` between two nodes one above the other),
-both on one set of coordinate lists (:mod:`.drawing`). Moves are rigid per unit and
-order-preserving on every line, so segments stay orthogonal, ends stay on their slots
-and crossings stay the same.
+it and its ports, a straight chain of nodes with the straight edges between them, a label
+with its edge's nearest run); a scan (:mod:`.constraints`) orders every pair of units
+that meet on a common line and sets how close they may come; :mod:`.solve` shifts the
+units as far as those separations allow, balanced between the left-packed and the
+right-packed drawing. The pass runs along x, then along y (layer gaps then shrink to
+what their real tracks and labels need, never below ``layer_spacing`` between two nodes
+one above the other), both on one set of coordinate lists (:mod:`.drawing`). Moves are
+rigid per unit and order-preserving on every line, so segments stay orthogonal, ends
+stay on their slots and ports, ports on their nodes, and crossings stay the same.
 
 Each pass then checks its promise on the moved drawing (:mod:`.verify`: every pair of
 neighbours on a line, as the constraint scan recorded them, in order and no nearer than
-the pass allowed, and every label as near its own route as before), which implies the
-drawing breaks no route contract it kept. Only when that check fails is the compacted
-drawing checked against every route contract
-(:func:`layouts.layered.contracts.check_layout`); when it breaks one that the
-uncompacted drawing kept, or moves an edge label nearer another route than its own
+the pass allowed, and every label as near its own route as before), and the compacted
+drawing is checked for every route end and every port having moved exactly as its node
+did (each end stays on its slot and port, each port on its side, in its order and at its
+place on the node); together they imply the drawing breaks no route or port contract it
+kept. Only when a check fails is the compacted drawing checked against every route and
+port contract (:func:`layouts.layered.contracts.check_layout`); when it breaks one that
+the uncompacted drawing kept, or moves an edge label nearer another route than its own
 (:mod:`.labels`), the uncompacted drawing is the result (and the diagnostics say so).
 
 >>> from layouts.graph import Edge, Graph, Node
@@ -46,7 +48,7 @@ from layouts.layered.compaction.drawing import Drawing
 from layouts.layered.compaction.labels import misplaced
 from layouts.layered.compaction.scene import Scene, build_scene
 from layouts.layered.compaction.solve import balanced_shifts, pulled
-from layouts.layered.compaction.verify import kept_order, labels_kept
+from layouts.layered.compaction.verify import attached_kept, kept_order, labels_kept
 from layouts.layered.contracts import Violation, check_layout
 from layouts.layered.model import Deadline, Routing
 from layouts.options import Direction, Effort, LayoutOptions
@@ -70,12 +72,13 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
         ) -> Compacted:
     """The compacted ``routing`` (canonical frame) when it keeps every contract the
     uncompacted one keeps; else ``routing`` itself with a note. The ``draft`` effort
-    skips the step (it costs about as much as routing), and so does a drawing with ports
-    (its rigid units do not yet hold a port's stub with its node)."""
+    skips the step (it costs about as much as routing), and so does a drawing with
+    geometry the step does not move (:func:`_unmoved`)."""
     if not routing.nodes or options.effort is Effort.DRAFT:
         return Compacted(routing)
-    if routing.ports:
-        return Compacted(routing, "compaction skipped: the drawing has ports")
+    unmoved = _unmoved(routing)
+    if unmoved:
+        return Compacted(routing, f"compaction skipped: the drawing has {unmoved}")
     attempt = attempt_compaction(routing, options)
     if attempt is None:
         return Compacted(routing, "compaction skipped: its constraints did not settle")
@@ -84,6 +87,18 @@ def run(routing: Routing, graph: Graph, options: LayoutOptions, deadline: Deadli
     if deadline.expired() or deadline.remaining() < COSTS.contract_check(routing):
         return Compacted(routing, "compaction skipped: no time left to check it")
     return _checked(routing, attempt.routing, graph, options)
+
+
+def _unmoved(routing: Routing) -> str | None:
+    """What of ``routing`` compaction would not move with its owner (node labels or
+    parents, route junctions or extra labels: the flat pipeline draws none of them
+    before this step), or ``None``."""
+    if any(n.parent is not None or n.label_box is not None or n.extra_label_boxes
+           for n in routing.nodes):
+        return "node labels or parents"
+    if any(r.junction_points or r.extra_label_boxes for r in routing.edges):
+        return "route junctions or extra labels"
+    return None
 
 
 def _checked(routing: Routing, compacted: Routing, graph: Graph, options: LayoutOptions
@@ -119,7 +134,8 @@ def compact(routing: Routing, options: LayoutOptions) -> Routing | None:
 
 
 def attempt_compaction(routing: Routing, options: LayoutOptions) -> Attempt | None:
-    """:func:`compact`, with the result of each pass's check (:mod:`.verify`)."""
+    """:func:`compact`, with the result of the checks of :mod:`.verify` (each pass's,
+    then the ends' and ports' on the compacted drawing)."""
     across = Spacing(node=options.node_spacing,
                      mixed=max(options.clearance,
                                (options.node_spacing + options.edge_spacing) / 2),
@@ -136,7 +152,7 @@ def attempt_compaction(routing: Routing, options: LayoutOptions) -> Attempt | No
     flat = _pass(drawing, 1, along, options.clearance, rows=True)
     if flat is None:
         return None
-    return Attempt(drawing.routing(), narrow and flat)
+    return Attempt(drawing.routing(), narrow and flat and attached_kept(drawing))
 
 
 def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, rows: bool
@@ -148,7 +164,10 @@ def _pass(drawing: Drawing, axis: int, spacing: Spacing, clearance: float, *, ro
     scene = build_scene(drawing, axis, clearance, rows=rows)
     joined: list[tuple[int, int]] = []
     apart = slacks(scene, spacing, joined=joined)
-    constraints = [*apart.items(), *slacks(scene, spacing, range(len(drawing.nodes))).items()]
+    boxes: Sequence[int] = range(len(drawing.nodes))
+    if scene.port_elements:
+        boxes = [*boxes, *scene.port_elements]
+    constraints = [*apart.items(), *slacks(scene, spacing, boxes).items()]
     units = scene.units()
     low, high = _extents(scene, units)
     listed = _arcs(constraints, units)
@@ -217,10 +236,16 @@ def _pulls(drawing: Drawing, axis: int, scene: Scene, units: list[int]
 
 
 def _move(drawing: Drawing, axis: int, scene: Scene, shift: list[float]) -> None:
-    """Every node, route point and label moved by its element's shift ``shift``; the
-    drawing's size along ``axis`` changes by as much as its content's span did."""
+    """Every node, route point and label moved by its element's shift ``shift``, every
+    port part by its node's; the drawing's size along ``axis`` changes by as much as its
+    content's span did."""
     for box, d in zip(drawing.boxes, shift, strict=False):
         box[axis] += d
+    for node, parts in zip(drawing.port_nodes, drawing.port_parts, strict=True):
+        if node >= 0:
+            d = shift[node]
+            for part in parts:
+                part[axis] += d
     for points, runs, label in zip(drawing.points, scene.point_runs, scene.label_of,
                                    strict=True):
         us = points[axis]
@@ -242,7 +267,8 @@ def _canonical(options: LayoutOptions) -> LayoutOptions:
 
 def _result(routing: Routing) -> LayoutResult:
     return LayoutResult(routing.nodes, routing.edges, routing.width, routing.height,
-                        Diagnostics("layered", "", Direction.TOP_TO_BOTTOM.value))
+                        Diagnostics("layered", "", Direction.TOP_TO_BOTTOM.value),
+                        routing.ports)
 
 
 def _kinds(violations: Sequence[Violation]) -> Counter[str]:

@@ -9,7 +9,13 @@ unit (union-find):
 
 * a route's first run and its source node, its last run and its target node (so every
   end stays on its slot of the true outline), and every run of a self-loop with its node;
-* a label and the run of its own route nearest to it (the label stays beside its edge).
+* a label and the run of its own route nearest to it (the label stays beside its edge);
+* a port and its node: every part of a port (its box, its labels) moves by its node's
+  shift, so it keeps its side, its order and its place on the node, and the ends at it
+  (joined with the node as every end is) stay on its point. A part that lies inside its
+  node's element adds nothing the node does not already hold and is no element (a
+  port's point on the outline, a label inside the node); one that reaches out of it is
+  an element of kind ``NODE``, joined with its node.
 
 Segments along the axis are not elements: they stretch or shrink as the runs at their
 two ends move, and the scan of :mod:`.constraints` keeps every element that meets their
@@ -67,7 +73,8 @@ class Scene:
     ``0 .. n - 1`` in the drawing's order. A label's ``reach`` is its distance to its own
     route: its extent across the axis is grown by that much, and other routes keep
     farther than that from it (the label stays nearest its own edge); ``owner`` is the
-    route of a run or label (-1 for a node)."""
+    route of a run or label (-1 for a node or a port part); ``port_elements`` are the
+    elements of port parts (after every node, run and label)."""
 
     def __init__(self) -> None:
         self.kind: list[Kind] = []
@@ -80,6 +87,7 @@ class Scene:
         self._parent: list[int] = []
         self.point_runs: list[list[int]] = []
         self.label_of: list[int] = []
+        self.port_elements: list[int] = []
         self._events: list[tuple[float, int, int]] | None = None
 
     def add(self, kind: Kind, low: float, high: float, start: float, end: float,
@@ -208,7 +216,43 @@ def build_scene(drawing: Drawing, axis: int, clearance: float, *, rows: bool = F
                 for run in runs:
                     scene.join(run, source)
         scene.label_of.append(_add_label(scene, drawing, number, axis, runs))
+    scene.port_elements = _add_ports(scene, drawing, axis)
     return scene
+
+
+def _add_ports(scene: Scene, drawing: Drawing, axis: int) -> list[int]:
+    """An element of kind ``NODE`` joined with its node for every port part (box or
+    label) of ``drawing`` that reaches out of its node's element; their indices.
+
+    >>> from layouts.layered.model import Routing
+    >>> from layouts.result import NodeBox, PortBox, Side
+    >>> a = NodeBox("a", 0, 0, 100, 40)
+    >>> on = PortBox("p", "a", 100, 20, side=Side.RIGHT)          # a point on the outline
+    >>> out = PortBox("q", "a", 96, 26, 8, 8, side=Side.RIGHT)    # 4 px out of the face
+    >>> scene = build_scene(Drawing.of(Routing((a,), (), 100, 40, (on, out))), 0, 12)
+    >>> scene.port_elements, scene.low[1], scene.high[1], scene.unit(1)
+    ([1], 96, 104, 0)
+    """
+    added: list[int] = []
+    for node, parts in zip(drawing.port_nodes, drawing.port_parts, strict=True):
+        if node < 0:
+            continue
+        for part in parts:
+            low, high = part[axis], part[axis] + part[2 + axis]
+            start, end = part[1 - axis], part[1 - axis] + part[3 - axis]
+            if _inside(scene, node, low, high, start, end):
+                continue
+            element = scene.add(Kind.NODE, low, high, start, end)
+            scene.join(element, node)
+            added.append(element)
+    return added
+
+
+def _inside(scene: Scene, i: int, low: float, high: float, start: float, end: float
+            ) -> bool:
+    """Whether ``[low, high] x [start, end]`` lies inside element ``i`` (to :data:`SAME`)."""
+    return scene.low[i] - SAME <= low and high <= scene.high[i] + SAME and \
+        scene.start[i] - SAME <= start and end <= scene.end[i] + SAME
 
 
 def _add_label(scene: Scene, drawing: Drawing, number: int, axis: int, runs: list[int]

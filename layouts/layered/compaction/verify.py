@@ -15,8 +15,10 @@ pairs that are ever neighbours on a line *before* the move, when each of them ke
 order: the scan that generated the constraints records them (:func:`.constraints.slacks`),
 so the check is one pass over those pairs instead of a second scan (:func:`line_neighbours`
 is that scan, and the tests hold the two to each other and to a fresh scan of the moved
-drawing). When it fails, :func:`layouts.layered.compaction.run` falls back to the whole
-contract check, which decides.
+drawing). :func:`attached_kept` checks the compacted drawing once more: every route end
+and every port moved exactly as its node did. When a check fails,
+:func:`layouts.layered.compaction.run` falls back to the whole contract check, which
+decides.
 
 >>> from layouts.layered.compaction.constraints import Spacing
 >>> from layouts.layered.compaction.scene import Kind, Scene
@@ -34,6 +36,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 from layouts.layered.compaction.constraints import Spacing, apart
+from layouts.layered.compaction.drawing import Drawing
 from layouts.layered.compaction.scene import SAME, Scene, reach
 
 EPSILON = 1e-6
@@ -118,5 +121,53 @@ def labels_kept(scene: Scene, points: Sequence[Sequence[Sequence[float]]],
         now = reach(points[route][axis], points[route][1 - axis], u0, v0,
                     u0 + box[2 + axis], v0 + box[3 - axis])
         if now > scene.reach[label] + EPSILON:
+            return False
+    return True
+
+
+def attached_kept(drawing: Drawing) -> bool:
+    """Whether, in the moved ``drawing``, every route end and every port part (box and
+    labels) moved exactly as its node did (to :data:`EPSILON`): then each end is still on
+    its slot, its outline and its port's point, and each port on its side, in its order
+    and at its place on the node (the port contracts,
+    :mod:`layouts.layered.contracts.ports`, hold where they held).
+
+    >>> from layouts.layered.model import Routing
+    >>> from layouts.result import EdgeRoute, NodeBox, Point, PortBox, Side
+    >>> a, b = NodeBox("a", 0, 0, 100, 40), NodeBox("b", 0, 100, 100, 40)
+    >>> e = EdgeRoute("e", "a", "b", (Point(50, 40), Point(50, 100)))
+    >>> d = Drawing.of(Routing((a, b), (e,), 100, 140, (PortBox("p", "a", 50, 40),)))
+    >>> d.shift_node(1, 1, -30.0); attached_kept(d)       # b moved, its end did not
+    False
+    >>> d.points[0][1][1] -= 30.0; attached_kept(d)
+    True
+    >>> d.port_parts[0][0][0] += 5.0; attached_kept(d)    # p slid along a's face
+    False
+    """
+    def moved(i: int) -> tuple[float, float]:
+        box, node = drawing.boxes[i], drawing.nodes[i]
+        return box[0] - node.x, box[1] - node.y
+
+    def same(a: tuple[float, float], b: tuple[float, float]) -> bool:
+        return abs(a[0] - b[0]) <= EPSILON and abs(a[1] - b[1]) <= EPSILON
+
+    index = drawing.node_index
+    for route, (xs, ys) in zip(drawing.edges, drawing.points, strict=True):
+        if not xs:
+            continue
+        for node_id, k in ((route.source, 0), (route.target, -1)):
+            i = index.get(node_id)
+            start = route.points[k]
+            if i is not None and not same((xs[k] - start.x, ys[k] - start.y), moved(i)):
+                return False
+    for port, node, parts in zip(drawing.ports, drawing.port_nodes, drawing.port_parts,
+                                 strict=True):
+        if node < 0:
+            continue
+        before = [[port.x, port.y], *([b.x, b.y] for b in (
+            *(() if port.label_box is None else (port.label_box,)), *port.extra_label_boxes))]
+        shift = moved(node)
+        if any(not same((part[0] - old[0], part[1] - old[1]), shift)
+               for part, old in zip(parts, before, strict=True)):
             return False
     return True

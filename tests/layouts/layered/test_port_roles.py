@@ -118,20 +118,25 @@ def test_every_side_draws_within_its_widest_layer_and_crosses_once() -> None:
     # widest layer: left, down, right packed, 3 * 100 + 2 * 40; the hub's grown box is
     # 120 + 24 + 24 (west port + the stub round; east port used both ways) = 168
     assert result.width == 3 * 100 + 2 * 40
-    # layers: top and feed 40; the hub 60 + 12 below (the one stub round, from the
-    # south port's edge from feed); left, down, right 40; two channels of 60
-    assert result.height == 40 + 60 + (60 + 12) + 60 + 40
+    # layers: top and feed 40; the hub 60; left, down, right 40; two channels of 60
+    # (layer spacing: compaction closes each to it). The one below the hub holds the
+    # stub round (the south port's edge from feed) and the track of the edges to the
+    # layer below, which need 12 + 12 + 12 (edge spacing and clearance) < 60
+    assert result.height == 40 + 60 + 60 + 60 + 40
     assert measure(result).crossings <= 1     # was 2: feed's edge round the drawing
 
 
 def test_every_side_left_to_right_crosses_at_most_once() -> None:
     result = layout(every_side(), engine="layered", direction=Direction.LEFT_TO_RIGHT)
     assert result.node("feed").x == result.node("top").x == 0
-    # left to right the layers run across: top/feed 100 wide; the hub 120 wide and a
-    # row of 12 on either side for the stubs round it (the west port's edge leaves
-    # against the flow, the east port's edge from top enters against it); then
-    # left/down/right 100
-    assert result.width == 100 + 60 + (12 + 120 + 12) + 60 + 100
+    # left to right the layers run across: top/feed 100 wide, the hub 120, then
+    # left/down/right 100. The channel before the hub holds five columns 12 (edge
+    # spacing, clearance) apart: the tracks of the four edges between top/feed and the
+    # hub and the stub round of the west port's edge (it leaves against the flow), so
+    # compaction leaves it 6 * 12 = 72 wide. The one after it holds the stub round of
+    # the east port's edge from top (it enters against the flow) and the track to the
+    # last layer, 12 + 12 + 12 < 60: it closes to layer spacing
+    assert result.width == 100 + 6 * 12 + 120 + 60 + 100
     assert measure(result).crossings <= 1     # was 3
 
 
