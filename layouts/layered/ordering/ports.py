@@ -41,6 +41,7 @@ from layouts.layered.portmap import (
     NodePorts,
     PortTable,
     Role,
+    StubGroup,
     StubKind,
     forced_crossings,
     insets,
@@ -262,8 +263,8 @@ def _choices(own: NodePorts) -> list[tuple[int, NodePorts]]:
 
 
 MAX_SPLIT_EDGES = 4
-"""A bundle against the flow of up to this many edges may be split (:func:`splits`):
-every way of sending its edges round the two strips is tried."""
+"""A bundle against the flow of up to this many edges may be split or moved
+(:func:`splits`): every way of sending its edges round the two strips is tried."""
 MAX_SPLIT_SEGMENTS = 400
 """Graphs with more segments keep their bundles whole (each try reorders the graph)."""
 
@@ -273,12 +274,16 @@ def splits(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
     """``ports`` with the bundles against the flow split between the strips round their
     node where that lowers the crossings: a bundle whose stub goes round one side forces
     every edge of it past that side, though some go the other way (ELK sends each edge
-    round the side nearer where it goes). Each way of splitting a bundle (its edges left
-    or right, both halves non-empty) is scored by the port-aware crossings of the order
+    round the side nearer where it goes), and a lone stub round the side the import
+    chose before ordering (:func:`strips` may only swap stubs while the node keeps its
+    size) may belong round the other. Each way of splitting a bundle (its edges left or
+    right, both halves non-empty) and the whole bundle round the other strip are scored
+    by the port-aware crossings of the order
     :func:`run` finds for it plus the forced crossings of every node's strips; a split
     is kept only when that total is strictly lower, nodes in id order, so a graph it
     does not help keeps its table (and its nodes their size). The halves widen the
-    node by the other strip: the pipeline sizes the nodes again.
+    node by the other strip, a moved bundle may change its width: the pipeline sizes
+    the nodes again (:func:`resized`).
 
     The table itself for graphs over :data:`MAX_SPLIT_SEGMENTS` segments and when no
     split helps."""
@@ -307,19 +312,23 @@ def _total_cost(graph: ProperGraph, order: OrderingResult, table: PortTable,
 
 
 def _split_choices(graph: ProperGraph, table: PortTable, node: str) -> list[PortTable]:
-    """``table`` with one whole bundle against the flow of ``node`` split every way."""
+    """``table`` with each whole bundle against the flow of ``node`` round its other
+    strip, and split every way."""
     own = table.nodes[node]
     out: list[PortTable] = []
     for index, g in enumerate(own.groups):
         if g.kind is not StubKind.INVERTED or g.edges:
             continue
         edges = bundle_edges(graph, table, node, g.port, g.role)
-        if not 2 <= len(edges) <= MAX_SPLIT_EDGES:
+        if not 1 <= len(edges) <= MAX_SPLIT_EDGES:
             continue
+        other = Side.LEFT if g.strip is Side.RIGHT else Side.RIGHT
+        variants: list[tuple[StubGroup, ...]] = [(replace(g, strip=other),)]
         for mask in range(1, 2 ** len(edges) - 1):
             left = frozenset(e for i, e in enumerate(edges) if mask >> i & 1)
-            halves = (replace(g, strip=Side.LEFT, edges=left),
-                      replace(g, strip=Side.RIGHT, edges=frozenset(edges) - left))
+            variants.append((replace(g, strip=Side.LEFT, edges=left),
+                             replace(g, strip=Side.RIGHT, edges=frozenset(edges) - left)))
+        for halves in variants:
             groups = (*own.groups[:index], *halves, *own.groups[index + 1:])
             split = replace(own, groups=groups,
                             insets=insets(groups, table.margin, table.spacing))

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import pytest
 
-import layouts.layered.pipeline as pipeline
 from layouts.api import layout
 from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide
 from layouts.layered.contracts import check_layout, check_port_sides_and_order
+from layouts.layered.graph import ProperGraph
 from layouts.layered.ordering import ports as port_order
-from layouts.layered.portmap import Insets, Role, StubGroup, StubKind, insets
+from layouts.layered.portmap import Insets, PortTable, Role, StubGroup, StubKind, insets
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import Direction, Effort, LayoutOptions
 from layouts.port_corpus import SAMPLES
@@ -51,7 +51,7 @@ def pinned() -> Graph:
 
 def whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep every bundle in one strip (the rule before splits)."""
-    monkeypatch.setattr(pipeline.port_order, "splits",
+    monkeypatch.setattr(port_order, "splits",
                         lambda graph, order, ports, deadline: ports)
 
 
@@ -106,9 +106,44 @@ def test_halves_widen_both_strips() -> None:
     assert left.holds("p", Role.SOURCE, "x") and not left.holds("p", Role.SOURCE, "y")
 
 
-def test_graphs_without_bundles_against_the_flow_keep_their_table() -> None:
-    """Only whole bundles of 2 to MAX_SPLIT_EDGES edges are tried."""
-    assert port_order.MAX_SPLIT_EDGES >= 2
-    graph = Graph((Node("a", 80, 40, ports=(Port("p", PortSide.SOUTH),)), Node("b", 80, 40)),
-                  (Edge("e", "a", "b", source_port="p"),))
-    assert measure(layout(graph)).crossings == 0
+def lone() -> Graph:
+    """:func:`pinned` with ``a`` entering ``sink`` at the node: ``b``'s is a lone stub."""
+    graph = pinned()
+    edges = tuple(Edge("j0", "a", "sink") if e.id == "j0" else e for e in graph.edges)
+    return Graph(graph.nodes, edges)
+
+
+def test_lone_stub_moves_round_the_nearer_side() -> None:
+    """With no side stubs the import sends ``b``'s stub round the right (the tie goes
+    right, :func:`layouts.layered.portmap._filled_in_turn`), before ordering puts ``b``
+    left of ``d`` and ``a`` ([b, d, a], as in :func:`pinned`): from there it crosses
+    both their edges into ``sink``, 2 crossings. Round the left it crosses none."""
+    result = layout(lone())
+    assert measure(result).crossings == 0
+    sink = next(n for n in result.nodes if n.id == "sink")
+    j1 = next(e for e in result.edges if e.id == "j1")
+    assert min(p.x for p in j1.points) < sink.x
+
+
+def test_lone_stub_kept_round_the_right_crosses_twice(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    whole(monkeypatch)
+    assert measure(layout(lone())).crossings == 2
+
+
+def test_a_port_on_the_natural_face_has_nothing_to_split() -> None:
+    graph = Graph((Node("a", 80, 40, ports=(Port("p", PortSide.SOUTH),)), Node("b", 80, 40),
+                   Node("c", 80, 40)),
+                  (Edge("e", "a", "b", source_port="p"), Edge("f", "a", "c", source_port="p")))
+    calls: list[bool] = []
+    original = port_order._split_choices
+
+    def spy(graph: ProperGraph, table: PortTable, node: str) -> list[PortTable]:
+        out = original(graph, table, node)
+        calls.append(bool(out))
+        return out
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(port_order, "_split_choices", spy)
+        layout(graph)
+    assert calls == [False]
