@@ -13,7 +13,10 @@ target), inside those strips:
   face to the stub's row, along it to the column, then along the column.
 
 All the ends at one port in one role share one stub: the bundle leaves the port's point
-together and splits where its routes part. An end at the node itself on a grown box moves
+together and splits where its routes part. A bundle against the flow may be split between
+the two side strips (:func:`layouts.layered.ordering.ports.splits`): both halves leave
+the port's point along one run out of the face, then part along the row, one to each
+side. An end at the node itself on a grown box moves
 straight onto the node's own outline.
 
 >>> from layouts.result import NodeBox, Side
