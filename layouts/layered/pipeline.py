@@ -168,8 +168,9 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     if acyclic.ports is not None:
         order = run("port order", port_order.run, proper, order, acyclic.ports, deadline)
         ports = run("port strips", port_order.strips, proper, order, acyclic.ports)
-        if ports is not acyclic.ports:
-            acyclic = replace(acyclic, ports=ports)
+        ports = run("port splits", port_order.splits, proper, order, ports, deadline)
+        if ports is not None and ports is not acyclic.ports:
+            acyclic, proper = port_order.resized(acyclic, proper, ports)
             order = run("port order", port_order.run, proper, order, ports, deadline)
     lane = run("loop-back lanes", lanes.choose, acyclic, rank, proper, order, options, deadline)
     proper, order = lane.proper, lane.order

@@ -121,12 +121,26 @@ class CanonicalPort:
 @dataclass(frozen=True, slots=True)
 class StubGroup:
     """The edge ends at one port in one role: they share one stub (a bundle).
-    ``strip`` is the side strip the stub runs through."""
+    ``strip`` is the side strip the stub runs through. ``edges`` is empty for a group
+    that holds all of them; a bundle against the flow may be *split* into two groups,
+    one round each strip, each naming the edges it holds (they leave the port's point
+    together, then part, each round the side nearer where it goes)."""
 
     port: str
     role: Role
     kind: StubKind
     strip: Side
+    edges: frozenset[str] = frozenset()
+
+    def holds(self, port: str, role: Role, edge: str) -> bool:
+        """Whether the end of ``edge`` at ``port`` in ``role`` runs in this group.
+
+        >>> g = StubGroup("p", Role.SOURCE, StubKind.INVERTED, Side.LEFT, frozenset({"a"}))
+        >>> g.holds("p", Role.SOURCE, "a"), g.holds("p", Role.SOURCE, "b")
+        (True, False)
+        """
+        return self.port == port and self.role is role and (not self.edges
+                                                             or edge in self.edges)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +160,10 @@ class NodePorts:
 
     def port(self, port_id: str) -> CanonicalPort:
         return next(p for p in self.ports if p.id == port_id)
+
+    def group_for(self, port: str, role: Role, edge: str) -> StubGroup | None:
+        """The stub group the end of ``edge`` at ``port`` in ``role`` runs in, if any."""
+        return next((g for g in self.groups if g.holds(port, role, edge)), None)
 
     @property
     def engine_shape(self) -> Shape:

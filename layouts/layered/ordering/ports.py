@@ -27,7 +27,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from itertools import pairwise, product
 
-from layouts.layered.graph import ProperGraph, layer_positions
+from layouts.layered.graph import (
+    EngineNode,
+    LayeredGraph,
+    ProperGraph,
+    layer_positions,
+    with_insets,
+)
 from layouts.layered.model import Deadline
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.ordering.crossings import bilayer_crossings
@@ -35,6 +41,7 @@ from layouts.layered.portmap import (
     NodePorts,
     PortTable,
     Role,
+    StubGroup,
     StubKind,
     forced_crossings,
     insets,
@@ -102,12 +109,25 @@ def segments(graph: ProperGraph, ports: PortTable) -> list[_Segment]:
             continue
         source_port, target_port = ports.edge_ports.get(edge.id, (None, None))
         columns = [graph.index[c] for c in (edge.upper, *edge.chain, edge.lower)]
-        top = fractions.get(edge.upper, {}).get((source_port or "", Role.SOURCE), 0.0)
-        bottom = fractions.get(edge.lower, {}).get((target_port or "", Role.TARGET), 0.0)
+        top = _end_fraction(ports, fractions, edge.upper, source_port, Role.SOURCE, edge.id)
+        bottom = _end_fraction(ports, fractions, edge.lower, target_port, Role.TARGET,
+                               edge.id)
         last = len(columns) - 2
         for i, (u, v) in enumerate(pairwise(columns)):
             out.append((u, v, top if i == 0 else 0.0, bottom if i == last else 0.0))
     return out
+
+
+def _end_fraction(ports: PortTable, fractions: dict[str, dict[tuple[str, Role], float]],
+                  node: str, port: str | None, role: Role, edge: str) -> float:
+    """The fraction of one edge end: its port's, or for a half of a split bundle the
+    fraction of the strip it goes round."""
+    if port is None or node not in fractions:
+        return 0.0
+    group = ports.nodes[node].group_for(port, role, edge)
+    if group is not None and group.edges:
+        return ROUND_FRACTION if group.strip is Side.RIGHT else -ROUND_FRACTION
+    return fractions[node].get((port, role), 0.0)
 
 
 def port_crossings(layers: Sequence[Sequence[int]], node_count: int,
@@ -228,7 +248,7 @@ def _choices(own: NodePorts) -> list[tuple[int, NodePorts]]:
     """``own`` with its stubs round the node sent every way that keeps its insets, each
     with how many stubs it moves; none for a node with at most one stub round it."""
     round_ = [i for i, g in enumerate(own.groups) if g.kind is StubKind.INVERTED]
-    if not 2 <= len(round_) <= MAX_ROUND_STUBS:
+    if not 2 <= len(round_) <= MAX_ROUND_STUBS or any(own.groups[i].edges for i in round_):
         return []
     kept = insets(own.groups, 1.0, 1.0)
     out: list[tuple[int, NodePorts]] = []
@@ -240,3 +260,119 @@ def _choices(own: NodePorts) -> list[tuple[int, NodePorts]]:
             moved = sum(groups[i].strip is not own.groups[i].strip for i in round_)
             out.append((moved, replace(own, groups=tuple(groups))))
     return out
+
+
+MAX_SPLIT_EDGES = 4
+"""A bundle against the flow of up to this many edges may be split or moved
+(:func:`splits`): every way of sending its edges round the two strips is tried."""
+MAX_SPLIT_SEGMENTS = 400
+"""Graphs with more segments keep their bundles whole (each try reorders the graph)."""
+
+
+def splits(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
+           deadline: Deadline) -> PortTable | None:
+    """``ports`` with the bundles against the flow split between the strips round their
+    node where that lowers the crossings: a bundle whose stub goes round one side forces
+    every edge of it past that side, though some go the other way (ELK sends each edge
+    round the side nearer where it goes), and a lone stub round the side the import
+    chose before ordering (:func:`strips` may only swap stubs while the node keeps its
+    size) may belong round the other. Each way of splitting a bundle (its edges left or
+    right, both halves non-empty) and the whole bundle round the other strip are scored
+    by the port-aware crossings of the order
+    :func:`run` finds for it plus the forced crossings of every node's strips; a split
+    is kept only when that total is strictly lower, nodes in id order, so a graph it
+    does not help keeps its table (and its nodes their size). The halves widen the
+    node by the other strip, a moved bundle may change its width: the pipeline sizes
+    the nodes again (:func:`resized`).
+
+    The table itself for graphs over :data:`MAX_SPLIT_SEGMENTS` segments and when no
+    split helps."""
+    if ports is None or len(graph.segments) > MAX_SPLIT_SEGMENTS:
+        return ports
+    table = ports
+    best = _total_cost(graph, order, table, deadline)
+    for node in sorted(ports.nodes):
+        if node not in graph.index:
+            continue
+        for tried in _split_choices(graph, table, node):
+            if deadline.expired():
+                return table
+            cost = _total_cost(graph, order, tried, deadline)
+            if cost < best:
+                best, table = cost, tried
+    return table
+
+
+def _total_cost(graph: ProperGraph, order: OrderingResult, table: PortTable,
+                deadline: Deadline) -> int:
+    tried = run(graph, order, table, deadline)
+    forced = sum(forced_crossings(own.groups) for own in table.nodes.values())
+    return forced + port_crossings(tried.layers, len(graph.nodes), segments(graph, table),
+                                   graph.rank)
+
+
+def _split_choices(graph: ProperGraph, table: PortTable, node: str) -> list[PortTable]:
+    """``table`` with each whole bundle against the flow of ``node`` round its other
+    strip, and split every way."""
+    own = table.nodes[node]
+    out: list[PortTable] = []
+    for index, g in enumerate(own.groups):
+        if g.kind is not StubKind.INVERTED or g.edges:
+            continue
+        edges = bundle_edges(graph, table, node, g.port, g.role)
+        if not 1 <= len(edges) <= MAX_SPLIT_EDGES:
+            continue
+        other = Side.LEFT if g.strip is Side.RIGHT else Side.RIGHT
+        variants: list[tuple[StubGroup, ...]] = [(replace(g, strip=other),)]
+        for mask in range(1, 2 ** len(edges) - 1):
+            left = frozenset(e for i, e in enumerate(edges) if mask >> i & 1)
+            variants.append((replace(g, strip=Side.LEFT, edges=left),
+                             replace(g, strip=Side.RIGHT, edges=frozenset(edges) - left)))
+        for halves in variants:
+            groups = (*own.groups[:index], *halves, *own.groups[index + 1:])
+            split = replace(own, groups=groups,
+                            insets=insets(groups, table.margin, table.spacing))
+            out.append(replace(table, nodes={**table.nodes, node: split}))
+    return out
+
+
+def bundle_edges(graph: ProperGraph, table: PortTable, node: str, port: str, role: Role
+                 ) -> tuple[str, ...]:
+    """The ids of the edges at ``port`` of ``node`` in ``role``, in edge order; none
+    unless every edge naming that port in that role is a forward chain edge at ``node``
+    (a reversed one, or a port id another node shares, keeps the bundle whole)."""
+    at = 0 if role is Role.SOURCE else 1
+    named = [e for e, pair in table.edge_ports.items() if pair[at] == port]
+    chains = {e.id: e for e in graph.chain_edges}
+    out: list[str] = []
+    for edge_id in named:
+        edge = chains.get(edge_id)
+        if edge is None or edge.reversed or edge.upper == edge.lower:
+            return ()
+        if (edge.upper if role is Role.SOURCE else edge.lower) != node:
+            return ()
+        out.append(edge_id)
+    return tuple(out)
+
+
+def resized(acyclic: LayeredGraph, proper: ProperGraph, ports: PortTable
+            ) -> tuple[LayeredGraph, ProperGraph]:
+    """``acyclic`` with ``ports`` as its table, and in both graphs the nodes whose strips
+    ``ports`` changes (a split bundle widens its node) sized by them; the others, and
+    ``proper`` when none changes, as they are."""
+    old = acyclic.ports
+    changed = {node for node, own in ports.nodes.items()
+               if old is None or node not in old.nodes or old.nodes[node].insets != own.insets}
+
+    def sized(node: EngineNode) -> EngineNode:
+        if node.id not in changed:
+            return node
+        own = ports.nodes[node.id]
+        return with_insets(replace(node, width=own.width, height=own.height,
+                                   shape=own.shape), ports)
+
+    acyclic = replace(acyclic, ports=ports, nodes=tuple(sized(n) for n in acyclic.nodes)
+                      if changed else acyclic.nodes)
+    if not changed:
+        return acyclic, proper
+    return acyclic, replace(proper, nodes=tuple(sized(n) for n in proper.nodes))

@@ -68,10 +68,16 @@ class StubPlace:
 
 @dataclass(frozen=True, slots=True)
 class NodeAssignment:
-    """A node's port slots by port id and stub places by ``(port id, role)``."""
+    """A node's port slots by port id and stub places by ``(port id, role, strip)``
+    (a split bundle has a place in each strip)."""
 
     ports: Mapping[str, PortSlot]
-    stubs: Mapping[tuple[str, Role], StubPlace]
+    stubs: Mapping[tuple[str, Role, Side], StubPlace]
+
+    def place(self, own: NodePorts, port: str, role: Role, edge: str) -> StubPlace | None:
+        """The stub place of the end of ``edge`` at ``port`` in ``role``, if it has one."""
+        group = own.group_for(port, role, edge)
+        return None if group is None else self.stubs.get((port, role, group.strip))
 
 
 def face_start(width: float, height: float, shape: Shape, side: Side) -> tuple[float, float]:
@@ -179,7 +185,8 @@ class _NodePlan:
                     continue
                 slot = port_slots[port]
                 role = r[5]
-                place = stubs.get((port, role))
+                group = own.group_for(port, role, placement.edges[r[4]].id)
+                place = None if group is None else stubs.get((port, role, group.strip))
                 along = slot.along if place is None else self._column(place)
                 self.slots[key] = EndSlot(own.node, side, slot.index, slot.count,
                                           self._engine_offset(side, along))
@@ -283,18 +290,23 @@ class _NodePlan:
             out.append((m, PortSlot(side, index, count, along)))
         return out
 
-    def _stubs(self, slots: Mapping[str, PortSlot]) -> dict[tuple[str, Role], StubPlace]:
+    def _stubs(self, slots: Mapping[str, PortSlot]
+               ) -> dict[tuple[str, Role, Side], StubPlace]:
+        """Each group's place, keyed by its port, role and the strip the import gave it
+        (the key :meth:`NodeAssignment.place` finds it by), though the place may send
+        it round the other strip (:func:`_sides_by_place`)."""
         groups = _sides_by_place(self.own.groups, slots)
-        out: dict[tuple[str, Role], StubPlace] = {}
+        out: dict[tuple[str, Role, Side], StubPlace] = {}
         for strip in (Side.LEFT, Side.RIGHT):
-            mine = [g for g in groups if g.strip is strip]
-            mine.sort(key=lambda g: _stub_rank(g, slots[g.port].along))
+            mine = [(g, was) for g, was in zip(groups, self.own.groups, strict=True)
+                    if g.strip is strip]
+            mine.sort(key=lambda m: _stub_rank(m[0], slots[m[0].port].along))
             rows: dict[Role, int] = defaultdict(int)
-            for column, g in enumerate(mine):
+            for column, (g, was) in enumerate(mine):
                 row = rows[g.role] if g.kind is StubKind.INVERTED else 0
                 if g.kind is StubKind.INVERTED:
                     rows[g.role] += 1
-                out[(g.port, g.role)] = StubPlace(g, column, row)
+                out[(g.port, g.role, was.strip)] = StubPlace(g, column, row)
         return out
 
 
@@ -311,10 +323,12 @@ def _sides_by_place(groups: Sequence[StubGroup], slots: Mapping[str, PortSlot]
     """``groups`` with the stubs against the flow of each face sent round the side they
     are nearest to: of those the import sent left, as many go left again, the leftmost
     ports, so the stubs of one face never run along each other in its strip (the strips'
-    sizes stay as the import made them)."""
+    sizes stay as the import made them). The halves of a split bundle keep their strips:
+    their edges chose them."""
     out = list(groups)
     for role in (Role.SOURCE, Role.TARGET):
-        places = [i for i, g in enumerate(out) if g.kind is StubKind.INVERTED and g.role is role]
+        places = [i for i, g in enumerate(out)
+                  if g.kind is StubKind.INVERTED and g.role is role and not g.edges]
         left = sum(1 for i in places if out[i].strip is Side.LEFT)
         places.sort(key=lambda i: (slots[out[i].port].along, i))
         for rank, i in enumerate(places):

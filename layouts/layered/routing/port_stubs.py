@@ -13,7 +13,10 @@ target), inside those strips:
   face to the stub's row, along it to the column, then along the column.
 
 All the ends at one port in one role share one stub: the bundle leaves the port's point
-together and splits where its routes part. An end at the node itself on a grown box moves
+together and splits where its routes part. A bundle against the flow may be split between
+the two side strips (:func:`layouts.layered.ordering.ports.splits`): both halves leave
+the port's point along one run out of the face, then part along the row, one to each
+side. An end at the node itself on a grown box moves
 straight onto the node's own outline.
 
 >>> from layouts.result import NodeBox, Side
@@ -66,7 +69,7 @@ class _Stubs:
         step = self.table.margin + place.row * self.table.spacing
         return box.y - step if role is Role.SOURCE else box.y + box.height + step
 
-    def lead(self, node: str, port: str | None, role: Role, end: Point
+    def lead(self, node: str, port: str | None, role: Role, end: Point, edge: str
              ) -> tuple[list[Point], EdgeEnd | None]:
         """Points from the node (or its port) to ``end``, where routing left the grown
         box, in that order; and the end's new :class:`EdgeEnd` (``None``: unchanged)."""
@@ -76,7 +79,7 @@ class _Stubs:
             return [Point(end.x, outline_depth(box, face, end.x)), end], None
         slot = self.assigned[node].ports[port]
         at = port_point(box, slot.side, slot.along)
-        place = self.assigned[node].stubs.get((port, role))
+        place = self.assigned[node].place(self.table.nodes[node], port, role, edge)
         new_end = EdgeEnd(slot.side, slot.index)
         if place is None:
             return [at, end], new_end
@@ -91,11 +94,13 @@ class _Stubs:
         ports = self.table.edge_ports.get(route.id, (None, None))
         source_end, target_end = route.source_end, route.target_end
         if plan.source.node in self.table.nodes:
-            lead, end = self.lead(plan.source.node, ports[0], Role.SOURCE, points[0])
+            lead, end = self.lead(plan.source.node, ports[0], Role.SOURCE, points[0],
+                                  route.id)
             points = [*lead[:-1], *_snapped(points, lead[-2].x if len(lead) == 2 else None)]
             source_end = end or source_end
         if plan.target.node in self.table.nodes:
-            lead, end = self.lead(plan.target.node, ports[1], Role.TARGET, points[-1])
+            lead, end = self.lead(plan.target.node, ports[1], Role.TARGET, points[-1],
+                                  route.id)
             x = lead[-2].x if len(lead) == 2 else None
             points = [*reversed(_snapped(points[::-1], x)), *reversed(lead[:-1])]
             target_end = end or target_end
