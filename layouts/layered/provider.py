@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
@@ -53,8 +54,10 @@ class LayeredProvider:
         mirror images of TopToBottom and LeftToRight (:mod:`layouts.mirror`), their ports
         reflected before the layout (:func:`mirror_ports`). A node whose ports would
         overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`); free
-        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`). The
-        cyclic garbage collector is paused meanwhile (:mod:`layouts.layered.collector`)."""
+        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`), and
+        then a flat graph's layering is searched for fewer crossings
+        (:mod:`layouts.layered.layering.moves`). The cyclic garbage collector is paused
+        meanwhile (:mod:`layouts.layered.collector`)."""
         graph.validate()
         graph = collapse(graph)
         require_features(graph, self.name, self)
@@ -70,16 +73,21 @@ class LayeredProvider:
     def _layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         features = graph.features()
         base = replace(options, direction=base_direction(options.direction))
-        engine = run_hierarchy if GraphFeature.COMPOUND in features else run_layout
+        compound = GraphFeature.COMPOUND in features
+        engine = run_hierarchy if compound else run_layout
 
-        def lay_out(chosen: Graph) -> LayoutResult:
+        def lay_out(chosen: Graph, layer_moves: bool = False) -> LayoutResult:
             fitted, grown = fit_ports(chosen, options.direction)
             mirrored = mirror_ports(fitted, options.direction)
-            return _warned(mirror_result(engine(mirrored, base), options.direction), grown)
+            drawn = run_layout(mirrored, base, layer_moves=True) if layer_moves \
+                else engine(mirrored, base)
+            return _warned(mirror_result(drawn, options.direction), grown)
 
         if GraphFeature.PORTS not in features:   # no port to fit, mirror or put on a side
             return mirror_result(engine(graph, base), options.direction)
-        return choose_free_sides(graph, options, lay_out)
+        # the layer moves search runs once, on the free port sides the trials kept
+        return choose_free_sides(graph, options, lay_out,
+                                 None if compound else partial(lay_out, layer_moves=True))
 
 
 def _warned(result: LayoutResult, warnings: tuple[str, ...]) -> LayoutResult:
