@@ -253,7 +253,8 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
 
     def entered(chosen: LayoutOptions, deadline: Deadline, rule: EntryRule) -> Drawing:
         child = StepRunner(deadline)
-        routing, crossings, two_layers = _drawn(graph, chosen, child, check_invariants, rule)
+        routing, crossings, two_layers = _drawn_lengthened(graph, chosen, child,
+                                                           check_invariants, rule)
         notes, child.notes = tuple(child.notes), []
         run.absorb(child)
         made.append((routing, Recipe(chosen, rule, two_layers)))
@@ -321,14 +322,22 @@ any drawing's, so it is never kept."""
 
 
 def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner, check_invariants: bool,
-           entry_rule: EntryRule = EntryRule.FIRST_NODE
-           ) -> tuple[Routing, int | None, frozenset[int]]:
-    """The routed drawing of a connected ``graph`` in the caller's frame, the
-    ordering's crossing count (``None`` for the staircase layout) and the input
-    positions of the edges it gave label ranks. Where labels of edges of one layer sit
-    astray and the time budget affords more layouts, the graph is drawn again with those
-    edges two layers long, keeping the drawing with the fewest astray labels
-    (:func:`.label_ranks.roomiest`)."""
+           entry_rule: EntryRule = EntryRule.FIRST_NODE) -> tuple[Routing, int | None]:
+    """The routed drawing of a connected ``graph`` in the caller's frame, and the
+    ordering's crossing count (``None`` for the staircase layout). Where labels of edges
+    of one layer sit astray and the time budget affords more layouts, the graph is drawn
+    again with those edges two layers long, keeping the drawing with the fewest astray
+    labels (:func:`.label_ranks.roomiest`)."""
+    routing, crossings, _ = _drawn_lengthened(graph, options, run, check_invariants,
+                                              entry_rule)
+    return routing, crossings
+
+
+def _drawn_lengthened(graph: Graph, options: LayoutOptions, run: StepRunner,
+                      check_invariants: bool, entry_rule: EntryRule = EntryRule.FIRST_NODE
+                      ) -> tuple[Routing, int | None, frozenset[int]]:
+    """:func:`_drawn`, and the input positions of the edges its drawing gave label
+    ranks (for the layer moves search to draw as it did)."""
     made: list[tuple[label_ranks.Labelled, frozenset[int]]] = []
 
     def draw(two_layers: frozenset[int]) -> label_ranks.Labelled:

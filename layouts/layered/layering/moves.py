@@ -17,7 +17,7 @@ A move keeps the layering valid (every edge ``rank[target] - rank[source] >=
 min_length``, no edge turned round) and the entry on rank 0; a sink may go one layer
 below the deepest rank (the case above: the node that closes the cycle goes below the
 path's end); members of rank groups never move, and with a first or last rank class no
-other node moves onto the first or last rank (:func:`movable`, :func:`span`).
+other node moves onto or off the first or last rank (:func:`movable`, :func:`span`).
 
 The pipeline runs the search once per layout, on the drawing its other trials kept (free
 port sides, entry rule, effort, label ranks), and only on components with ports of at
@@ -118,14 +118,15 @@ def movable(graph: LayeredGraph) -> list[int]:
 def span(graph: LayeredGraph, rank: Ranks, v: int) -> range:
     """The ranks node ``v`` may take, the others staying: at least each predecessor's
     rank plus its edge's least length (0 without one), at most each successor's less
-    it (one below the deepest rank without one); inside the first and last rank when a
-    rank group pins those (see the module example)."""
+    it (one below the deepest rank without one); when a rank group pins the first or
+    last rank, strictly between them, and a node on one of them stays (see the module
+    example)."""
     deepest = max(rank, default=0)
     low = max((rank[e.source] + e.min_length for e in graph.edges if e.target == v),
               default=0)
     high = min((rank[e.target] - e.min_length for e in graph.edges if e.source == v),
                default=deepest + 1)
-    if v == graph.entry:
+    if v == graph.entry or (_extremes(graph) and rank[v] in (0, deepest)):
         return range(rank[v], rank[v] + 1)
     if _extremes(graph):
         low, high = max(low, 1), min(high, deepest - 1)
