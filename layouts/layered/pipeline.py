@@ -194,15 +194,17 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
 
 
 def run_layout(graph: Graph, options: LayoutOptions, *, check_invariants: bool = False,
-               layer_moves: bool = False) -> LayoutResult:
+               layer_moves: int = 0) -> LayoutResult:
     """Lay out ``graph`` with the layered engine; the caller's graph is not changed.
     Disconnected components are laid out one by one, each with the time the later
     ones' least layouts leave (at least its share by size), and packed into rows toward
     ``options.aspect_ratio`` (:mod:`.packing`). When the budget cannot pay for the
     layered pipeline, the result is the :mod:`.staircase` layout (flagged
-    budget-exhausted, with a note saying so). With ``layer_moves``, each small
-    component with ports searches its layering too (:func:`_moved`); the provider asks
-    for it once, on the layout its free port sides trials kept."""
+    budget-exhausted, with a note saying so). With ``layer_moves`` (the number of
+    layouts of ``graph`` made before this one, at least 1), each small component with
+    ports searches its layering too (:func:`_moved`), with about as many drawings as
+    those layouts made; the provider asks for it once, on the layout its free port sides
+    trials kept."""
     run = StepRunner(Deadline(options.time_budget))
     parts = packing.split(graph)
     if len(parts) <= 1:
@@ -243,12 +245,14 @@ class Recipe:
 
 
 def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
-               check_invariants: bool, layer_moves: bool = False
+               check_invariants: bool, layer_moves: int = 0
                ) -> tuple[Routing, int | None]:
     """:func:`_drawn` of a connected ``graph``; at ``best`` effort the one of the
     ``balanced`` and ``best`` drawings that crosses less (:mod:`.ordering.drawn_check`);
-    with ``layer_moves``, the one these trials kept, after the layer moves search
-    (:func:`_moved`)."""
+    with ``layer_moves`` (layouts made before), the one these trials kept, after the
+    layer moves search (:func:`_moved`) with at most ``layer_moves`` times as many
+    drawings as these trials made (at least :data:`LEAST_MOVES`, at most
+    :data:`~.layering.moves.MAX_DRAWS`): the search costs about what the layouts did."""
     made: list[tuple[Routing, Recipe]] = []
 
     def entered(chosen: LayoutOptions, deadline: Deadline, rule: EntryRule) -> Drawing:
@@ -267,18 +271,24 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
     drawing = fewer_crossings(draw, options, run.deadline, len(graph.nodes) + len(graph.edges))
     if layer_moves:
         recipe = next(r for routing, r in made if routing is drawing.routing)
-        drawing = _moved(graph, drawing, recipe, run, check_invariants)
+        draws = min(moves.MAX_DRAWS, max(LEAST_MOVES, layer_moves * len(made)))
+        drawing = _moved(graph, drawing, recipe, run, check_invariants, draws)
     run.notes += [note for note in drawing.notes if note not in run.notes]
     return drawing.routing, drawing.order_crossings
 
 
+LEAST_MOVES = 2
+"""The layer moves search may always draw this many layerings (a layout whose trials
+drew the graph once: every-side's move that pays is the second it tries)."""
+
+
 def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
-           check_invariants: bool) -> Drawing:
+           check_invariants: bool, draws: int) -> Drawing:
     """``drawing`` of the connected ``graph``, or a drawing of it on a layering that the
     layer moves search (:mod:`.layering.moves`) found to cross less: only for a graph
     with ports above draft effort whose drawing crosses and whose layering has at most
     :data:`~.layering.moves.MAX_ITEMS` nodes and dummies; each move is drawn as
-    ``recipe`` says (every step after layering)."""
+    ``recipe`` says (every step after layering), at most ``draws`` of them."""
     chosen = recipe.options
     if chosen.effort is Effort.DRAFT or drawing.order_crossings is None or \
             not any(n.ports for n in graph.nodes) or run.deadline.exhausted:
@@ -286,11 +296,12 @@ def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
     acyclic = label_ranks.lengthen(cycles.run(import_graph(graph, chosen), recipe.entry_rule),
                                    recipe.two_layers)
     rank = layering.run(acyclic, run.deadline)
-    if len(rank) + moves.length(acyclic, rank) - len(acyclic.edges) > moves.MAX_ITEMS:
+    if _items(acyclic, rank) > moves.MAX_ITEMS:
         return drawing
     start = moves.Trial(rank, drawn_crossings(drawing.routing),
                         len(misplaced_labels(drawing.routing.edges)),
-                        moves.length(acyclic, rank), drawing)
+                        moves.length(acyclic, rank), drawing,
+                        moves.crossed_nodes(acyclic, drawing.routing))
     if start.crossings == 0:
         return drawing
 
@@ -305,15 +316,46 @@ def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
             else _NEVER
         return moves.Trial(layers, crossings, len(misplaced_labels(routing.edges)),
                            moves.length(acyclic, layers),
-                           Drawing(routing, drawn.order_crossings, notes))
+                           Drawing(routing, drawn.order_crossings, notes),
+                           moves.crossed_nodes(acyclic, routing))
 
     was_exhausted = run.deadline.exhausted
-    kept = run("layer moves", moves.search, acyclic, start, draw, run.deadline)
+    kept = run("layer moves", moves.search, acyclic, start, draw, run.deadline, draws)
     if kept is start:
         run.deadline.exhausted = was_exhausted   # the drawing kept was not cut short
         return drawing
     note = f"layer moves: {start.crossings} drawn crossings -> {kept.crossings}"
     return replace(kept.drawing, notes=(*drawing.notes, note))
+
+
+def _items(acyclic: LayeredGraph, rank: tuple[int, ...]) -> int:
+    """Nodes and dummies of the layering: an edge ``k`` layers long has ``k - 1``
+    dummies."""
+    return len(rank) + moves.length(acyclic, rank) - len(acyclic.edges)
+
+
+def layer_moves_apply(graph: Graph, options: LayoutOptions) -> bool:
+    """Whether :func:`run_layout` with ``layer_moves`` may search a layering of
+    ``graph``: above draft effort, for a component with ports of at most
+    :data:`~.layering.moves.MAX_ITEMS` nodes and dummies on the layering of the
+    first-node entry without label ranks (the search itself checks the layering of the
+    drawing it starts from). For a caller that lays out again only for the search.
+
+    >>> from layouts.graph import Edge, Node, Port
+    >>> g = Graph((Node("a", 9, 9, ports=(Port("p"),)), Node("b", 9, 9)),
+    ...           (Edge("e", "a", "b", source_port="p"),))
+    >>> layer_moves_apply(g, LayoutOptions()), layer_moves_apply(g, LayoutOptions(
+    ...     effort=Effort.DRAFT))
+    (True, False)
+    """
+    if options.effort is Effort.DRAFT:
+        return False
+    for part in packing.split(graph):
+        if any(n.ports for n in part.nodes):
+            acyclic = cycles.run(import_graph(part, options))
+            if _items(acyclic, layering.run(acyclic)) <= moves.MAX_ITEMS:
+                return True
+    return False
 
 
 _NEVER = 1 << 30

@@ -14,13 +14,12 @@ True
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
 from layouts.layered.collector import paused
 from layouts.layered.hierarchy import run_hierarchy
-from layouts.layered.pipeline import ENGINE_NAME, run_layout
+from layouts.layered.pipeline import ENGINE_NAME, layer_moves_apply, run_layout
 from layouts.layered.port_fit import fit_ports
 from layouts.layered.port_sides import choose_free_sides
 from layouts.layered.portmap import mirror_ports
@@ -76,18 +75,23 @@ class LayeredProvider:
         compound = GraphFeature.COMPOUND in features
         engine = run_hierarchy if compound else run_layout
 
-        def lay_out(chosen: Graph, layer_moves: bool = False) -> LayoutResult:
+        def lay_out(chosen: Graph, layer_moves: int = 0) -> LayoutResult:
             fitted, grown = fit_ports(chosen, options.direction)
             mirrored = mirror_ports(fitted, options.direction)
-            drawn = run_layout(mirrored, base, layer_moves=True) if layer_moves \
+            drawn = run_layout(mirrored, base, layer_moves=layer_moves) if layer_moves \
                 else engine(mirrored, base)
             return _warned(mirror_result(drawn, options.direction), grown)
+
+        def refine(chosen: Graph, layouts: int) -> LayoutResult | None:
+            """The layout with the layer moves search after ``layouts`` layouts, when it
+            may search a layering."""
+            return lay_out(chosen, layer_moves=layouts) \
+                if layer_moves_apply(chosen, base) else None
 
         if GraphFeature.PORTS not in features:   # no port to fit, mirror or put on a side
             return mirror_result(engine(graph, base), options.direction)
         # the layer moves search runs once, on the free port sides the trials kept
-        return choose_free_sides(graph, options, lay_out,
-                                 None if compound else partial(lay_out, layer_moves=True))
+        return choose_free_sides(graph, options, lay_out, None if compound else refine)
 
 
 def _warned(result: LayoutResult, warnings: tuple[str, ...]) -> LayoutResult:

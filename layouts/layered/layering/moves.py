@@ -43,21 +43,29 @@ from typing import Generic, TypeVar
 
 from layouts.graph import RankKind
 from layouts.layered.graph import LayeredGraph
-from layouts.layered.model import Deadline
+from layouts.layered.model import Deadline, Routing
+from layouts.quality_geometry import route_segments
+from layouts.quality_grid import crossed_edges
 
-__all__ = ["MAX_DRAWS", "MAX_ITEMS", "Trial", "better", "candidates", "length", "movable",
-           "moved", "search", "span"]
+__all__ = ["MAX_DRAWS", "MAX_ITEMS", "Trial", "better", "candidates", "crossed_nodes",
+           "length", "movable", "moved", "search", "span"]
 
 Ranks = tuple[int, ...]
 T = TypeVar("T")
 
 MAX_ITEMS = 60
 """The search runs on components of at most this many nodes and dummies: each move it
-tries is a whole drawing (about 5 ms at this size), and on larger components the moves
-that pay are rarer than the time they cost."""
+tries is a whole drawing (5 to 50 ms at these sizes), and on larger components the
+moves that pay are rarer than the time they cost."""
 
-MAX_DRAWS = 48
-"""At most this many drawings per search (after the one it starts from)."""
+MAX_DRAWS = 8
+"""At most this many drawings per search (after the one it starts from): a count, not a
+clock, so the same input gets the same drawing. A layout with ports draws the graph
+about 7 to 14 times already (free port sides trials, each with both entry rules where
+no node is a source), so the search adds at most about as much again; on the port
+graphs of ``bench/compound.py`` every move that pays came within 8 drawings, and on the
+generated port graphs of 8 to 24 nodes 8 drawings found three quarters of what 16
+did."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +78,9 @@ class Trial(Generic[T]):
     astray: int
     length: int
     drawing: T
+    crossed: frozenset[int] | None = None
+    """The nodes at the ends of the drawing's crossing routes (:func:`crossed_nodes`),
+    the ones the next moves try; ``None``: every movable node."""
 
 
 def better(trial: Trial[T], kept: Trial[T]) -> bool:
@@ -133,9 +144,11 @@ def span(graph: LayeredGraph, rank: Ranks, v: int) -> range:
     return range(low, high + 1)
 
 
-def candidates(graph: LayeredGraph, rank: Ranks) -> Iterator[Ranks]:
-    """Every layering one move from ``rank``: the :func:`movable` nodes in model order,
-    each to the other ranks of its :func:`span`, nearest first (up before down).
+def candidates(graph: LayeredGraph, rank: Ranks,
+               nodes: frozenset[int] | None = None) -> Iterator[Ranks]:
+    """Every layering one move from ``rank``: the :func:`movable` nodes in model order
+    (those among ``nodes`` when given), each to the other ranks of its :func:`span`,
+    nearest first (up before down).
 
     >>> from layouts.layered.graph import EngineEdge, EngineNode
     >>> g = LayeredGraph(tuple(EngineNode(n, 9, 9) for n in "abc"),
@@ -145,9 +158,9 @@ def candidates(graph: LayeredGraph, rank: Ranks) -> Iterator[Ranks]:
     >>> list(candidates(g, (0, 2, 1)))   # b: 1 or 3 (1 first: up on ties); c: 2 or 3
     [(0, 1, 1), (0, 3, 1), (0, 2, 2), (0, 2, 3)]
     """
-    grouped = set(movable(graph))
+    free = set(movable(graph))
     for v in range(len(graph.nodes)):
-        if v not in grouped:
+        if v not in free or (nodes is not None and v not in nodes):
             continue
         here = rank[v]
         options = sorted((r for r in span(graph, rank, v) if r != here),
@@ -156,16 +169,39 @@ def candidates(graph: LayeredGraph, rank: Ranks) -> Iterator[Ranks]:
             yield moved(rank, v, r)
 
 
+def crossed_nodes(graph: LayeredGraph, routing: Routing) -> frozenset[int]:
+    """The nodes of ``graph`` at the ends of the routes of ``routing`` that cross
+    another (:func:`~layouts.quality_grid.crossed_edges`).
+
+    >>> from layouts.layered.graph import EngineNode
+    >>> from layouts.result import EdgeRoute, Point
+    >>> g = LayeredGraph(tuple(EngineNode(n, 9, 9) for n in "abcdef"), ())
+    >>> routes = (EdgeRoute("ab", "a", "b", (Point(0, 5), Point(10, 5))),
+    ...           EdgeRoute("cd", "c", "d", (Point(5, 0), Point(5, 10))),
+    ...           EdgeRoute("ef", "e", "f", (Point(50, 0), Point(50, 10))))
+    >>> sorted(crossed_nodes(g, Routing((), routes, 60, 10)))
+    [0, 1, 2, 3]
+    """
+    segments = [s for i, e in enumerate(routing.edges)
+                for s in route_segments(e.points, i, e.source, e.target)]
+    index = {n.id: v for v, n in enumerate(graph.nodes)}
+    ends = {end for i in crossed_edges(segments)
+            for end in (routing.edges[i].source, routing.edges[i].target)}
+    return frozenset(index[n] for n in ends if n in index)
+
+
 def search(graph: LayeredGraph, start: Trial[T], draw: Callable[[Ranks], Trial[T]],
-           deadline: Deadline, max_draws: int = MAX_DRAWS) -> Trial[T]:
+           deadline: Deadline, max_draws: int | None = None) -> Trial[T]:
     """From the layering of ``start``, the best layering found by moving one node at a
     time: each round draws the :func:`candidates` of the layering kept in turn and
-    keeps the first that is :func:`better`, then starts a new round from it. A layering
-    drawn once is not drawn again (the kept drawings only get better, so one that lost
-    then loses again). It stops when a round keeps none, the drawing kept does not
-    cross, ``max_draws`` drawings were made, the deadline expired, or the time left is
-    less than twice the slowest drawing so far. ``draw`` gives the scored drawing of a
-    layering; the ``start`` is not drawn again.
+    keeps the first that is :func:`better`, then starts a new round from it. The moves
+    tried are those of the nodes at the ends of the kept drawing's crossing routes
+    (:attr:`Trial.crossed`), where a move can change what crosses. A layering drawn
+    once is not drawn again (the kept drawings only get better, so one that lost then
+    loses again). It stops when a round keeps none, the drawing kept does not cross,
+    ``max_draws`` drawings (default :data:`MAX_DRAWS`) were made, the deadline expired,
+    or the time left is less than twice the slowest drawing so far. ``draw`` gives the
+    scored drawing of a layering; the ``start`` is not drawn again.
 
     >>> from layouts.layered.graph import EngineEdge, EngineNode
     >>> g = LayeredGraph(tuple(EngineNode(n, 9, 9) for n in "abc"),
@@ -175,15 +211,16 @@ def search(graph: LayeredGraph, start: Trial[T], draw: Callable[[Ranks], Trial[T
     >>> search(g, draw((0, 2, 1)), draw, Deadline(60)).rank
     (0, 1, 1)
     """
+    limit = MAX_DRAWS if max_draws is None else max_draws
     kept = start
     drawn = {start.rank}
     slowest = 0.0
     while kept.crossings > 0:
         improved = False
-        for rank in candidates(graph, kept.rank):
+        for rank in candidates(graph, kept.rank, kept.crossed):
             if rank in drawn:   # drawn already, and not better than a layering kept since
                 continue
-            if len(drawn) > max_draws or deadline.expired() or \
+            if len(drawn) > limit or deadline.expired() or \
                     deadline.remaining() < 2 * slowest:
                 return kept
             started = time.perf_counter()
