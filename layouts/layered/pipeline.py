@@ -334,12 +334,15 @@ def _items(acyclic: LayeredGraph, rank: tuple[int, ...]) -> int:
     return len(rank) + moves.length(acyclic, rank) - len(acyclic.edges)
 
 
-def layer_moves_apply(graph: Graph, options: LayoutOptions) -> bool:
+def layer_moves_apply(graph: Graph, options: LayoutOptions,
+                      crossing: frozenset[str] | None = None) -> bool:
     """Whether :func:`run_layout` with ``layer_moves`` may search a layering of
     ``graph``: above draft effort, for a component with ports of at most
     :data:`~.layering.moves.MAX_ITEMS` nodes and dummies on the layering of the
     first-node entry without label ranks (the search itself checks the layering of the
-    drawing it starts from). For a caller that lays out again only for the search.
+    drawing it starts from), and with one of the edges of the ids ``crossing`` when
+    given (those that cross in a drawing of it). For a caller that lays out again only
+    for the search.
 
     >>> from layouts.graph import Edge, Node, Port
     >>> g = Graph((Node("a", 9, 9, ports=(Port("p"),)), Node("b", 9, 9)),
@@ -351,7 +354,8 @@ def layer_moves_apply(graph: Graph, options: LayoutOptions) -> bool:
     if options.effort is Effort.DRAFT:
         return False
     for part in packing.split(graph):
-        if any(n.ports for n in part.nodes):
+        if any(n.ports for n in part.nodes) and \
+                (crossing is None or any(e.id in crossing for e in part.edges)):
             acyclic = cycles.run(import_graph(part, options))
             if _items(acyclic, layering.run(acyclic)) <= moves.MAX_ITEMS:
                 return True

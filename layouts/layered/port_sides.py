@@ -97,23 +97,25 @@ def _with_node(graph: Graph, node: Node) -> Graph:
 
 def choose_free_sides(graph: Graph, options: LayoutOptions,
                       lay_out: Callable[[Graph], LayoutResult],
-                      refine: Callable[[Graph, int], LayoutResult | None] | None = None
+                      refine: Callable[[Graph, int, LayoutResult | None],
+                                       LayoutResult | None] | None = None
                       ) -> LayoutResult:
     """The layout of ``graph`` (by ``lay_out``) with each free port on the face of
     fewest crossings; see the module docstring. ``refine`` lays out the graph with the
     sides kept once more, with a costlier search (the layer moves of
     :mod:`layouts.layered.layering.moves`), when the kept layout crosses and the trials
-    ran in time, told how many layouts the trials made (to spend about as much): its
-    layout is kept when it crosses less (``None``: it has no search to add). Without
-    trials to run, ``refine`` lays out ``graph`` in ``lay_out``'s stead (told 1)."""
+    ran in time, told how many layouts the trials made (to spend about as much) and
+    the layout kept: its layout is kept when it crosses less (``None``: it has no
+    search to add). Without trials to run, ``refine`` lays out ``graph`` in
+    ``lay_out``'s stead (told 1 and no layout)."""
     started = time.perf_counter()
     left = TRIALS[options.effort]
     candidates = free_ports(graph, options.direction) if left else []
     if not candidates or sum(1 for _ in graph.all_nodes()) > MAX_NODES:
-        return (refine and refine(graph, 1)) or lay_out(graph)
+        return (refine and refine(graph, 1, None)) or lay_out(graph)
     best, current, trials, moved, exhausted = _trials(graph, options, lay_out, candidates)
     if refine is not None and not exhausted and (count := measure(best).crossings) > 0:
-        refined = refine(current, trials + 1)
+        refined = refine(current, trials + 1, best)
         best = refined if refined and measure(refined).crossings < count else best
     return _noted(best, started, trials, moved, exhausted=exhausted)
 

@@ -19,6 +19,7 @@ from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
 from layouts.layered.collector import paused
 from layouts.layered.hierarchy import run_hierarchy
+from layouts.layered.layering.moves import crossing_routes
 from layouts.layered.pipeline import ENGINE_NAME, layer_moves_apply, run_layout
 from layouts.layered.port_fit import fit_ports
 from layouts.layered.port_sides import choose_free_sides
@@ -82,11 +83,13 @@ class LayeredProvider:
                 else engine(mirrored, base)
             return _warned(mirror_result(drawn, options.direction), grown)
 
-        def refine(chosen: Graph, layouts: int) -> LayoutResult | None:
+        def refine(chosen: Graph, layouts: int, kept: LayoutResult | None) -> LayoutResult | None:
             """The layout with the layer moves search after ``layouts`` layouts, when it
-            may search a layering."""
+            may search a layering (of a component that crosses in the layout ``kept``)."""
+            crossing = None if kept is None else \
+                frozenset(kept.edges[i].id for i in crossing_routes(kept.edges))
             return lay_out(chosen, layer_moves=layouts) \
-                if layer_moves_apply(chosen, base) else None
+                if layer_moves_apply(chosen, base, crossing) else None
 
         if GraphFeature.PORTS not in features:   # no port to fit, mirror or put on a side
             return mirror_result(engine(graph, base), options.direction)

@@ -37,7 +37,7 @@ most :data:`MAX_ITEMS` nodes and dummies above draft effort.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -46,9 +46,10 @@ from layouts.layered.graph import LayeredGraph
 from layouts.layered.model import Deadline, Routing
 from layouts.quality_geometry import route_segments
 from layouts.quality_grid import crossed_edges
+from layouts.result import EdgeRoute
 
 __all__ = ["MAX_DRAWS", "MAX_ITEMS", "Trial", "better", "candidates", "crossed_nodes",
-           "length", "movable", "moved", "search", "span"]
+           "crossing_routes", "length", "movable", "moved", "search", "span"]
 
 Ranks = tuple[int, ...]
 T = TypeVar("T")
@@ -182,12 +183,17 @@ def crossed_nodes(graph: LayeredGraph, routing: Routing) -> frozenset[int]:
     >>> sorted(crossed_nodes(g, Routing((), routes, 60, 10)))
     [0, 1, 2, 3]
     """
-    segments = [s for i, e in enumerate(routing.edges)
-                for s in route_segments(e.points, i, e.source, e.target)]
     index = {n.id: v for v, n in enumerate(graph.nodes)}
-    ends = {end for i in crossed_edges(segments)
+    ends = {end for i in crossing_routes(routing.edges)
             for end in (routing.edges[i].source, routing.edges[i].target)}
     return frozenset(index[n] for n in ends if n in index)
+
+
+def crossing_routes(routes: Sequence[EdgeRoute]) -> frozenset[int]:
+    """The positions in ``routes`` of the routes that cross another
+    (:func:`~layouts.quality_grid.crossed_edges`)."""
+    return crossed_edges([s for i, e in enumerate(routes)
+                          for s in route_segments(e.points, i, e.source, e.target)])
 
 
 def search(graph: LayeredGraph, start: Trial[T], draw: Callable[[Ranks], Trial[T]],
