@@ -291,7 +291,7 @@ def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
     ``recipe`` says (every step after layering), at most ``draws`` of them."""
     chosen = recipe.options
     if chosen.effort is Effort.DRAFT or drawing.order_crossings is None or \
-            not any(n.ports for n in graph.nodes) or run.deadline.exhausted:
+            not _searchable(graph) or run.deadline.exhausted:
         return drawing
     acyclic = label_ranks.lengthen(cycles.run(import_graph(graph, chosen), recipe.entry_rule),
                                    recipe.two_layers)
@@ -328,6 +328,12 @@ def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
     return replace(kept.drawing, notes=(*drawing.notes, note))
 
 
+def _searchable(component: Graph) -> bool:
+    """Whether a component may have a layering to search: it has ports, and no more
+    nodes than the search takes items (so that a large one is not ranked for nothing)."""
+    return len(component.nodes) <= moves.MAX_ITEMS and any(n.ports for n in component.nodes)
+
+
 def _items(acyclic: LayeredGraph, rank: tuple[int, ...]) -> int:
     """Nodes and dummies of the layering: an edge ``k`` layers long has ``k - 1``
     dummies."""
@@ -354,7 +360,7 @@ def layer_moves_apply(graph: Graph, options: LayoutOptions,
     if options.effort is Effort.DRAFT:
         return False
     for part in packing.split(graph):
-        if any(n.ports for n in part.nodes) and \
+        if _searchable(part) and \
                 (crossing is None or any(e.id in crossing for e in part.edges)):
             acyclic = cycles.run(import_graph(part, options))
             if _items(acyclic, layering.run(acyclic)) <= moves.MAX_ITEMS:
