@@ -157,20 +157,22 @@ def test_the_search_stops_at_its_draw_limit() -> None:
 
 
 def test_the_layering_is_searched_once_per_layout(monkeypatch: pytest.MonkeyPatch) -> None:
-    # mixed-constraints has a free node: the free port sides run 6 trial layouts, each
-    # with both entry rules; the search runs once, on the kept one
-    calls: list[int] = []
+    # mixed-constraints has a free node: the free port sides run 6 trial layouts after
+    # the first, each with both entry rules (no node is a source, and the first-node
+    # drawing crosses); the search runs once, on the kept one, and may draw as many
+    # layerings as those 7 layouts drew, 7 * 2 = 14, capped at MAX_DRAWS = 8
+    limits: list[object] = []
     search = moves.search
 
     def counted(*args: object, **kwargs: object) -> object:
-        calls.append(1)
+        limits.append(args[4])
         return search(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(moves, "search", counted)
     result = layout(mixed_constraints(), engine="layered")
     assert "free port sides: 6 trial layouts, 0 ports moved off the flow face" in \
         result.diagnostics.notes
-    assert calls == [1]
+    assert limits == [min(moves.MAX_DRAWS, 7 * 2)] == [8]
 
 
 def test_the_search_is_deterministic() -> None:
