@@ -137,6 +137,21 @@ def swept_crossings(segments: list[Segment]) -> int:
     return _counted(segments, _swept_pairs(segments))
 
 
+def crossed_edges(segments: list[Segment]) -> frozenset[int]:
+    """The ``edge`` numbers of the segments in the crossings :func:`swept_crossings`
+    counts.
+
+    >>> crossed_edges([Segment(0, 5, 10, 5, 0, "a", "b"), Segment(5, 0, 5, 10, 1, "c", "d"),
+    ...                Segment(50, 0, 50, 10, 2, "e", "f")])
+    frozenset({0, 1})
+    """
+    found: set[int] = set()
+    for i, j in _swept_pairs(segments):
+        if _counted(segments, ((i, j),)):
+            found |= {segments[i].edge, segments[j].edge}
+    return frozenset(found)
+
+
 def _swept_pairs(segments: list[Segment]) -> list[tuple[int, int]]:
     """Index pairs (lower first) of segments whose closed bounds meet, each pair once."""
     bounds = [(min(s.x1, s.x2), min(s.y1, s.y2), max(s.x1, s.x2), max(s.y1, s.y2), i)

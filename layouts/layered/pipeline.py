@@ -7,7 +7,10 @@
    that crosses less: :mod:`.cycles.entry`); label ranks: the labelled edges named by
    the label check below get two layers (:mod:`.label_ranks`);
 3. layering: network simplex ranks; with ports, each port then takes the role its
-   edges have in the drawing (:mod:`.cycles.port_roles`);
+   edges have in the drawing (:mod:`.cycles.port_roles`); a small component with ports
+   whose kept drawing crosses is drawn again on layerings one node moved, keeping a
+   move while the drawing crosses less (:mod:`.layering.moves`, once per layout, after
+   the trials of the free port sides, the entry rule and the effort chose theirs);
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
    mutual pair too, beside its partner: :mod:`.loopbacks.facing`);
 5. ordering: crossing minimisation (then, with ports, port-aware reordering and
@@ -66,14 +69,15 @@ from layouts.layered import (
     packing,
 )
 from layouts.layered.budget import COSTS, Extra, OutOfTimeError
+from layouts.layered.contracts.labels import misplaced_labels
 from layouts.layered.cycles import entry, port_roles
 from layouts.layered.cycles.entry import EntryRule
 from layouts.layered.graph import LayeredGraph, ProperGraph, import_graph
-from layouts.layered.layering import chains
+from layouts.layered.layering import chains, moves
 from layouts.layered.loopbacks import facing, lanes
 from layouts.layered.model import Deadline, Placement, Routing
 from layouts.layered.ordering import ports as port_order
-from layouts.layered.ordering.drawn_check import Drawing, fewer_crossings
+from layouts.layered.ordering.drawn_check import Drawing, drawn_crossings, fewer_crossings
 from layouts.layered.placement import port_pass
 from layouts.layered.routing import route_edges
 from layouts.layered.staircase import staircase
@@ -133,12 +137,15 @@ class Stages:
 
 def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None, *,
             check_invariants: bool = False, two_layers: frozenset[int] = frozenset(),
-            entry_rule: EntryRule = EntryRule.FIRST_NODE) -> Stages:
+            entry_rule: EntryRule = EntryRule.FIRST_NODE,
+            layers: tuple[int, ...] | None = None) -> Stages:
     """Steps 1-6, import to placement; with ``check_invariants`` every phase's
     post-condition is checked and :class:`InvariantViolationError` names the first
     broken one. The edges at the input positions ``two_layers`` get label ranks: at
     least two layers each (:mod:`.label_ranks`); ``entry_rule`` is cycle breaking's
-    (:mod:`.cycles.entry`).
+    (:mod:`.cycles.entry`); ``layers``, when given, is the rank per node to draw
+    instead of network simplex's (a valid layering of the acyclic graph: the layer
+    moves search's, :mod:`.layering.moves`).
 
     Before each step the deadline keeps a reserve for the steps a layout cannot do
     without (:mod:`.budget`), so optimisation stops in time;
@@ -152,7 +159,7 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     guess = round(COSTS.proper_per_item * items)
     deadline.keep(COSTS.after_layering(items, guess, COSTS.speed(deadline.elapsed() * 2, items),
                                      quick=False))
-    rank = run("layering", layering.run, acyclic, deadline)
+    rank = layers if layers is not None else run("layering", layering.run, acyclic, deadline)
     if layered.ports is not None:
         acyclic, rank = run("port roles", port_roles.run, graph, acyclic, rank, options)
     proper = run("dummy chains", chains.run, acyclic, rank, facing=facing.pairs(acyclic, options))
@@ -187,18 +194,22 @@ def prepare(graph: Graph, options: LayoutOptions, run: StepRunner | None = None,
     return stages
 
 
-def run_layout(graph: Graph, options: LayoutOptions, *,
-               check_invariants: bool = False) -> LayoutResult:
+def run_layout(graph: Graph, options: LayoutOptions, *, check_invariants: bool = False,
+               layer_moves: int = 0) -> LayoutResult:
     """Lay out ``graph`` with the layered engine; the caller's graph is not changed.
     Disconnected components are laid out one by one, each with the time the later
     ones' least layouts leave (at least its share by size), and packed into rows toward
     ``options.aspect_ratio`` (:mod:`.packing`). When the budget cannot pay for the
     layered pipeline, the result is the :mod:`.staircase` layout (flagged
-    budget-exhausted, with a note saying so)."""
+    budget-exhausted, with a note saying so). With ``layer_moves`` (the number of
+    layouts of ``graph`` made before this one, at least 1), each small component with
+    ports searches its layering too (:func:`_moved`), with about as many drawings as
+    those layouts made; the provider asks for it once, on the layout its free port sides
+    trials kept."""
     run = StepRunner(Deadline(options.time_budget))
     parts = packing.split(graph)
     if len(parts) <= 1:
-        routing, crossings = _connected(graph, options, run, check_invariants)
+        routing, crossings = _connected(graph, options, run, check_invariants, layer_moves)
         return routed_check(run("export", export, graph, routing, options, run, crossings),
                             graph, options, check_invariants)
     sizes = [len(part.nodes) + len(part.edges) for part in parts]
@@ -213,7 +224,7 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
                     remaining - COSTS.pipeline(left, quick=False))
         child = StepRunner(Deadline(share))
         routing, crossings = _connected(part, replace(options, time_budget=share), child,
-                                        check_invariants)
+                                        check_invariants, layer_moves)
         run.absorb(child)
         drawings.append(routing)
         counts += [] if crossings is None else [crossings]
@@ -224,15 +235,34 @@ def run_layout(graph: Graph, options: LayoutOptions, *,
                             sum(counts) if counts else None), graph, options, check_invariants)
 
 
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """How a drawing of a component was made: the options (the effort of the
+    ``best`` check), the entry rule and the edges given label ranks."""
+
+    options: LayoutOptions
+    entry_rule: EntryRule
+    two_layers: frozenset[int]
+
+
 def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
-               check_invariants: bool) -> tuple[Routing, int | None]:
+               check_invariants: bool, layer_moves: int = 0
+               ) -> tuple[Routing, int | None]:
     """:func:`_drawn` of a connected ``graph``; at ``best`` effort the one of the
-    ``balanced`` and ``best`` drawings that crosses less (:mod:`.ordering.drawn_check`)."""
+    ``balanced`` and ``best`` drawings that crosses less (:mod:`.ordering.drawn_check`);
+    with ``layer_moves`` (layouts made before), the one these trials kept, after the
+    layer moves search (:func:`_moved`) with at most ``layer_moves`` times as many
+    drawings as these trials made (at least :data:`LEAST_MOVES`, at most
+    :data:`~.layering.moves.MAX_DRAWS`): the search costs about what the layouts did."""
+    made: list[tuple[Routing, Recipe]] = []
+
     def entered(chosen: LayoutOptions, deadline: Deadline, rule: EntryRule) -> Drawing:
         child = StepRunner(deadline)
-        routing, crossings = _drawn(graph, chosen, child, check_invariants, rule)
+        routing, crossings, two_layers = _drawn_lengthened(graph, chosen, child,
+                                                           check_invariants, rule)
         notes, child.notes = tuple(child.notes), []
         run.absorb(child)
+        made.append((routing, Recipe(chosen, rule, two_layers)))
         return Drawing(routing, crossings, notes)
 
     def draw(chosen: LayoutOptions, deadline: Deadline) -> Drawing:
@@ -240,8 +270,108 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
                                      chosen.effort, deadline)
 
     drawing = fewer_crossings(draw, options, run.deadline, len(graph.nodes) + len(graph.edges))
+    if layer_moves:
+        recipe = next(r for routing, r in made if routing is drawing.routing)
+        draws = min(moves.MAX_DRAWS, max(LEAST_MOVES, layer_moves * len(made)))
+        drawing = _moved(graph, drawing, recipe, run, check_invariants, draws)
     run.notes += [note for note in drawing.notes if note not in run.notes]
     return drawing.routing, drawing.order_crossings
+
+
+LEAST_MOVES = 2
+"""The layer moves search may always draw this many layerings (a layout whose trials
+drew the graph once: every-side's move that pays is the second it tries)."""
+
+
+def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
+           check_invariants: bool, draws: int) -> Drawing:
+    """``drawing`` of the connected ``graph``, or a drawing of it on a layering that the
+    layer moves search (:mod:`.layering.moves`) found to cross less: only for a graph
+    with ports above draft effort whose drawing crosses and whose layering has at most
+    :data:`~.layering.moves.MAX_ITEMS` nodes and dummies; each move is drawn as
+    ``recipe`` says (every step after layering), at most ``draws`` of them."""
+    chosen = recipe.options
+    if chosen.effort is Effort.DRAFT or drawing.order_crossings is None or \
+            not _searchable(graph) or run.deadline.exhausted:
+        return drawing
+    acyclic = label_ranks.lengthen(cycles.run(import_graph(graph, chosen), recipe.entry_rule),
+                                   recipe.two_layers)
+    rank = layering.run(acyclic, run.deadline)
+    if _items(acyclic, rank) > moves.MAX_ITEMS:
+        return drawing
+    start = moves.Trial(rank, drawn_crossings(drawing.routing),
+                        len(misplaced_labels(drawing.routing.edges)),
+                        moves.length(acyclic, rank), drawing,
+                        moves.crossed_nodes(acyclic, drawing.routing))
+    if start.crossings == 0:
+        return drawing
+
+    def draw(layers: tuple[int, ...]) -> moves.Trial[Drawing]:
+        child = StepRunner(run.deadline)
+        drawn = _drawn_once(graph, chosen, child, check_invariants, recipe.two_layers,
+                            recipe.entry_rule, layers)
+        notes, child.notes = tuple(child.notes), []
+        run.absorb(child)
+        routing = frame.restore(drawn.routing, chosen.direction)
+        crossings = drawn_crossings(routing) if drawn.order_crossings is not None \
+            else _NEVER
+        return moves.Trial(layers, crossings, len(misplaced_labels(routing.edges)),
+                           moves.length(acyclic, layers),
+                           Drawing(routing, drawn.order_crossings, notes),
+                           moves.crossed_nodes(acyclic, routing))
+
+    was_exhausted = run.deadline.exhausted
+    kept = run("layer moves", moves.search, acyclic, start, draw, run.deadline, draws)
+    if kept is start:
+        run.deadline.exhausted = was_exhausted   # the drawing kept was not cut short
+        return drawing
+    note = f"layer moves: {start.crossings} drawn crossings -> {kept.crossings}"
+    return replace(kept.drawing, notes=(*drawing.notes, note))
+
+
+def _searchable(component: Graph) -> bool:
+    """Whether a component may have a layering to search: it has ports, and no more
+    nodes than the search takes items (so that a large one is not ranked for nothing)."""
+    return len(component.nodes) <= moves.MAX_ITEMS and any(n.ports for n in component.nodes)
+
+
+def _items(acyclic: LayeredGraph, rank: tuple[int, ...]) -> int:
+    """Nodes and dummies of the layering: an edge ``k`` layers long has ``k - 1``
+    dummies."""
+    return len(rank) + moves.length(acyclic, rank) - len(acyclic.edges)
+
+
+def layer_moves_apply(graph: Graph, options: LayoutOptions,
+                      crossing: frozenset[str] | None = None) -> bool:
+    """Whether :func:`run_layout` with ``layer_moves`` may search a layering of
+    ``graph``: above draft effort, for a component with ports of at most
+    :data:`~.layering.moves.MAX_ITEMS` nodes and dummies on the layering of the
+    first-node entry without label ranks (the search itself checks the layering of the
+    drawing it starts from), and with one of the edges of the ids ``crossing`` when
+    given (those that cross in a drawing of it). For a caller that lays out again only
+    for the search.
+
+    >>> from layouts.graph import Edge, Node, Port
+    >>> g = Graph((Node("a", 9, 9, ports=(Port("p"),)), Node("b", 9, 9)),
+    ...           (Edge("e", "a", "b", source_port="p"),))
+    >>> layer_moves_apply(g, LayoutOptions()), layer_moves_apply(g, LayoutOptions(
+    ...     effort=Effort.DRAFT))
+    (True, False)
+    """
+    if options.effort is Effort.DRAFT:
+        return False
+    for part in packing.split(graph):
+        if _searchable(part) and \
+                (crossing is None or any(e.id in crossing for e in part.edges)):
+            acyclic = cycles.run(import_graph(part, options))
+            if _items(acyclic, layering.run(acyclic)) <= moves.MAX_ITEMS:
+                return True
+    return False
+
+
+_NEVER = 1 << 30
+"""The crossings a staircase drawing counts for in the layer moves search: more than
+any drawing's, so it is never kept."""
 
 
 def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner, check_invariants: bool,
@@ -251,24 +381,39 @@ def _drawn(graph: Graph, options: LayoutOptions, run: StepRunner, check_invarian
     of one layer sit astray and the time budget affords more layouts, the graph is drawn
     again with those edges two layers long, keeping the drawing with the fewest astray
     labels (:func:`.label_ranks.roomiest`)."""
+    routing, crossings, _ = _drawn_lengthened(graph, options, run, check_invariants,
+                                              entry_rule)
+    return routing, crossings
+
+
+def _drawn_lengthened(graph: Graph, options: LayoutOptions, run: StepRunner,
+                      check_invariants: bool, entry_rule: EntryRule = EntryRule.FIRST_NODE
+                      ) -> tuple[Routing, int | None, frozenset[int]]:
+    """:func:`_drawn`, and the input positions of the edges its drawing gave label
+    ranks (for the layer moves search to draw as it did)."""
+    made: list[tuple[label_ranks.Labelled, frozenset[int]]] = []
+
     def draw(two_layers: frozenset[int]) -> label_ranks.Labelled:
         child = StepRunner(run.deadline)
         drawn = _drawn_once(graph, options, child, check_invariants, two_layers, entry_rule)
         notes, child.notes = tuple(child.notes), []
         run.absorb(child)
-        return replace(drawn, notes=notes)
+        made.append((replace(drawn, notes=notes), two_layers))
+        return made[-1][0]
 
     kept = label_ranks.roomiest(draw, run.deadline)
     run.notes += [note for note in kept.notes if note not in run.notes]
+    two_layers = next(lengthened for drawn, lengthened in made if drawn is kept)
     return run("frame restore", frame.restore, kept.routing, options.direction), \
-        kept.order_crossings
+        kept.order_crossings, two_layers
 
 
 def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_invariants: bool,
-                two_layers: frozenset[int], entry_rule: EntryRule = EntryRule.FIRST_NODE
-                ) -> label_ranks.Labelled:
+                two_layers: frozenset[int], entry_rule: EntryRule = EntryRule.FIRST_NODE,
+                layers: tuple[int, ...] | None = None) -> label_ranks.Labelled:
     """The routed drawing of a connected ``graph`` in the canonical frame, the edges at
-    ``two_layers`` at least two layers long, with its astray labels
+    ``two_layers`` at least two layers long (on the ranks ``layers`` when given, see
+    :func:`prepare`), with its astray labels
     (:func:`.label_ranks.crowded`) and the ordering's crossing count. The optional steps
     (:class:`~.budget.Extra`) run only when the time left pays for them, at the speed
     measured so far: the front steps' before routing, the slower of theirs and
@@ -279,7 +424,7 @@ def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_inv
         return _staircase(graph, options, run)
     try:
         stages = prepare(graph, options, run, check_invariants=check_invariants,
-                         two_layers=two_layers, entry_rule=entry_rule)
+                         two_layers=two_layers, entry_rule=entry_rule, layers=layers)
     except OutOfTimeError:
         return _staircase(graph, options, run)
     proper_items = len(stages.proper.nodes) + len(stages.proper.segments)

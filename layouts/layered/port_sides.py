@@ -96,15 +96,39 @@ def _with_node(graph: Graph, node: Node) -> Graph:
 
 
 def choose_free_sides(graph: Graph, options: LayoutOptions,
-                      lay_out: Callable[[Graph], LayoutResult]) -> LayoutResult:
+                      lay_out: Callable[[Graph], LayoutResult],
+                      refine: Callable[[Graph, int, LayoutResult | None],
+                                       LayoutResult | None] | None = None
+                      ) -> LayoutResult:
     """The layout of ``graph`` (by ``lay_out``) with each free port on the face of
-    fewest crossings; see the module docstring."""
+    fewest crossings; see the module docstring. ``refine`` lays out the graph with the
+    sides kept once more, with a costlier search (the layer moves of
+    :mod:`layouts.layered.layering.moves`), when the kept layout crosses and the trials
+    ran in time, told how many layouts the trials made (to spend about as much) and
+    the layout kept: its layout is kept when it crosses less (``None``: it has no
+    search to add). Without trials to run, ``refine`` lays out ``graph`` in
+    ``lay_out``'s stead (told 1 and no layout)."""
     started = time.perf_counter()
-    best = lay_out(graph)
     left = TRIALS[options.effort]
     candidates = free_ports(graph, options.direction) if left else []
     if not candidates or sum(1 for _ in graph.all_nodes()) > MAX_NODES:
-        return best
+        return (refine and refine(graph, 1, None)) or lay_out(graph)
+    best, current, trials, moved, exhausted = _trials(graph, options, lay_out, candidates)
+    if refine is not None and not exhausted and (count := measure(best).crossings) > 0:
+        refined = refine(current, trials + 1, best)
+        best = refined if refined and measure(refined).crossings < count else best
+    return _noted(best, started, trials, moved, exhausted=exhausted)
+
+
+def _trials(graph: Graph, options: LayoutOptions, lay_out: Callable[[Graph], LayoutResult],
+            candidates: list[tuple[str, str, PortSide]]
+            ) -> tuple[LayoutResult, Graph, int, int, bool]:
+    """The trials of :func:`choose_free_sides`: the layout of fewest crossings, the graph
+    with the sides it was drawn with, how many trials ran, how many ports moved off the
+    flow face, and whether the time budget cut the trials short."""
+    started = time.perf_counter()
+    best = lay_out(graph)
+    left = TRIALS[options.effort]
     items = sum(1 for _ in graph.all_nodes()) + len(graph.edges)
     left = min(left, WORK[options.effort] // max(1, items))
     allowed = options.time_budget / 2
@@ -116,9 +140,9 @@ def choose_free_sides(graph: Graph, options: LayoutOptions,
     for node_id, port, natural in candidates:
         for face in (f for f in _FACES if f is not natural):
             if count == 0 or trials == left:
-                return _noted(best, started, trials, moved)
+                return best, current, trials, moved, False
             if time.perf_counter() - started > allowed:   # the budget cut the trials short
-                return _noted(best, started, trials, moved, exhausted=True)
+                return best, current, trials, moved, True
             trials += 1
             trial_node = _fixed(nodes[node_id], port, face, sides)
             trial = _with_node(current, trial_node)
@@ -129,7 +153,7 @@ def choose_free_sides(graph: Graph, options: LayoutOptions,
                 best, count, current = result, crossings, trial
                 sides[(node_id, port)] = face
                 nodes[node_id] = trial_node
-    return _noted(best, started, trials, moved)
+    return best, current, trials, moved, False
 
 
 def _noted(result: LayoutResult, started: float, trials: int, moved: int, *,

@@ -19,7 +19,8 @@ from layouts.collapse import collapse
 from layouts.graph import Graph, GraphFeature
 from layouts.layered.collector import paused
 from layouts.layered.hierarchy import run_hierarchy
-from layouts.layered.pipeline import ENGINE_NAME, run_layout
+from layouts.layered.layering.moves import crossing_routes
+from layouts.layered.pipeline import ENGINE_NAME, layer_moves_apply, run_layout
 from layouts.layered.port_fit import fit_ports
 from layouts.layered.port_sides import choose_free_sides
 from layouts.layered.portmap import mirror_ports
@@ -53,8 +54,10 @@ class LayeredProvider:
         mirror images of TopToBottom and LeftToRight (:mod:`layouts.mirror`), their ports
         reflected before the layout (:func:`mirror_ports`). A node whose ports would
         overlap is grown first, with a warning (:mod:`layouts.layered.port_fit`); free
-        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`). The
-        cyclic garbage collector is paused meanwhile (:mod:`layouts.layered.collector`)."""
+        ports take the face of fewest crossings (:mod:`layouts.layered.port_sides`), and
+        then a flat graph's layering is searched for fewer crossings
+        (:mod:`layouts.layered.layering.moves`). The cyclic garbage collector is paused
+        meanwhile (:mod:`layouts.layered.collector`)."""
         graph.validate()
         graph = collapse(graph)
         require_features(graph, self.name, self)
@@ -70,16 +73,28 @@ class LayeredProvider:
     def _layout(self, graph: Graph, options: LayoutOptions) -> LayoutResult:
         features = graph.features()
         base = replace(options, direction=base_direction(options.direction))
-        engine = run_hierarchy if GraphFeature.COMPOUND in features else run_layout
+        compound = GraphFeature.COMPOUND in features
+        engine = run_hierarchy if compound else run_layout
 
-        def lay_out(chosen: Graph) -> LayoutResult:
+        def lay_out(chosen: Graph, layer_moves: int = 0) -> LayoutResult:
             fitted, grown = fit_ports(chosen, options.direction)
             mirrored = mirror_ports(fitted, options.direction)
-            return _warned(mirror_result(engine(mirrored, base), options.direction), grown)
+            drawn = run_layout(mirrored, base, layer_moves=layer_moves) if layer_moves \
+                else engine(mirrored, base)
+            return _warned(mirror_result(drawn, options.direction), grown)
+
+        def refine(chosen: Graph, layouts: int, kept: LayoutResult | None) -> LayoutResult | None:
+            """The layout with the layer moves search after ``layouts`` layouts, when it
+            may search a layering (of a component that crosses in the layout ``kept``)."""
+            crossing = None if kept is None else \
+                frozenset(kept.edges[i].id for i in crossing_routes(kept.edges))
+            return lay_out(chosen, layer_moves=layouts) \
+                if layer_moves_apply(chosen, base, crossing) else None
 
         if GraphFeature.PORTS not in features:   # no port to fit, mirror or put on a side
             return mirror_result(engine(graph, base), options.direction)
-        return choose_free_sides(graph, options, lay_out)
+        # the layer moves search runs once, on the free port sides the trials kept
+        return choose_free_sides(graph, options, lay_out, None if compound else refine)
 
 
 def _warned(result: LayoutResult, warnings: tuple[str, ...]) -> LayoutResult:

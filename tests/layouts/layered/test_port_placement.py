@@ -53,9 +53,13 @@ def test_a_side_port_gets_its_neighbour_under_its_stub_column() -> None:
 @pytest.mark.parametrize("name", ["every-side", "mixed-constraints", "bundles"])
 def test_the_port_graphs_bend_less_than_with_ports_ignored_by_placement(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Against the first placement alone (the step turned off), counted on the drawing."""
+    """Against the first placement alone (the step turned off), counted on the drawing;
+    both on network simplex's layers (the layer moves search off: it would draw each
+    on the layers that cross least with its own placement, so on different layers)."""
+    from layouts.layered.layering import moves
     from layouts.layered.placement import port_pass
 
+    monkeypatch.setattr(moves, "MAX_ITEMS", 0)
     graph = SAMPLES[name]()
     with_step = measure(layout(graph, engine="layered")).bends
     monkeypatch.setattr(port_pass, "run", lambda *args, **kwargs: args[3])

@@ -16,7 +16,7 @@ from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide
 from layouts.layered import cycles, layering
 from layouts.layered.cycles import port_roles
 from layouts.layered.graph import import_graph
-from layouts.layered.layering import chains
+from layouts.layered.layering import chains, moves
 from layouts.layered.ordering import OrderingResult
 from layouts.layered.ordering import ports as port_order
 from layouts.layered.ordering.ports import (
@@ -88,10 +88,19 @@ def test_a_pair_whose_port_faces_the_corridor_way_keeps_its_corridor() -> None:
     assert port_roles.run(graph, acyclic, rank, LayoutOptions()) == (acyclic, rank)
 
 
-def test_the_free_node_of_a_pair_goes_to_the_emptier_layer() -> None:
+def _without_layer_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layer moves search off: the drawing on the layers this step leaves (the
+    search moves every-side's feed below the drawing: tests/layouts/layered/
+    test_layer_moves.py)."""
+    monkeypatch.setattr(moves, "MAX_ITEMS", 0)
+
+
+def test_the_free_node_of_a_pair_goes_to_the_emptier_layer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # every-side: `feed` joins only the hub, both ways. Below the hub it would share a
     # layer with left, down and right (4 nodes); above it, with `top` (1): it goes up,
     # and the hub's north port edge to it (n_out) is the one reversed and drawn facing
+    _without_layer_moves(monkeypatch)
     result = layout(every_side(), engine="layered")
     assert result.node("feed").y == result.node("top").y == 0
     assert result.node("hub").y > 0
@@ -113,7 +122,9 @@ def test_the_free_node_stays_when_the_other_layer_is_no_emptier() -> None:
     assert measure(result).crossings == 0
 
 
-def test_every_side_draws_within_its_widest_layer_and_crosses_once() -> None:
+def test_every_side_draws_within_its_widest_layer_and_crosses_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_layer_moves(monkeypatch)
     result = layout(every_side(), engine="layered")
     # widest layer: left, down, right packed, 3 * 100 + 2 * 40; the hub's grown box is
     # 120 + 24 + 24 (west port + the stub round; east port used both ways) = 168
