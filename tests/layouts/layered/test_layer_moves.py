@@ -204,6 +204,8 @@ def test_every_side_moves_feed_below_the_drawing_and_crosses_nothing() -> None:
     assert all(a < b for a, b in pairwise(ys))
     assert result.node("left").y == result.node("down").y == result.node("right").y
     assert measure(result).crossings == 0
-    # layers 40, 60 (a 12 px strip above for n_out's stub round), 40, 40; four
-    # channels of 60
-    assert result.height == 40 + 60 + (12 + 60) + 60 + 40 + 60 + 40
+    # layers 40, 60, 40, 40 and four channels of 60: routing keeps a 12 px strip above
+    # the hub for n_out's stub round, but compaction closes that channel to the layer
+    # spacing, since its three tracks (t_n, f_e, the stub) 12 px apart and 12 px above
+    # the hub need 3 x 12 + 12 = 48 <= 60 px
+    assert result.height == 40 + 60 + 60 + 60 + 40 + 60 + 40
