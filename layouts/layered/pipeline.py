@@ -302,7 +302,8 @@ def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
     start = moves.Trial(rank, drawn_crossings(drawing.routing),
                         len(misplaced_labels(drawing.routing.edges)),
                         moves.length(acyclic, rank), drawing,
-                        moves.crossed_nodes(acyclic, drawing.routing))
+                        moves.crossed_nodes(acyclic, drawing.routing),
+                        drawing.routing.width * drawing.routing.height)
     if start.crossings == 0:
         return drawing
 
@@ -318,7 +319,8 @@ def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
         return moves.Trial(layers, crossings, len(misplaced_labels(routing.edges)),
                            moves.length(acyclic, layers),
                            Drawing(routing, drawn.order_crossings, notes),
-                           moves.crossed_nodes(acyclic, routing))
+                           moves.crossed_nodes(acyclic, routing),
+                           routing.width * routing.height)
 
     was_exhausted = run.deadline.exhausted
     kept = run("layer moves", moves.search, acyclic, start, draw, run.deadline, draws)

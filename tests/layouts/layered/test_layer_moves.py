@@ -192,13 +192,16 @@ def test_a_graph_without_ports_is_drawn_byte_identical() -> None:
     assert "layer moves" not in dict(searched.diagnostics.phases)
 
 
-def test_every_side_moves_feed_below_the_drawing_and_crosses_nothing() -> None:
+def test_every_side_moves_feed_below_the_drawing_and_crosses_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """On network simplex's layers port roles puts feed beside top (the emptier layer,
     tests/layouts/layered/test_port_roles.py) and the drawing crosses once. The search
     moves feed (a sink, model order last) from rank 2 to one below the deepest, 3: no
     longer one layer from the hub, port roles leaves it there, and both its edges leave
     the hub downward (n_out by a stub round the west face and round ``left``, s_in
-    from the south port between down and right): nothing crosses."""
+    from the south port between down and right): nothing crosses. (Only with the area
+    cap lifted: see the next test.)"""
+    monkeypatch.setattr(moves, "MAX_AREA_GROWTH", float("inf"))
     result = layout(every_side(), engine="layered")
     ys = [result.node(n).y for n in ("top", "hub", "down", "feed")]
     assert all(a < b for a, b in pairwise(ys))
@@ -209,3 +212,15 @@ def test_every_side_moves_feed_below_the_drawing_and_crosses_nothing() -> None:
     # spacing, since its three tracks (t_n, f_e, the stub) 12 px apart and 12 px above
     # the hub need 3 x 12 + 12 = 48 <= 60 px
     assert result.height == 40 + 60 + 60 + 60 + 40 + 60 + 40
+
+
+def test_every_side_keeps_its_crossing_where_the_move_would_grow_the_drawing_half_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The move above adds a layer: height 360 (previous test) against 260 on network
+    simplex's layers (40 + 60 + 60 + 60 + 40, tests/layouts/layered/test_port_roles.py),
+    more than MAX_AREA_GROWTH = 1.2 times the area even before any width change, so the
+    search keeps the drawing it started from: the same as with the search off."""
+    kept = layout(every_side(), engine="layered")
+    assert measure(kept).crossings == 1 and kept.height == 40 + 60 + 60 + 60 + 40
+    _off(monkeypatch)
+    assert layout(every_side(), engine="layered").to_json() == kept.to_json()
