@@ -9,20 +9,23 @@
 3. layering: network simplex ranks; with ports, each port then takes the role its
    edges have in the drawing (:mod:`.cycles.port_roles`); a small component with ports
    whose kept drawing crosses is drawn again on layerings one node moved, keeping a
-   move while the drawing crosses less (:mod:`.layering.moves`, once per layout, after
+   move while the drawing crosses less within 1.2 times the area it started from
+   (:mod:`.layering.moves`, once per layout, after
    the trials of the free port sides, the entry rule and the effort chose theirs);
 4. dummy chains: long edges split at every layer they cross (the reversed edge of a
    mutual pair too, beside its partner: :mod:`.loopbacks.facing`);
-5. ordering: crossing minimisation (then, with ports, port-aware reordering and
-   the strips of the stubs round each node chosen again: :mod:`.ordering.ports`);
+5. ordering: crossing minimisation (then, with ports, port-aware reordering, the
+   strips of the stubs round each node chosen again, and bundles against the flow split
+   between both strips where that crosses less: :mod:`.ordering.ports`);
    loop-back lanes: loop-backs whose corridors beside the drawing would cross drawn
    between the columns instead, when that crosses less;
 6. placement: Brandes-Koepf coordinates, layers stacked;
 7. routing: orthogonal routes on the boundary-slot lattice (:mod:`.routing`);
 8. undo cycle breaking: every route runs from its input source to its input target; then
-   fans and compaction; the label check: where a label of an edge of one layer sits
-   nearer another route than its own, steps 1-8 run again with that edge two layers
-   long, while that puts fewer labels astray (:func:`.label_ranks.roomiest`);
+   fans and compaction (ports move with their node); the label check: where a label
+   of an edge of one layer sits nearer another route than its own, steps 1-8 run again
+   with that edge two layers long, while that puts fewer labels astray
+   (:func:`.label_ranks.roomiest`);
 9. frame restore: transpose back for LeftToRight;
 10. export: a :class:`LayoutResult` with the per-step timings in its diagnostics.
 
