@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from layouts.collapse import collapse
@@ -75,13 +76,20 @@ class LayeredProvider:
         base = replace(options, direction=base_direction(options.direction))
         compound = GraphFeature.COMPOUND in features
         engine = run_hierarchy if compound else run_layout
+        started = time.perf_counter()
 
         def lay_out(chosen: Graph, layer_moves: int = 0) -> LayoutResult:
             fitted, grown = fit_ports(chosen, options.direction)
             mirrored = mirror_ports(fitted, options.direction)
-            drawn = run_layout(mirrored, base, layer_moves=layer_moves) if layer_moves \
+            drawn = run_layout(mirrored, left(), layer_moves=layer_moves) if layer_moves \
                 else engine(mirrored, base)
             return _warned(mirror_result(drawn, options.direction), grown)
+
+        def left() -> LayoutOptions:
+            """``base`` with the time the trials before the search left of the budget:
+            the search's layout comes after them, inside the caller's budget."""
+            spent = time.perf_counter() - started
+            return replace(base, time_budget=max(MIN_BUDGET, options.time_budget - spent))
 
         def refine(chosen: Graph, layouts: int, kept: LayoutResult | None) -> LayoutResult | None:
             """The layout with the layer moves search after ``layouts`` layouts, when it
@@ -95,6 +103,12 @@ class LayeredProvider:
             return mirror_result(engine(graph, base), options.direction)
         # the layer moves search runs once, on the free port sides the trials kept
         return choose_free_sides(graph, options, lay_out, None if compound else refine)
+
+
+MIN_BUDGET = 0.001
+"""The least time budget :class:`LayoutOptions` takes: the search's layout when the
+trials left no time (a staircase layout, flagged budget-exhausted, kept only if it
+crosses less)."""
 
 
 def _warned(result: LayoutResult, warnings: tuple[str, ...]) -> LayoutResult:

@@ -224,3 +224,35 @@ def test_every_side_keeps_its_crossing_where_the_move_would_grow_the_drawing_hal
     assert measure(kept).crossings == 1 and kept.height == 40 + 60 + 60 + 60 + 40
     _off(monkeypatch)
     assert layout(every_side(), engine="layered").to_json() == kept.to_json()
+
+
+def test_the_search_layout_gets_only_the_time_the_trials_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every layout the provider makes takes 1 s on a fake clock; the layout with the
+    layer moves search comes after the others and is given the 10 s budget less the
+    seconds they took, so the whole call stays inside the caller's budget."""
+    from layouts.layered import provider
+
+    class Clock:
+        now = 0.0
+
+        def perf_counter(self) -> float:
+            return self.now
+
+    clock = Clock()
+    calls: list[tuple[int, float]] = []
+    real = provider.run_layout
+
+    def timed(graph: Graph, options: LayoutOptions, *, layer_moves: int = 0) -> object:
+        calls.append((layer_moves, options.time_budget))
+        clock.now += 1.0
+        return real(graph, options, layer_moves=layer_moves)
+
+    monkeypatch.setattr(provider, "time", clock)
+    monkeypatch.setattr(provider, "run_layout", timed)
+    layout(mixed_constraints(), engine="layered", options=LayoutOptions(time_budget=10.0))
+    searched = [i for i, (moves_allowed, _) in enumerate(calls) if moves_allowed]
+    assert len(searched) == 1
+    index = searched[0]
+    assert index > 0 and calls[index][1] == 10.0 - index   # index layouts of 1 s came first
+    assert all(budget == 10.0 for allowed, budget in calls if not allowed)
