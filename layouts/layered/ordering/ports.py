@@ -22,7 +22,7 @@ Graphs without ports pass through unchanged; so do graphs with more than
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import pairwise, product
@@ -279,7 +279,8 @@ def splits(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
     size) may belong round the other. Each way of splitting a bundle (its edges left or
     right, both halves non-empty) and the whole bundle round the other strip are scored
     by the port-aware crossings of the order
-    :func:`run` finds for it plus the forced crossings of every node's strips; a split
+    :func:`run` finds for it plus the forced crossings of every node's strips, each
+    stub counted once per edge it carries (:func:`edge_forced_crossings`); a split
     is kept only when that total is strictly lower, nodes in id order, so a graph it
     does not help keeps its table (and its nodes their size). The halves widen the
     node by the other strip, a moved bundle may change its width: the pipeline sizes
@@ -305,10 +306,43 @@ def splits(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
 
 def _total_cost(graph: ProperGraph, order: OrderingResult, table: PortTable,
                 deadline: Deadline) -> int:
+    """The port-aware crossings of the order :func:`run` finds for ``table`` plus the
+    forced crossings in the strips, counted edge by edge (:func:`edge_forced_crossings`)."""
     tried = run(graph, order, table, deadline)
-    forced = sum(forced_crossings(own.groups) for own in table.nodes.values())
-    return forced + port_crossings(tried.layers, len(graph.nodes), segments(graph, table),
-                                   graph.rank)
+    return edge_forced_crossings(graph, table) + port_crossings(
+        tried.layers, len(graph.nodes), segments(graph, table), graph.rank)
+
+
+def edge_forced_crossings(graph: ProperGraph, table: PortTable) -> int:
+    """The forced crossings of every node's strips (:func:`forced_crossings`) with each
+    stub counted once per edge it carries: where a stub round the node crosses a side
+    stub that two edges share (every-side's north port, which ``t_n`` enters and the
+    flipped ``n_out`` enters too), each edge's route crosses it, so that is two
+    crossings, not one. A stub no edge of ``graph`` runs in counts once."""
+    weights = _group_edges(graph, table)
+    total = 0
+    for node, own in table.nodes.items():
+        carried = tuple(g for g in own.groups for _ in range(max(1, weights[(node, g)])))
+        total += forced_crossings(carried)
+    return total
+
+
+def _group_edges(graph: ProperGraph, table: PortTable) -> Counter[tuple[str, StubGroup]]:
+    """How many chain edges run in each ``(node, stub group)``: an edge's source end
+    (its port in the table's roles) is at ``upper``, or at ``lower`` for a reversed
+    edge, whose ports keep their input roles."""
+    out: Counter[tuple[str, StubGroup]] = Counter()
+    for edge in graph.chain_edges:
+        if edge.upper == edge.lower:
+            continue
+        pair = table.edge_ports.get(edge.id, (None, None))
+        ends = (edge.lower, edge.upper) if edge.reversed else (edge.upper, edge.lower)
+        for node, port, role in zip(ends, pair, (Role.SOURCE, Role.TARGET), strict=True):
+            own = table.nodes.get(node)
+            group = None if own is None or port is None else own.group_for(port, role, edge.id)
+            if group is not None:
+                out[(node, group)] += 1
+    return out
 
 
 def _split_choices(graph: ProperGraph, table: PortTable, node: str) -> list[PortTable]:

@@ -20,14 +20,27 @@ and ``a``'s round the right, and ``[b, d, a]`` has none.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from layouts.api import layout
 from layouts.graph import Edge, Graph, Node, Port, PortConstraints, PortSide
 from layouts.layered.contracts import check_layout, check_port_sides_and_order
 from layouts.layered.graph import ProperGraph
+from layouts.layered.layering import moves
+from layouts.layered.model import Deadline
+from layouts.layered.ordering import OrderingResult
 from layouts.layered.ordering import ports as port_order
-from layouts.layered.portmap import Insets, PortTable, Role, StubGroup, StubKind, insets
+from layouts.layered.portmap import (
+    Insets,
+    PortTable,
+    Role,
+    StubGroup,
+    StubKind,
+    forced_crossings,
+    insets,
+)
 from layouts.mirror import base_direction, mirror_result
 from layouts.options import Direction, Effort, LayoutOptions
 from layouts.port_corpus import SAMPLES
@@ -147,3 +160,62 @@ def test_a_port_on_the_natural_face_has_nothing_to_split() -> None:
         patch.setattr(port_order, "_split_choices", spy)
         layout(graph)
     assert calls == [False]
+
+
+# every-side (layouts/port_corpus.py) RightToLeft, with the layer moves search off (it
+# moves the feed elsewhere: tests/layouts/layered/test_layer_moves.py). In the engine's
+# frame the hub's ports are: hn on the left face, entered by t_n from `top` and by the
+# flipped n_out from `feed` (both above); he on the top face, which f_e enters from
+# above and e_r leaves for `right` below (a stub round the hub, against the flow); hs on
+# the right face, which s_d leaves for `down` and s_in enters from `feed`. e_r's stub
+# from the top face crosses, in the strip it goes round, every side target's edge coming
+# from above: round the left that is t_n and n_out (2), round the right s_in (1).
+# f_e, entering the top face between `top` and `feed`, crosses n_out either way (n_out
+# runs from `feed` to the hub's left end, f_e from `top` to its middle). So the left
+# strip draws 3 crossings and the right 2.
+
+
+def _no_layer_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(moves, "MAX_ITEMS", 0)
+
+
+def test_a_stub_round_a_shared_side_stub_counts_each_edge(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the import sends e_r's stub round the left strip, where the one side stub it
+    # crosses carries two edges (t_n and n_out): one forced crossing by stubs, two by edges
+    _no_layer_moves(monkeypatch)
+    seen: list[tuple[ProperGraph, PortTable]] = []
+    splits = port_order.splits
+
+    def spy(graph: ProperGraph, order: OrderingResult, ports: PortTable | None,
+            deadline: Deadline) -> PortTable | None:
+        assert ports is not None
+        seen.append((graph, ports))
+        return splits(graph, order, ports, deadline)
+
+    monkeypatch.setattr(port_order, "splits", spy)
+    layout(SAMPLES["every-side"](), direction=Direction.RIGHT_TO_LEFT)
+    graph, table = seen[0]
+    hub = table.nodes["hub"]
+    round_ = next(g for g in hub.groups if g.kind is StubKind.INVERTED)
+    assert (round_.port, round_.role, round_.strip) == ("he", Role.SOURCE, Side.LEFT)
+    assert sum(forced_crossings(own.groups) for own in table.nodes.values()) == 1
+    assert port_order.edge_forced_crossings(graph, table) == 2
+    moved = replace(hub, groups=tuple(replace(g, strip=Side.RIGHT) if g is round_ else g
+                                      for g in hub.groups))
+    other = replace(table, nodes={**table.nodes, "hub": moved})
+    assert port_order.edge_forced_crossings(graph, other) == 1      # s_in alone
+
+
+def test_every_side_right_to_left_sends_the_stub_round_the_strip_that_crosses_less(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_layer_moves(monkeypatch)
+    result = layout(SAMPLES["every-side"](), direction=Direction.RIGHT_TO_LEFT)
+    assert measure(result).crossings == 2       # was 3 (the score missed n_out)
+    edges = {e.id: e for e in result.edges}
+
+    def cross(a: str, b: str) -> int:
+        return measure(replace(result, edges=(edges[a], edges[b]))).crossings
+
+    assert cross("e_r", "s_in") == 1 and cross("f_e", "n_out") == 1
+    assert cross("e_r", "t_n") == cross("e_r", "n_out") == 0
