@@ -65,13 +65,15 @@ outweigh, nor much outweigh them."""
 class Labelled:
     """A routed drawing with the ids of its astray labels and the input positions of
     the labelled edges of one layer among them (:func:`crowded`); the ordering's
-    crossing count (``None``: the staircase layout) and the notes of its steps."""
+    crossing count (``None``: the staircase layout), the notes of its steps and the
+    input positions of the edges it drew at least two layers long."""
 
     routing: Routing
     astray: frozenset[str]
     crowded: frozenset[int]
     order_crossings: int | None = None
     notes: tuple[str, ...] = ()
+    lengthened: frozenset[int] = frozenset()
 
 
 def _one_layer(edge: ChainEdge) -> bool:

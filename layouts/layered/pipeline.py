@@ -118,6 +118,17 @@ class StepRunner:
         self.notes += [note for note in child.notes if note not in self.notes]
         self.deadline.exhausted |= child.deadline.exhausted
 
+    def apart(self, deadline: Deadline, step: Callable[[StepRunner], R]
+              ) -> tuple[R, tuple[str, ...]]:
+        """``step`` on a child runner of ``deadline``, and the child's notes: its timings
+        and its deadline's state join this runner's (:meth:`absorb`), its notes do not,
+        so a caller that draws several times keeps the notes of the drawing it keeps."""
+        child = StepRunner(deadline)
+        result = step(child)
+        notes, child.notes = tuple(child.notes), []
+        self.absorb(child)
+        return result, notes
+
     def __call__(self, name: str, step: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         start = time.perf_counter()
         result = step(*args, **kwargs)
@@ -260,11 +271,9 @@ def _connected(graph: Graph, options: LayoutOptions, run: StepRunner,
     made: list[tuple[Routing, Recipe]] = []
 
     def entered(chosen: LayoutOptions, deadline: Deadline, rule: EntryRule) -> Drawing:
-        child = StepRunner(deadline)
-        routing, crossings, two_layers = _drawn_lengthened(graph, chosen, child,
-                                                           check_invariants, rule)
-        notes, child.notes = tuple(child.notes), []
-        run.absorb(child)
+        (routing, crossings, two_layers), notes = run.apart(deadline, partial(
+            _drawn_lengthened, graph, chosen, check_invariants=check_invariants,
+            entry_rule=rule))
         made.append((routing, Recipe(chosen, rule, two_layers)))
         return Drawing(routing, crossings, notes)
 
@@ -311,11 +320,9 @@ def _moved(graph: Graph, drawing: Drawing, recipe: Recipe, run: StepRunner,
         return drawing
 
     def draw(layers: tuple[int, ...]) -> moves.Trial[Drawing]:
-        child = StepRunner(run.deadline)
-        drawn = _drawn_once(graph, chosen, child, check_invariants, recipe.two_layers,
-                            recipe.entry_rule, layers)
-        notes, child.notes = tuple(child.notes), []
-        run.absorb(child)
+        drawn, notes = run.apart(run.deadline, partial(
+            _drawn_once, graph, chosen, check_invariants=check_invariants,
+            two_layers=recipe.two_layers, entry_rule=recipe.entry_rule, layers=layers))
         routing = frame.restore(drawn.routing, chosen.direction)
         crossings = drawn_crossings(routing) if drawn.order_crossings is not None \
             else _NEVER
@@ -396,21 +403,16 @@ def _drawn_lengthened(graph: Graph, options: LayoutOptions, run: StepRunner,
                       ) -> tuple[Routing, int | None, frozenset[int]]:
     """:func:`_drawn`, and the input positions of the edges its drawing gave label
     ranks (for the layer moves search to draw as it did)."""
-    made: list[tuple[label_ranks.Labelled, frozenset[int]]] = []
-
     def draw(two_layers: frozenset[int]) -> label_ranks.Labelled:
-        child = StepRunner(run.deadline)
-        drawn = _drawn_once(graph, options, child, check_invariants, two_layers, entry_rule)
-        notes, child.notes = tuple(child.notes), []
-        run.absorb(child)
-        made.append((replace(drawn, notes=notes), two_layers))
-        return made[-1][0]
+        drawn, notes = run.apart(run.deadline, partial(
+            _drawn_once, graph, options, check_invariants=check_invariants,
+            two_layers=two_layers, entry_rule=entry_rule))
+        return replace(drawn, notes=notes)
 
     kept = label_ranks.roomiest(draw, run.deadline)
     run.notes += [note for note in kept.notes if note not in run.notes]
-    two_layers = next(lengthened for drawn, lengthened in made if drawn is kept)
     return run("frame restore", frame.restore, kept.routing, options.direction), \
-        kept.order_crossings, two_layers
+        kept.order_crossings, kept.lengthened
 
 
 def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_invariants: bool,
@@ -454,7 +456,8 @@ def _drawn_once(graph: Graph, options: LayoutOptions, run: StepRunner, check_inv
     astray, crowded = run("label check", label_ranks.crowded, stages.proper, drawn.edges)
     if two_layers:
         run.notes.append(f"label ranks: {len(two_layers)} labelled edges two layers long")
-    return label_ranks.Labelled(drawn, astray, crowded, stages.order.crossings)
+    return label_ranks.Labelled(drawn, astray, crowded, stages.order.crossings,
+                                lengthened=two_layers)
 
 
 FRONT_STEPS = ("import", "cycle breaking", "dummy chains")
