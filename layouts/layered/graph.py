@@ -20,7 +20,7 @@ their own result types (:class:`ProperGraph`, orders, placements), never on thes
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from layouts.graph import Graph, RankKind, Shape
@@ -150,6 +150,17 @@ def with_insets(node: EngineNode, ports: PortTable) -> EngineNode:
     i = own.insets
     return EngineNode(node.id, node.width + i.left + i.right, node.height + i.top + i.bottom,
                       own.engine_shape)
+
+
+def sized_by(node: EngineNode, ports: PortTable) -> EngineNode:
+    """``node`` sized again from its entry in ``ports`` (a table built again, or with
+    other strips): the entry's own box and shape grown by its strips
+    (:func:`with_insets`); a node without an entry as it is."""
+    own = ports.nodes.get(node.id)
+    if own is None:
+        return node
+    return with_insets(replace(node, width=own.width, height=own.height, shape=own.shape),
+                       ports)
 
 
 def layer_positions(layers: Sequence[Sequence[int]], node_count: int) -> list[int]:

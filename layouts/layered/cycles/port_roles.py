@@ -23,7 +23,7 @@ Drawn that way its two ends swap roles. After layering, this step
    (:func:`stubs`) than a corridor does. Those are the table's ``flipped`` edges: the
    table is built again with their ports swapped (a south port that a reversed edge
    uses needs no stub when the edge leaves the node's bottom face), and every node
-   with ports is sized by its new strips (:func:`layouts.layered.graph.with_insets`).
+   with ports is sized by its new strips (:func:`layouts.layered.graph.sized_by`).
 
 Later steps read the ports of the graph this step returns; the dummy chains step draws
 the flipped edges facing (:func:`.facing.pairs`), and the lane step keeps them so.
@@ -60,7 +60,7 @@ from collections import Counter
 from dataclasses import replace
 
 from layouts.graph import Graph
-from layouts.layered.graph import EngineEdge, LayeredGraph, with_insets
+from layouts.layered.graph import EngineEdge, LayeredGraph, sized_by
 from layouts.layered.loopbacks.facing import mutual_pairs
 from layouts.layered.portmap import PortTable, Role, StubKind, port_table, stub_kind
 from layouts.options import LayoutOptions, LoopBackRoute
@@ -83,9 +83,7 @@ def run(graph: Graph, acyclic: LayeredGraph, rank: Ranks, options: LayoutOptions
         return acyclic, rank
     oriented = port_table(graph, options, flipped)
     assert oriented is not None
-    nodes = tuple(with_insets(replace(n, width=own.width, height=own.height, shape=own.shape),
-                              oriented) if (own := oriented.nodes.get(n.id)) else n
-                  for n in acyclic.nodes)
+    nodes = tuple(sized_by(n, oriented) for n in acyclic.nodes)
     return replace(acyclic, nodes=nodes, ports=oriented), rank
 
 

@@ -32,7 +32,7 @@ from layouts.layered.graph import (
     LayeredGraph,
     ProperGraph,
     layer_positions,
-    with_insets,
+    sized_by,
 )
 from layouts.layered.model import Deadline
 from layouts.layered.ordering import OrderingResult
@@ -399,11 +399,7 @@ def resized(acyclic: LayeredGraph, proper: ProperGraph, ports: PortTable
                if old is None or node not in old.nodes or old.nodes[node].insets != own.insets}
 
     def sized(node: EngineNode) -> EngineNode:
-        if node.id not in changed:
-            return node
-        own = ports.nodes[node.id]
-        return with_insets(replace(node, width=own.width, height=own.height,
-                                   shape=own.shape), ports)
+        return sized_by(node, ports) if node.id in changed else node
 
     acyclic = replace(acyclic, ports=ports, nodes=tuple(sized(n) for n in acyclic.nodes)
                       if changed else acyclic.nodes)
